@@ -1,0 +1,1 @@
+"""The trente-lab command line, tournaments, statistics and reports."""

@@ -1,0 +1,1 @@
+"""Betting systems as vectorised policies (see issue 4)."""

@@ -1,0 +1,156 @@
+"""Rule sets: every house rule of the game as one immutable, validated value (SPEC 2.6)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from enum import Enum
+
+from trente_env.cards import CARDS_PER_DECK
+
+
+class Refait(str, Enum):
+    """What happens to a stake on a 31-31 *refait*."""
+
+    HALF = "half"  #: partage: half the stake is lost at once, half comes back
+    PRISON = "prison"  #: en prison: the stake waits on its box for the next coup
+    CHOICE = "choice"  #: the player picks half or prison for each stake
+
+
+class SecondRefait(str, Enum):
+    """What happens to a stake already in prison when another refait comes."""
+
+    LOST = "lost"  #: the prisoner is lost
+    SECOND_PRISON = "second_prison"  #: it goes to a second prison: two wins in a row free it
+    STAYS = "stays"  #: it stays in the same prison
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """The house rules of one table. Build it directly or from a preset with :func:`get_rules`.
+
+    :param decks: packs of 52 cards in the shoe (1..8).
+    :param cut_card: cards left behind the cut card; when it comes out the coup is finished and
+        the shoe reshuffled. 0 deals the shoe to the end.
+    :param burn: cards discarded face down after each shuffle.
+    :param refait: the rule for stakes caught by a 31-31 refait.
+    :param second_refait: the rule for a prisoner caught by another refait (prison rules only).
+    :param refait_spares_couleur: Couleur and Inverse stakes are simply returned on a refait.
+    :param insurance: whether stakes may be insured against the refait.
+    :param insurance_rate: the insurance premium, as a fraction of the insured stake.
+    :param table_min: the smallest stake a box accepts, in units.
+    :param table_max: the largest stake a box accepts, in units.
+    :param couleur_inverse: whether the Couleur and Inverse boxes are open.
+    """
+
+    decks: int = 6
+    cut_card: int = 52
+    burn: int = 0
+    refait: Refait = Refait.PRISON
+    second_refait: SecondRefait = SecondRefait.LOST
+    refait_spares_couleur: bool = False
+    insurance: bool = True
+    insurance_rate: float = 0.01
+    table_min: float = 1.0
+    table_max: float = 1000.0
+    couleur_inverse: bool = True
+
+    def __post_init__(self) -> None:
+        try:
+            object.__setattr__(self, "refait", Refait(self.refait))
+            object.__setattr__(self, "second_refait", SecondRefait(self.second_refait))
+        except ValueError as exc:
+            raise ValueError(f"{exc}; choose one of {_choices(Refait)} / {_choices(SecondRefait)}") from None
+        for name in ("decks", "cut_card", "burn"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"{name} must be a whole number, got {value!r}")
+        if not 1 <= self.decks <= 8:
+            raise ValueError(f"decks must be between 1 and 8, got {self.decks}")
+        if self.cut_card < 0 or self.burn < 0:
+            raise ValueError(f"cut_card and burn cannot be negative (cut_card={self.cut_card}, burn={self.burn})")
+        if self.burn + self.cut_card >= self.n_cards:
+            raise ValueError(
+                f"cut card {self.cut_card} and burn {self.burn} leave no cards to deal from a {self.n_cards}-card shoe"
+            )
+        if not 0 <= self.insurance_rate < 1:
+            raise ValueError(f"insurance_rate must be in [0, 1), got {self.insurance_rate}")
+        if not 0 < self.table_min <= self.table_max:
+            raise ValueError(f"need 0 < table_min <= table_max, got min {self.table_min} and max {self.table_max}")
+
+    @property
+    def n_cards(self) -> int:
+        return self.decks * CARDS_PER_DECK
+
+    @property
+    def boxes(self) -> tuple[str, ...]:
+        """The open boxes, in layout order."""
+        return BOXES if self.couleur_inverse else BOXES[:2]
+
+    def replace(self, **changes: object) -> RuleSet:
+        """A copy with some options changed (validated again)."""
+        return dataclasses.replace(self, **changes)
+
+    def describe(self) -> str:
+        """One line in the croupier's terms."""
+        refait = {
+            Refait.HALF: "refait: half the stake lost (partage)",
+            Refait.PRISON: f"refait: en prison, second refait {self.second_refait.value.replace('_', ' ')}",
+            Refait.CHOICE: f"refait: player's choice of half or prison (second refait {self.second_refait.value})",
+        }[self.refait]
+        parts = [
+            f"{self.decks} decks",
+            f"cut card {self.cut_card} from the end" if self.cut_card else "dealt to the end",
+            refait,
+            f"insurance {self.insurance_rate:.0%}" if self.insurance else "no insurance",
+            f"table {self.table_min:g}-{self.table_max:g}",
+        ]
+        if self.burn:
+            parts.insert(1, f"{self.burn} burnt")
+        if not self.couleur_inverse:
+            parts.append("Noir/Rouge only")
+        elif self.refait_spares_couleur:
+            parts.append("Couleur/Inverse returned on a refait")
+        return ", ".join(parts)
+
+
+BOXES = ("noir", "rouge", "couleur", "inverse")
+
+_CLASSIC = RuleSet()
+PRESETS: dict[str, RuleSet] = {
+    "classic": _CLASSIC,
+    "partage": _CLASSIC.replace(refait=Refait.HALF),
+    "choice": _CLASSIC.replace(refait=Refait.CHOICE),
+    "family": RuleSet(decks=2, cut_card=26, refait=Refait.HALF, insurance=False),
+    "main-bets": _CLASSIC.replace(couleur_inverse=False),
+    "lenient-couleur": _CLASSIC.replace(refait_spares_couleur=True),
+    "exhaustion": _CLASSIC.replace(cut_card=0),
+    "second-prison": _CLASSIC.replace(second_refait=SecondRefait.SECOND_PRISON),
+}
+PRESET_NOTES: dict[str, str] = {
+    "classic": "Monte Carlo: 6 decks, prison, a second refait loses the prisoner, 1% insurance",
+    "partage": "as classic, but a refait takes half of each stake",
+    "choice": "as classic, but the player chooses half or prison for each stake",
+    "family": "home game: 2 decks, cut card 26 from the end, half, no insurance",
+    "main-bets": "classic with Couleur/Inverse removed (Noir vs Rouge only)",
+    "lenient-couleur": "classic, but Couleur/Inverse stakes are returned on a refait",
+    "exhaustion": "classic dealt to the end of the shoe: where card counting could matter",
+    "second-prison": "classic, but a second refait sends the prisoner to a second prison",
+}
+
+
+def get_rules(preset: str | RuleSet = "classic", **changes: object) -> RuleSet:
+    """The rule set named ``preset`` (see :data:`PRESETS`), with ``changes`` applied."""
+    if isinstance(preset, RuleSet):
+        rules = preset
+    else:
+        try:
+            rules = PRESETS[preset]
+        except KeyError:
+            raise ValueError(f"unknown rules preset {preset!r}; choose one of {', '.join(PRESETS)}") from None
+    changes = {k: v for k, v in changes.items() if v is not None}
+    return rules.replace(**changes) if changes else rules
+
+
+def _choices(enum: type[Enum]) -> str:
+    return "|".join(member.value for member in enum)

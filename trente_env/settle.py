@@ -1,0 +1,162 @@
+"""Settlement: what a coup's result does to the stakes on the four boxes (SPEC 2.3-2.4).
+
+The rules for one box live in :func:`settle_box`, plain Python on plain numbers. The same source is
+compiled with numba for whole batches of tables (:func:`settle`), so the single environment, the
+vector environment and the tournament settle with one copy of the rules.
+
+Money flows, per box and coup (every chip is accounted for)::
+
+    stake + premium + prisoners in  ==  back + prisoners out + bank
+
+``back`` is what returns to the player's bankroll (a win pays 1:1, so ``back = 2 * stake``; freed
+prisoners come back unpaid), ``bank`` is the bank's take (negative when it pays out).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+from trente_env.coup import Result
+from trente_env.rules import Refait, RuleSet, SecondRefait
+
+NOIR, ROUGE, COULEUR, INVERSE = range(4)
+_HALF, _PRISON, _CHOICE = range(3)
+_LOST, _SECOND_PRISON, _STAYS = range(3)
+_R_NOIR, _R_ROUGE, _R_APRES, _R_REFAIT, _R_VOID = (int(r) for r in Result)
+
+
+def settle_box(
+    box: int,
+    stake: float,
+    insured: bool,
+    prison1: float,
+    prison2: float,
+    to_prison: bool,
+    result: int,
+    couleur: bool,
+    refait_rule: int,
+    second_refait: int,
+    spares_couleur: bool,
+    rate: float,
+) -> tuple[float, float, float, float]:
+    """Settle one box. Returns (back, prison level 1, prison level 2, bank).
+
+    :param box: NOIR, ROUGE, COULEUR or INVERSE.
+    :param stake: the new stake placed on the box for this coup.
+    :param insured: whether that stake is insured against the refait (premium ``rate * stake``).
+    :param prison1: stakes in (first) prison on this box from earlier coups.
+    :param prison2: stakes in second prison (``second_prison`` rule): two wins in a row free them.
+    :param to_prison: under the ``choice`` rule, the player's pick if a refait comes: True for
+        prison, False for half.
+    :param result: the coup's :class:`~trente_env.coup.Result` code.
+    :param couleur: whether Couleur (rather than Inverse) wins; ignored on ties and void coups.
+    """
+    premium = rate * stake if insured else 0.0
+    if result == _R_VOID:  # every bet is returned, the premium too; prisoners wait
+        return stake + premium, prison1, prison2, 0.0
+    if result == _R_APRES:  # void for every box; the stake comes back to be placed again
+        return stake, prison1, prison2, premium
+    if result == _R_REFAIT:
+        back = 0.0
+        bank = premium
+        jailed = 0.0
+        if insured or (spares_couleur and box >= COULEUR):
+            back = stake
+        elif refait_rule == _HALF or (refait_rule == _CHOICE and not to_prison):
+            back = stake / 2
+            bank += stake - back
+        else:
+            jailed = stake
+        if second_refait == _LOST:
+            return back, jailed, 0.0, bank + prison1 + prison2
+        if second_refait == _SECOND_PRISON:
+            return back, jailed, prison1, bank + prison2
+        return back, prison1 + jailed, prison2, bank  # stays
+    if box == NOIR:
+        wins = result == _R_NOIR
+    elif box == ROUGE:
+        wins = result == _R_ROUGE
+    else:
+        wins = couleur == (box == COULEUR)
+    if wins:  # paid 1:1; first prison freed unpaid, second prison moves up to the first
+        return 2.0 * stake + prison1, prison2, 0.0, premium - stake
+    return 0.0, 0.0, 0.0, stake + premium + prison1 + prison2
+
+
+_settle_box = numba.njit(cache=True)(settle_box)
+
+
+@numba.njit(cache=True)
+def _settle_tables(stakes, insured, prison, to_prison, result, couleur, refait_rule, second_refait, spares, rate):
+    n = stakes.shape[0]
+    back = np.empty_like(stakes)
+    new_prison = np.empty_like(prison)
+    bank = np.zeros(n)
+    for t in range(n):
+        for b in range(stakes.shape[1]):
+            r = _settle_box(
+                b, stakes[t, b], insured[t, b], prison[t, b, 0], prison[t, b, 1], to_prison[t, b],
+                result[t], couleur[t], refait_rule, second_refait, spares, rate,
+            )  # fmt: skip
+            back[t, b] = r[0]
+            new_prison[t, b, 0] = r[1]
+            new_prison[t, b, 1] = r[2]
+            bank[t] += r[3]
+    return back, new_prison, bank
+
+
+class Settlement(NamedTuple):
+    """The outcome of settling one or many tables."""
+
+    back: np.ndarray  #: (..., 4) money returned to the player per box, stakes and winnings
+    prison: np.ndarray  #: (..., 4, 2) stakes left in first and second prison per box
+    bank: np.ndarray  #: (...,) the bank's take, negative when it pays out
+
+
+def rule_codes(rules: RuleSet) -> tuple[int, int, bool, float]:
+    """The rule options the kernels read: (refait rule, second refait, spares couleur, rate)."""
+    refait = {Refait.HALF: _HALF, Refait.PRISON: _PRISON, Refait.CHOICE: _CHOICE}[rules.refait]
+    second = {SecondRefait.LOST: _LOST, SecondRefait.SECOND_PRISON: _SECOND_PRISON, SecondRefait.STAYS: _STAYS}
+    return refait, second[rules.second_refait], rules.refait_spares_couleur, float(rules.insurance_rate)
+
+
+def settle(
+    rules: RuleSet,
+    stakes: np.ndarray,
+    result: np.ndarray,
+    couleur: np.ndarray,
+    *,
+    insured: np.ndarray | None = None,
+    prison: np.ndarray | None = None,
+    to_prison: np.ndarray | None = None,
+) -> Settlement:
+    """Settle a coup on one table (``stakes`` of shape (4,)) or on many (shape (n, 4)).
+
+    :param stakes: new stakes on Noir, Rouge, Couleur, Inverse.
+    :param result: :class:`~trente_env.coup.Result` code(s) of the coup(s).
+    :param couleur: whether Couleur wins, per coup.
+    :param insured: which stakes are insured (default none).
+    :param prison: stakes in first and second prison, shape (..., 4, 2) (default none).
+    :param to_prison: under the ``choice`` rule, which stakes go to prison on a refait (default
+        none: half). Ignored by the other rules.
+    """
+    stakes = np.asarray(stakes, dtype=np.float64)
+    single = stakes.ndim == 1
+    stakes = np.atleast_2d(stakes)
+    n = stakes.shape[0]
+    insured = _bools(insured, stakes.shape) & (rules.insurance and True)
+    to_prison = _bools(to_prison, stakes.shape)
+    prison = np.zeros((n, 4, 2)) if prison is None else np.asarray(prison, dtype=np.float64).reshape(n, 4, 2)
+    result = np.broadcast_to(np.asarray(result, dtype=np.int8), (n,))
+    couleur = np.broadcast_to(np.asarray(couleur, dtype=np.bool_), (n,))
+    out = _settle_tables(stakes, insured, prison, to_prison, result, couleur, *rule_codes(rules))
+    return Settlement(*(a[0] for a in out)) if single else Settlement(*out)
+
+
+def _bools(values: np.ndarray | None, shape: tuple[int, ...]) -> np.ndarray:
+    if values is None:
+        return np.zeros(shape, dtype=np.bool_)
+    return np.broadcast_to(np.asarray(values, dtype=np.bool_), shape)
