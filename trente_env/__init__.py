@@ -1,7 +1,9 @@
 """Trente et Quarante (Rouge et Noir): the game engine and its Gymnasium environment.
 
 The modules ``cards``, ``rules``, ``coup``, ``dealer``, ``settle`` and ``odds`` are the game itself
-and import no gymnasium.
+and import no gymnasium. Importing the package registers the environments with gymnasium:
+``TrenteEtQuarante-v0`` (classic rules) and one id per rule preset, e.g.
+``TrenteEtQuarante-Partage-v0``; see :class:`trente_env.env.TrenteEtQuaranteEnv`.
 """
 
 from trente_env.coup import Coup, Result
@@ -9,7 +11,36 @@ from trente_env.dealer import Coups, Shoe, deal_coups
 from trente_env.rules import PRESETS, Refait, RuleSet, SecondRefait, get_rules
 from trente_env.settle import Settlement, settle
 
+#: Coups per session before truncation, for every registered id.
+MAX_EPISODE_STEPS = 1000
+
+
+def env_id(preset: str) -> str:
+    """The registered id of a rules preset: ``"main-bets"`` -> ``"TrenteEtQuarante-MainBets-v0"``."""
+    if preset == "classic":
+        return "TrenteEtQuarante-v0"
+    return "TrenteEtQuarante-" + "".join(part.capitalize() for part in preset.split("-")) + "-v0"
+
+
+def _register() -> None:
+    from gymnasium.envs.registration import register, registry
+
+    for preset in PRESETS:
+        if env_id(preset) in registry:
+            continue
+        register(
+            id=env_id(preset),
+            entry_point="trente_env.env:TrenteEtQuaranteEnv",
+            vector_entry_point="trente_env.vector:TrenteEtQuaranteVectorEnv",
+            max_episode_steps=MAX_EPISODE_STEPS,
+            kwargs={"rules": preset},
+        )
+
+
+_register()
+
 __all__ = [
+    "MAX_EPISODE_STEPS",
     "PRESETS",
     "Coup",
     "Coups",
@@ -20,6 +51,7 @@ __all__ = [
     "Settlement",
     "Shoe",
     "deal_coups",
+    "env_id",
     "get_rules",
     "settle",
 ]

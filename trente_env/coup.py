@@ -41,6 +41,23 @@ def couleur_wins(result: np.ndarray | int, first_black: np.ndarray | bool) -> np
     return (np.asarray(result) == Result.NOIR) == np.asarray(first_black)
 
 
+_NOIR, _ROUGE, _APRES, _REFAIT, _VOID = (int(r) for r in Result)
+
+
+def decide(noir: int, rouge: int, first_black: bool) -> tuple[int, bool]:
+    """The :class:`Result` code of one coup and whether Couleur (rather than Inverse) wins.
+
+    The scalar twin of :func:`classify` and :func:`couleur_wins`, in plain Python so that numba can
+    compile it into the environment's kernels. The Couleur flag is False on ties and void coups.
+    """
+    if noir == 0:
+        return _VOID, False
+    if noir == rouge:
+        return (_REFAIT if noir == REFAIT_TOTAL else _APRES), False
+    result = _NOIR if noir < rouge else _ROUGE
+    return result, (result == _NOIR) == first_black
+
+
 @dataclass(frozen=True)
 class Coup:
     """One coup as the croupier laid it out."""

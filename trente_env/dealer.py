@@ -69,6 +69,17 @@ def deal_coup(cards: np.ndarray, pos: int) -> tuple[int, int, int, int]:
     return noir, rouge, middle, end
 
 
+@numba.njit(cache=True)
+def deal_next(cards: np.ndarray, pos: int, cut_card: int) -> tuple[int, int, int, int, bool]:
+    """Deal one coup from ``pos`` as a table does (see :meth:`Shoe.deal`).
+
+    Returns (noir total, rouge total, first Rouge position, next position, reshuffle): reshuffle is
+    True when the coup brought out the cut card or was void, so the shoe must be shuffled next.
+    """
+    noir, rouge, middle, end = deal_coup(cards, pos)
+    return noir, rouge, middle, end, noir == 0 or end > cards.size - cut_card
+
+
 @numba.njit(cache=True, parallel=True)
 def _deal_shoes(shoes, uniforms, burn, cut_card, noir, rouge, first_black, start, n_noir, n_rouge, reshuffle, counts):
     """Shuffle and deal every shoe (one per row of ``shoes``) until its cut card or its end."""

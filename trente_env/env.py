@@ -1,0 +1,488 @@
+"""The Gymnasium environment: one coup per step, bets as actions, bankroll and scoreboard as observation.
+
+The table itself (shoe, dealing, settlement) is :class:`trente_env.tables.Tables`; this module adds
+the Gymnasium face: spaces, the action forms, the observation forms, rendering and the manual.
+:class:`Layout` is shared with the vector environment, so both read actions and write observations
+the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from trente_env.cards import card_name
+from trente_env.coup import Coup, Result
+from trente_env.rules import BOXES, Refait, RuleSet, get_rules
+from trente_env.tables import ACTION_WIDTH, COULEUR_WINS, INVERSE_WINS, NO_COUP, OBS_PARTS, Tables
+
+ActionForm = Literal["full", "discrete"]
+ObservationForm = Literal["dict", "flat"]
+ACTION_FORMS: tuple[str, ...] = ("full", "discrete")
+OBSERVATION_FORMS: tuple[str, ...] = ("dict", "flat")
+DEFAULT_STAKE_LEVELS: tuple[float, ...] = (1.0, 5.0, 25.0, 100.0)
+
+#: The upper bound of quantities without one (bankroll, coups, prisoners): float32's largest value.
+UNBOUNDED = float(np.finfo(np.float32).max)
+
+
+
+class Layout:
+    """How one table's actions and observations are laid out: the spaces and the converters.
+
+    :param rules: the table's rules.
+    :param action_form: ``"full"`` or ``"discrete"`` (see :class:`TrenteEtQuaranteEnv`).
+    :param observation: ``"dict"`` or ``"flat"``.
+    :param history: coups kept on the scoreboard.
+    :param observe_shoe: add the unseen cards of the shoe to the observation.
+    :param stake_levels: the stakes, in units, offered by the discrete form.
+    """
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        action_form: str,
+        observation: str,
+        history: int,
+        observe_shoe: bool,
+        stake_levels: Sequence[float],
+    ) -> None:
+        if action_form not in ACTION_FORMS:
+            raise ValueError(f"unknown action_form {action_form!r}; choose one of {', '.join(ACTION_FORMS)}")
+        if observation not in OBSERVATION_FORMS:
+            raise ValueError(f"unknown observation {observation!r}; choose one of {', '.join(OBSERVATION_FORMS)}")
+        self.rules = rules
+        self.action_form = action_form
+        self.observation = observation
+        self.history = history
+        self.observe_shoe = observe_shoe
+        self.n_boxes = len(rules.boxes)
+        self.stake_levels = np.asarray(stake_levels, dtype=np.float64)
+        self.max_stake = int(np.floor(rules.table_max))
+        self._build_actions()
+        self._build_observations()
+
+    # -- actions -------------------------------------------------------------------------------
+    def _build_actions(self) -> None:
+        rules = self.rules
+        if self.action_form == "full":
+            stakes = [self.max_stake + 1 if b < self.n_boxes else 1 for b in range(4)]
+            insure = [2 if rules.insurance and b < self.n_boxes else 1 for b in range(4)]
+            prison = [2 if rules.refait is Refait.CHOICE and b < self.n_boxes else 1 for b in range(4)]
+            self.nvec = np.array(stakes + insure + prison, dtype=np.int64)
+            self.single_action_space: spaces.Space = spaces.MultiDiscrete(self.nvec)
+            return
+        levels = self.stake_levels
+        if levels.ndim != 1 or levels.size == 0:
+            raise ValueError("stake_levels must be a non-empty sequence of stakes")
+        bad = levels[(levels < rules.table_min) | (levels > rules.table_max)]
+        if bad.size:
+            raise ValueError(
+                f"stake levels {bad.tolist()} are outside the table limits {rules.table_min:g}-{rules.table_max:g}"
+            )
+        table = np.zeros((1 + self.n_boxes * levels.size, ACTION_WIDTH))
+        for b in range(self.n_boxes):
+            table[1 + b * levels.size : 1 + (b + 1) * levels.size, b] = levels
+        self.action_table = table
+        self.single_action_space = spaces.Discrete(table.shape[0])
+
+    def actions(self, action: Any, n: int) -> np.ndarray:
+        """The (n, 12) action rows of the tables from an action (or a batch of ``n`` actions)."""
+        if self.action_form == "discrete":
+            if n == 1 and isinstance(action, (int, np.integer)) and 0 <= action < self.action_table.shape[0]:
+                return self.action_table[action : action + 1]
+            a = np.asarray(action)
+            if a.dtype.kind not in "iu" or a.size != n:
+                raise ValueError(f"a discrete action is {n} whole number(s) in 0..{self.action_table.shape[0] - 1}")
+            if a.min() < 0 or a.max() >= self.action_table.shape[0]:
+                raise ValueError(f"discrete action {a.tolist()} out of range 0..{self.action_table.shape[0] - 1}")
+            return self.action_table[a.reshape(n)]
+        rows = np.asarray(action, dtype=np.float64)
+        if rows.size != n * ACTION_WIDTH:
+            raise ValueError(
+                f"a full action is 12 numbers per table (4 stakes, 4 insure flags, 4 prison flags), got shape {rows.shape}"
+            )
+        return rows.reshape(n, ACTION_WIDTH)
+
+    def action_masks(self, bankroll: np.ndarray) -> np.ndarray:
+        """Which actions are legal for players holding ``bankroll`` (one row per table).
+
+        Discrete form: one flag per action. Full form: the flags of every dimension, one after the
+        other (the layout sb3-contrib's MaskablePPO expects for MultiDiscrete). A stake is legal if it
+        is 0 or within the table limits and the bankroll; the full form checks each box against the
+        whole bankroll, and several boxes together may still be cut down at the deal.
+        """
+        bankroll = np.asarray(bankroll, dtype=np.float64).reshape(-1, 1)
+        rules = self.rules
+        if self.action_form == "discrete":
+            stakes = self.action_table[:, :4].sum(axis=1)
+            return (stakes == 0) | (stakes <= bankroll)
+        parts = []
+        for size in self.nvec[:4]:
+            v = np.arange(size)
+            parts.append(np.broadcast_to((v == 0) | ((v >= rules.table_min) & (v <= bankroll)), (bankroll.shape[0], size)))
+        parts.append(np.ones((bankroll.shape[0], int(self.nvec[4:].sum())), dtype=np.bool_))
+        return np.concatenate(parts, axis=1)
+
+    # -- observations --------------------------------------------------------------------------
+    def _build_observations(self) -> None:
+        k, rules = self.history, self.rules
+        full = np.concatenate([_half_composition(rules)] * 2).astype(np.float32)
+        boxes: dict[str, spaces.Space] = {
+            "bankroll": spaces.Box(0.0, UNBOUNDED, (1,), np.float32),
+            "coups": spaces.Box(0.0, UNBOUNDED, (1,), np.float32),
+            "couleur": spaces.MultiDiscrete(np.full(k, 3)),
+            "prison": spaces.Box(0.0, UNBOUNDED, (8,), np.float32),
+            "results": spaces.MultiDiscrete(np.full(k, 6)),
+        }
+        if self.observe_shoe:
+            boxes["cards_left"] = spaces.Box(0.0, float(rules.n_cards), (1,), np.float32)
+            boxes["shoe"] = spaces.Box(np.zeros(20, np.float32), full, (20,), np.float32)
+        self.dict_space = spaces.Dict(boxes)
+        sizes = {"bankroll": 1, "cards_left": 1, "coups": 1, "couleur": 3 * k, "prison": 8, "results": 6 * k, "shoe": 20}
+        highs = {
+            "bankroll": np.full(1, UNBOUNDED),
+            "cards_left": np.full(1, rules.n_cards),
+            "coups": np.full(1, UNBOUNDED),
+            "couleur": np.ones(3 * k),
+            "prison": np.full(8, UNBOUNDED),
+            "results": np.ones(6 * k),
+            "shoe": full,
+        }
+        self.offsets: dict[str, int] = {}
+        if self.observation == "flat":
+            parts = [p for p in OBS_PARTS if p in boxes]
+            at = 0
+            for part in parts:
+                self.offsets[part] = at
+                at += sizes[part]
+            high = np.concatenate([highs[p] for p in parts]).astype(np.float32)
+            self.single_observation_space: spaces.Space = spaces.Box(np.zeros_like(high), high, dtype=np.float32)
+        else:  # only the float parts live in the buffer; the scoreboard comes from the tables
+            at = 0
+            for part in ("bankroll", "coups", "prison", "cards_left", "shoe"):
+                if part in boxes:
+                    self.offsets[part] = at
+                    at += sizes[part]
+            self.single_observation_space = self.dict_space
+        self.flat_size = at
+
+    def new_tables(self, n: int, bankroll: float, target: float | None) -> Tables:
+        """``n`` tables that write their observations in this layout."""
+        return Tables(
+            self.rules, n, bankroll, self.history, target=target, track_shoe=self.observe_shoe,
+            offsets=self.offsets, width=self.flat_size, one_hot=self.observation == "flat",
+        )  # fmt: skip
+
+    def observe(self, tables: Tables) -> np.ndarray | dict[str, np.ndarray]:
+        """The observations of all tables, as fresh arrays with a leading table axis."""
+        flat = tables.flat
+        if self.observation == "flat":
+            return flat.copy()
+        o = self.offsets
+        obs = {
+            "bankroll": flat[:, o["bankroll"] : o["bankroll"] + 1].copy(),
+            "coups": flat[:, o["coups"] : o["coups"] + 1].copy(),
+            "couleur": tables.couleurs.copy(),
+            "prison": flat[:, o["prison"] : o["prison"] + 8].copy(),
+            "results": tables.results.copy(),
+        }
+        if self.observe_shoe:
+            obs["cards_left"] = flat[:, o["cards_left"] : o["cards_left"] + 1].copy()
+            obs["shoe"] = flat[:, o["shoe"] : o["shoe"] + 20].copy()
+        return obs
+
+    def observe_one(self, tables: Tables) -> np.ndarray | dict[str, np.ndarray]:
+        """The observation of the only table of ``tables`` (no table axis)."""
+        row = tables.flat[0]
+        if self.observation == "flat":
+            return row.copy()
+        o = self.offsets
+        obs = {
+            "bankroll": row[o["bankroll"] : o["bankroll"] + 1].copy(),
+            "coups": row[o["coups"] : o["coups"] + 1].copy(),
+            "couleur": tables.couleurs[0].copy(),
+            "prison": row[o["prison"] : o["prison"] + 8].copy(),
+            "results": tables.results[0].copy(),
+        }
+        if self.observe_shoe:
+            obs["cards_left"] = row[o["cards_left"] : o["cards_left"] + 1].copy()
+            obs["shoe"] = row[o["shoe"] : o["shoe"] + 20].copy()
+        return obs
+
+
+def _half_composition(rules: RuleSet) -> np.ndarray:
+    from trente_env.cards import composition
+
+    return composition(rules.decks) // 2
+
+
+class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
+    """Trente et Quarante (Rouge et Noir) at one table: each step is one coup.
+
+    ## Description
+
+    The French banking game of the casinos of Monte Carlo and Spa. Before each coup the player may
+    stake on four boxes: **Noir** and **Rouge** (which row wins), **Couleur** and **Inverse**
+    (whether the very first card dealt has the colour of the winning row), each paying 1:1. The
+    croupier then deals the Noir row, card by card, until its total passes 30 (it ends on 31 to 40),
+    then the Rouge row the same way. The lower row wins. Equal rows on 32-40 are an *après*: the
+    coup is void and every stake comes back. Equal rows on 31 are the *refait*, where the bank's whole
+    edge lies: under *partage* (``half``) the player loses half of each stake; *en prison* the stakes
+    wait on their box for the next coup (freed if the box then wins, lost if it loses; on a second
+    refait the rule set's ``second_refait`` applies); under ``choice`` the player picks half or
+    prison. A stake can be insured against the refait for a premium (1% by default).
+
+    The shoe (6 decks by default) is shuffled, dealt coup after coup until the cut card comes out,
+    then shuffled again. No betting system changes the odds: every stake loses about 1.1% of itself
+    on average (see SPEC section 3 for the exact edge of each rule set).
+
+    ## Action Space
+
+    ``action_form="full"`` (default): ``MultiDiscrete`` of 12 numbers, easy to build with numpy::
+
+        [stake Noir, stake Rouge, stake Couleur, stake Inverse,   # whole units, 0 = no bet
+         insure Noir, insure Rouge, insure Couleur, insure Inverse,   # 1 = insured
+         prison Noir, prison Rouge, prison Couleur, prison Inverse]   # choice rule: 1 = prison, 0 = half
+
+    Stakes run from 0 to the table maximum. Dimensions a table does not offer have a single value 0:
+    the Couleur/Inverse stakes under ``main-bets``, the insurance flags without insurance, the
+    prison flags outside the ``choice`` rule. The half-or-prison choice is declared with the bets and
+    matters only if a refait comes.
+
+    ``action_form="discrete"``: ``Discrete(1 + boxes * len(stake_levels))``, accepted directly by
+    PPO, A2C and DQN. Action 0 sits the coup out; action ``1 + box * len(stake_levels) + level``
+    stakes ``stake_levels[level]`` units on box ``box`` (0 Noir, 1 Rouge, 2 Couleur, 3 Inverse), not
+    insured, and takes *half* on a refait under ``choice`` (half is never worse than prison).
+
+    **Illegal stakes** are made legal before the deal, box by box in the order Noir, Rouge, Couleur,
+    Inverse: a stake over the table maximum is cut to the maximum; a stake (with its premium) over
+    the money left is cut to the largest whole number of units that fits; a stake left under the
+    table minimum is refused (the box sits out); negative stakes count as 0. ``info["clipped"]``
+    says when this happened. A zero bet is always legal. :meth:`action_masks` gives the legal
+    actions for sb3-contrib's MaskablePPO. A discrete action out of range raises ``ValueError``.
+
+    ## Observation Space
+
+    ``observation="dict"`` (default), a flat ``Dict`` (use SB3's ``MultiInputPolicy``):
+
+    | key | space | meaning |
+    |-----|-------|---------|
+    | ``bankroll`` | Box(0, max, (1,)) | money in hand, in units (stakes in prison not included) |
+    | ``coups`` | Box(0, max, (1,)) | coups played this session |
+    | ``couleur`` | MultiDiscrete([3] * history) | scoreboard: 0 Couleur won, 1 Inverse won, 2 neither |
+    | ``prison`` | Box(0, max, (8,)) | stakes in first prison on Noir, Rouge, Couleur, Inverse, then in second prison |
+    | ``results`` | MultiDiscrete([6] * history) | scoreboard: :class:`~trente_env.coup.Result` code (0 Noir, 1 Rouge, 2 après, 3 refait, 4 void), 5 = no coup yet |
+    | ``cards_left`` | Box(0, n_cards, (1,)) | only with ``observe_shoe``: cards still to deal (a fresh shoe after the cut card) |
+    | ``shoe`` | Box(0, ., (20,)) | only with ``observe_shoe``: unseen black cards of value 1..10, then unseen red ones |
+
+    ``max`` is float32's largest value (these quantities have no bound).
+    The scoreboard lists the most recent coup first: ``obs["results"][0]`` is the last coup.
+    The unseen cards include the burnt ones, which are never shown; after the cut card comes out
+    the counts are those of a full shoe, since the next coup is dealt from a fresh shuffle.
+
+    ``observation="flat"``: one float32 ``Box`` (use ``MlpPolicy``) holding the same values in the
+    same key order, with the two scoreboard columns one-hot encoded; it equals
+    ``gymnasium.spaces.flatten`` of the dict observation.
+
+    ## Starting State
+
+    ``bankroll`` units in hand, nothing in prison, an empty scoreboard, and a freshly shuffled shoe
+    (the shuffle happens before the first coup, from ``self.np_random``).
+
+    ## Rewards
+
+    The change in bankroll over the coup, in units, unscaled: winnings, minus stakes lost, minus
+    insurance premiums. A stake sent to prison counts as lost when it goes in (-stake) and as won
+    back when it is freed (+stake); a prisoner lost costs nothing more. So the sum of the rewards of
+    an episode is exactly the final bankroll minus the starting one. For learning, scale with
+    ``gymnasium.wrappers.TransformReward`` or SB3's ``VecNormalize``.
+
+    ## Episode End
+
+    The episode terminates when the player is ruined (bankroll under the table minimum with nothing
+    in prison) or, if ``target`` is set, when the bankroll reaches ``target`` with nothing in prison.
+    It is truncated by the registration's ``max_episode_steps`` (1000 coups for the registered ids).
+
+    ## Information
+
+    ``step`` returns in ``info``: ``noir_cards`` and ``rouge_cards`` (card codes, see
+    :func:`trente_env.cards.card_name`), the totals ``noir`` and ``rouge``, ``result`` (a
+    :class:`~trente_env.coup.Result` code), ``couleur`` (0 Couleur won, 1 Inverse won, 2 neither),
+    ``reshuffle`` (the cut card came out), ``stakes`` (the stakes actually placed per box, after
+    making them legal), ``insured`` (per box), ``back`` (what each box returned to the bankroll,
+    stake and winnings, freed prisoners included) and ``clipped``. ``reset`` returns an empty info.
+
+    ## Arguments
+
+    ```python
+    import gymnasium as gym
+    import trente_env  # registers the environments
+
+    env = gym.make("TrenteEtQuarante-v0", rules="partage", bankroll=1000, action_form="discrete")
+    ```
+
+    * ``rules``: a preset name (``classic``, ``partage``, ``choice``, ``family``, ``main-bets``,
+      ``lenient-couleur``, ``exhaustion``, ``second-prison``) or a :class:`~trente_env.rules.RuleSet`.
+      Each preset is also registered as its own id, e.g. ``TrenteEtQuarante-Partage-v0``.
+    * ``bankroll``: starting bankroll in units (default 1000).
+    * ``target``: end the session once the bankroll reaches this (default None: no target).
+    * ``action_form``: ``"full"`` (default) or ``"discrete"``.
+    * ``observation``: ``"dict"`` (default) or ``"flat"``.
+    * ``history``: coups kept on the scoreboard (default 10).
+    * ``observe_shoe``: add the shoe's unseen cards to the observation (default False).
+    * ``stake_levels``: the stakes of the discrete form, in units (default 1, 5, 25, 100).
+    * ``render_mode``: ``"ansi"`` (the croupier's layout as text) or ``"human"`` (printed in colour).
+
+    ``gymnasium.make_vec("TrenteEtQuarante-v0", num_envs=N)`` builds the native
+    :class:`~trente_env.vector.TrenteEtQuaranteVectorEnv` with the same arguments.
+
+    ## Version History
+
+    * v0: initial version.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 2}
+
+    def __init__(
+        self,
+        rules: str | RuleSet = "classic",
+        bankroll: float = 1000.0,
+        target: float | None = None,
+        action_form: ActionForm = "full",
+        observation: ObservationForm = "dict",
+        history: int = 10,
+        observe_shoe: bool = False,
+        stake_levels: Sequence[float] = DEFAULT_STAKE_LEVELS,
+        render_mode: str | None = None,
+    ) -> None:
+        self.rules = get_rules(rules)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"unknown render_mode {render_mode!r}; choose one of {self.metadata['render_modes']}")
+        if target is not None and not target > bankroll:
+            raise ValueError(f"the target ({target}) must be above the starting bankroll ({bankroll})")
+        self.render_mode = render_mode
+        self.target = target
+        self.layout = Layout(self.rules, action_form, observation, history, observe_shoe, stake_levels)
+        self.action_space = self.layout.single_action_space
+        self.observation_space = self.layout.single_observation_space
+        self._tables = self.layout.new_tables(1, bankroll, target)
+        self._last_info: dict[str, Any] | None = None
+
+    @property
+    def bankroll(self) -> float:
+        """Money in hand, in units."""
+        return float(self._tables.bankroll[0])
+
+    @property
+    def prison(self) -> np.ndarray:
+        """Stakes in prison, shape (4, 2): box (Noir, Rouge, Couleur, Inverse) by prison level."""
+        return self._tables.prison[0].copy()
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        """Sit down at the table: a fresh bankroll and a shoe to be shuffled before the first coup."""
+        super().reset(seed=seed)
+        self._tables.seed([self.np_random])
+        self._tables.reset_rows()
+        self._last_info = None
+        if self.render_mode == "human":
+            self.render()
+        return self.layout.observe_one(self._tables), {}
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """Place the bets, deal one coup, settle every box."""
+        tables = self._tables
+        tables.play(self.layout.actions(action, 1))
+        noir, rouge, result, _, start, middle, end, reshuffle = tables.coup[0].tolist()
+        cards = tables.shoes[0, start:end].copy()
+        info = {
+            "noir_cards": cards[: middle - start],
+            "rouge_cards": cards[middle - start :],
+            "noir": noir,
+            "rouge": rouge,
+            "result": result,
+            "couleur": int(tables.couleurs[0, 0]),
+            "reshuffle": bool(reshuffle),
+            "stakes": tables.placed[0].copy(),
+            "insured": tables.insured[0].copy(),
+            "back": tables.back[0].copy(),
+            "clipped": bool(tables.clipped[0]),
+        }
+        self._last_info = info
+        if self.render_mode == "human":
+            self.render()
+        return self.layout.observe_one(tables), float(tables.reward[0]), bool(tables.terminated[0]), False, info
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions now, for sb3-contrib's MaskablePPO (see the Action Space section)."""
+        return self.layout.action_masks(self._tables.bankroll)[0]
+
+    def render(self) -> str | None:
+        """The croupier's layout of the last coup: both rows, totals, the announcement, the money."""
+        if self.render_mode is None:
+            gym.logger.warn(
+                "You are calling render method without specifying any render mode. "
+                'You can specify the render_mode at initialization, e.g. gym.make("TrenteEtQuarante-v0", '
+                'render_mode="ansi")'
+            )
+            return None
+        text = self._render_text()
+        if self.render_mode == "ansi":
+            return text
+        from rich.console import Console
+
+        Console().print(_colour(text), highlight=False)
+        return None
+
+    def _render_text(self) -> str:
+        t = self._tables
+        prisoners = ", ".join(
+            f"{BOXES[b].capitalize()} {t.prison[0, b, level]:g}{' (2nd)' if level else ''}"
+            for level in range(2)
+            for b in range(4)
+            if t.prison[0, b, level] > 0
+        )
+        head = f"Coup {int(t.coups[0])} · bankroll {t.bankroll[0]:.2f}" + (
+            f" · en prison: {prisoners}" if prisoners else ""
+        )
+        info = self._last_info
+        if info is None:
+            return f"{head}\nFaites vos jeux."
+        coup = Coup(
+            tuple(int(c) for c in info["noir_cards"]),
+            tuple(int(c) for c in info["rouge_cards"]),
+            info["noir"],
+            info["rouge"],
+        )
+        bets = " · ".join(
+            f"{BOXES[b].capitalize()} {info['stakes'][b]:g}{' insured' if info['insured'][b] else ''}"
+            f" → {info['back'][b]:g}"
+            for b in range(4)
+            if info["stakes"][b] > 0 or info["back"][b] > 0
+        )
+        lines = [head, coup.layout(), coup.announcement(), f"Bets: {bets or 'none'}"]
+        if info["reshuffle"]:
+            lines.append("The cut card is out: the shoe is shuffled before the next coup.")
+        return "\n".join(lines)
+
+
+def _colour(text: str) -> str:
+    """Rich markup: hearts and diamonds in red."""
+    return re.sub(r"(\S+[♥♦])", r"[red]\1[/red]", text)
+
+
+__all__ = [
+    "ACTION_FORMS",
+    "COULEUR_WINS",
+    "INVERSE_WINS",
+    "NO_COUP",
+    "OBSERVATION_FORMS",
+    "Layout",
+    "Result",
+    "TrenteEtQuaranteEnv",
+]

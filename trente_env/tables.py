@@ -1,0 +1,369 @@
+"""Tables played in lockstep: the state of N tables and the compiled kernel that plays one coup on each.
+
+This is the engine room of the environments, and it imports no gymnasium. The single environment
+is one :class:`Tables` of one table; the vector environment is one :class:`Tables` of N tables. Both
+run the same kernel, which deals with the dealer's own kernels (:func:`~trente_env.dealer.shuffle`,
+:func:`~trente_env.dealer.deal_next`) and settles every box with the settlement's own compiled
+:func:`~trente_env.settle.settle_box`, so there is one copy of the rules.
+
+Randomness: each table owns a :class:`numpy.random.Generator`, used for nothing but shuffles. A
+shuffle takes ``n_cards - 1`` uniforms from it, exactly as :class:`~trente_env.dealer.Shoe` does,
+so table ``i`` deals the same coups as a ``Shoe`` (or :func:`~trente_env.dealer.deal_coups`) fed
+by the same generator. A table starts every session on a freshly shuffled shoe.
+
+An action for one table is a row of :data:`ACTION_WIDTH` numbers::
+
+    [stake Noir, stake Rouge, stake Couleur, stake Inverse,      # units
+     insure Noir, ..., insure Inverse,                           # > 0.5 means insured
+     prison Noir, ..., prison Inverse]                           # > 0.5: prison on a refait (choice rule)
+
+Before the deal every row is made legal, box by box in layout order (:func:`make_legal`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numba
+import numpy as np
+
+from trente_env.cards import CARD_BLACK, CARD_VALUE, composition, new_shoe
+from trente_env.coup import Result, decide
+from trente_env.dealer import deal_next, shuffle
+from trente_env.rules import RuleSet
+from trente_env.settle import _settle_box, rule_codes
+
+ACTION_WIDTH = 12
+#: History code of a coup not played yet (the other codes are :class:`~trente_env.coup.Result`).
+NO_COUP = 5
+#: History codes for the Couleur/Inverse column of the scoreboard.
+COULEUR_WINS, INVERSE_WINS, UNDECIDED = 0, 1, 2
+#: Columns of :attr:`Tables.coup`: what was dealt on each table in the last coup.
+#: The parts of an observation, in Gymnasium's (sorted) key order.
+OBS_PARTS = ("bankroll", "cards_left", "coups", "couleur", "prison", "results", "shoe")
+COUP_COLUMNS = ("noir", "rouge", "result", "couleur", "start", "middle", "end", "reshuffle")
+#: Tables at or above this count are played by the multi-threaded kernels.
+PARALLEL_FROM = 4096
+
+_VALUE = CARD_VALUE.copy()
+_BLACK = CARD_BLACK.copy()
+_decide = numba.njit(cache=True)(decide)
+
+
+def make_legal(
+    want: float,
+    insure: bool,
+    avail: float,
+    is_open: bool,
+    insurance: bool,
+    rate: float,
+    table_min: float,
+    table_max: float,
+) -> tuple[float, bool]:
+    """The stake a box really takes, and whether it is insured (SPEC 2.5, 7).
+
+    A negative, NaN or closed-box stake is 0; a stake over the table maximum is cut to the maximum;
+    a stake (with its premium) over ``avail``, the money not yet staked this coup, is cut to the
+    largest whole number of units that fits; whatever is left under the table minimum is refused.
+    Insurance is bought only on a stake, and only at tables that sell it.
+    """
+    stake = want if (want > 0.0 and is_open) else 0.0
+    if stake > table_max:
+        stake = table_max
+    insured = insure and insurance and stake > 0.0
+    factor = 1.0 + rate if insured else 1.0
+    if stake * factor > avail:
+        stake = np.floor(avail / factor)
+    if stake < table_min:
+        stake = 0.0
+        insured = False
+    return stake, insured
+
+
+_make_legal = numba.njit(cache=True)(make_legal)
+
+
+def _play(
+    actions, skip, uniforms, shoes, pos, needs_shuffle, slots, base, bankroll, prison, coups, results, couleurs,
+    seen, track_shoe, burn, cut_card, n_boxes, insurance, table_min, table_max, refait_rule, second_refait, spares,
+    rate, target, reward, placed, insured, back, coup, clipped, terminated, flat, offsets, one_hot, full,
+):  # fmt: skip
+    """Play one coup on every table not in ``skip``: make the bets legal, deal, settle, record.
+
+    Then write the table's observation into its row of ``flat`` and whether its session is over
+    (ruin, or ``target`` reached, with nothing in prison) into ``terminated``.
+    """
+    k = results.shape[1]
+    n_cards = shoes.shape[1]
+    for t in numba.prange(actions.shape[0]):
+        if skip[t]:
+            continue
+        avail = bankroll[t]
+        was_clipped = False
+        for b in range(4):
+            want = actions[t, b]
+            stake, ins = _make_legal(
+                want, actions[t, 4 + b] > 0.5, avail, b < n_boxes, insurance, rate, table_min, table_max
+            )
+            if stake != want:
+                was_clipped = True
+            avail -= stake * (1.0 + rate) if ins else stake
+            placed[t, b] = stake
+            insured[t, b] = ins
+        clipped[t] = was_clipped
+        cards = shoes[t]
+        if needs_shuffle[t]:
+            cards[:] = base
+            shuffle(cards, uniforms[slots[t]])
+            pos[t] = burn
+            if track_shoe:
+                seen[t, :] = 0
+        start = pos[t]
+        noir, rouge, middle, end, reshuffle = deal_next(cards, start, cut_card)
+        first_black = False
+        if noir > 0:
+            first_black = _BLACK[cards[start]]
+        result, couleur = _decide(noir, rouge, first_black)
+        gain = 0.0
+        for b in range(4):
+            stake = placed[t, b]
+            ins = insured[t, b]
+            out = _settle_box(
+                b, stake, ins, prison[t, b, 0], prison[t, b, 1], actions[t, 8 + b] > 0.5, result, couleur,
+                refait_rule, second_refait, spares, rate,
+            )  # fmt: skip
+            back[t, b] = out[0]
+            prison[t, b, 0] = out[1]
+            prison[t, b, 1] = out[2]
+            gain += out[0] - (stake * (1.0 + rate) if ins else stake)
+        reward[t] = gain
+        bankroll[t] += gain
+        coups[t] += 1
+        for j in range(k - 1, 0, -1):
+            results[t, j] = results[t, j - 1]
+            couleurs[t, j] = couleurs[t, j - 1]
+        results[t, 0] = result
+        if result == 0 or result == 1:
+            couleurs[t, 0] = 0 if couleur else 1
+        else:
+            couleurs[t, 0] = 2
+        if track_shoe:
+            if reshuffle:
+                seen[t, :] = 0
+            else:
+                for i in range(start, end):
+                    c = cards[i]
+                    seen[t, (0 if _BLACK[c] else 10) + _VALUE[c] - 1] += 1
+        pos[t] = end
+        needs_shuffle[t] = reshuffle
+        coup[t, 0] = noir
+        coup[t, 1] = rouge
+        coup[t, 2] = result
+        coup[t, 3] = couleur
+        coup[t, 4] = start
+        coup[t, 5] = middle
+        coup[t, 6] = end
+        coup[t, 7] = reshuffle
+        free = True
+        for b in range(4):
+            if prison[t, b, 0] != 0.0 or prison[t, b, 1] != 0.0:
+                free = False
+        terminated[t] = free and (bankroll[t] < table_min or bankroll[t] >= target)
+        _observe_row(
+            t, flat, bankroll, coups, prison, results, couleurs, seen, needs_shuffle, pos, full, n_cards, burn,
+            offsets, one_hot,
+        )  # fmt: skip
+
+
+def _observe_row(
+    t, flat, bankroll, coups, prison, results, couleurs, seen, needs_shuffle, pos, full, n_cards, burn, offsets,
+    one_hot,
+):  # fmt: skip
+    """Write table ``t``'s observation into row ``t`` of ``flat``; ``offsets`` (in the order of
+    :data:`OBS_PARTS`) places each part, -1 marking the parts left out."""
+    k = results.shape[1]
+    flat[t, offsets[0]] = bankroll[t]
+    flat[t, offsets[2]] = coups[t]
+    o_prison = offsets[4]
+    for b in range(4):
+        flat[t, o_prison + b] = prison[t, b, 0]
+        flat[t, o_prison + 4 + b] = prison[t, b, 1]
+    if one_hot:
+        o_couleur = offsets[3]
+        o_results = offsets[5]
+        for j in range(k):
+            for v in range(3):
+                flat[t, o_couleur + 3 * j + v] = 1.0 if couleurs[t, j] == v else 0.0
+            for v in range(6):
+                flat[t, o_results + 6 * j + v] = 1.0 if results[t, j] == v else 0.0
+    o_shoe = offsets[6]
+    if o_shoe >= 0:
+        flat[t, offsets[1]] = n_cards - burn if needs_shuffle[t] else n_cards - pos[t]
+        for i in range(20):
+            flat[t, o_shoe + i] = full[i] - seen[t, i]
+
+
+def _observe(
+    rows, flat, bankroll, coups, prison, results, couleurs, seen, needs_shuffle, pos, full, n_cards, burn, offsets,
+    one_hot,
+):  # fmt: skip
+    """Write the observation of every table in the ``rows`` mask into ``flat``."""
+    for t in numba.prange(flat.shape[0]):
+        if rows[t]:
+            _observe_row(
+                t, flat, bankroll, coups, prison, results, couleurs, seen, needs_shuffle, pos, full, n_cards, burn,
+                offsets, one_hot,
+            )  # fmt: skip
+
+
+_observe_row = numba.njit(cache=True)(_observe_row)
+_play_serial = numba.njit(cache=True)(_play)
+_play_parallel = numba.njit(cache=True, parallel=True)(_play)
+_observe_serial = numba.njit(cache=True)(_observe)
+_observe_parallel = numba.njit(cache=True, parallel=True)(_observe)
+
+
+class Tables:
+    """N tables with the same rules, each with its own shoe, generator, bankroll and prisoners.
+
+    :param rules: the house rules of every table.
+    :param n: the number of tables.
+    :param bankroll: each player's starting bankroll, in units.
+    :param history: how many past coups the scoreboard keeps.
+    :param target: a session ends when the bankroll reaches this with nothing in prison (None: never).
+    :param track_shoe: keep count of the cards seen since the last shuffle (for ``observe_shoe``).
+    :param offsets: where each part of :data:`OBS_PARTS` starts in a row of :attr:`flat` (absent
+        parts may be left out); the kernels write every table's observation there.
+    :param width: the length of a row of :attr:`flat`.
+    :param one_hot: write the scoreboard one-hot into :attr:`flat` (otherwise read
+        :attr:`results` and :attr:`couleurs`).
+    """
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        n: int,
+        bankroll: float,
+        history: int,
+        *,
+        target: float | None = None,
+        track_shoe: bool = False,
+        offsets: dict[str, int] | None = None,
+        width: int = 10,
+        one_hot: bool = False,
+    ) -> None:
+        if n < 1:
+            raise ValueError(f"need at least one table, got {n}")
+        if history < 1:
+            raise ValueError(f"the scoreboard must keep at least one coup, got history={history}")
+        if not bankroll > 0:
+            raise ValueError(f"the starting bankroll must be positive, got {bankroll}")
+        self.rules = rules
+        self.n = n
+        self.initial_bankroll = float(bankroll)
+        self.history = history
+        self.target = np.inf if target is None else float(target)
+        self.track_shoe = track_shoe
+        if offsets is None:
+            offsets = {"bankroll": 0, "coups": 1, "prison": 2}
+        self.offsets = np.array([offsets.get(part, -1) for part in OBS_PARTS], dtype=np.int64)
+        self.one_hot = one_hot
+        self.flat = np.zeros((n, width), dtype=np.float32)
+        self.base = new_shoe(rules.decks)
+        full = composition(rules.decks) // 2  # half of each value is black, half red
+        self.full_shoe = np.concatenate([full, full]).astype(np.int64)
+        n_cards = rules.n_cards
+        self.shoes = np.tile(self.base, (n, 1))
+        self.pos = np.full(n, n_cards, dtype=np.int64)
+        self.needs_shuffle = np.ones(n, dtype=np.bool_)
+        self.bankroll = np.full(n, self.initial_bankroll)
+        self.prison = np.zeros((n, 4, 2))
+        self.coups = np.zeros(n, dtype=np.int64)
+        self.results = np.full((n, history), NO_COUP, dtype=np.int64)
+        self.couleurs = np.full((n, history), UNDECIDED, dtype=np.int64)
+        self.seen = np.zeros((n, 20), dtype=np.int64)
+        # what the last coup did, per table
+        self.reward = np.zeros(n)
+        self.placed = np.zeros((n, 4))
+        self.insured = np.zeros((n, 4), dtype=np.bool_)
+        self.back = np.zeros((n, 4))
+        self.coup = np.zeros((n, len(COUP_COLUMNS)), dtype=np.int64)
+        self.clipped = np.zeros(n, dtype=np.bool_)
+        self.terminated = np.zeros(n, dtype=np.bool_)
+        self._slots = np.zeros(n, dtype=np.int64)
+        self._no_skip = np.zeros(n, dtype=np.bool_)
+        self.generators: list[np.random.Generator] = []
+        parallel = n >= PARALLEL_FROM
+        self._play_kernel = _play_parallel if parallel else _play_serial
+        self._observe_kernel = _observe_parallel if parallel else _observe_serial
+        refait, second, spares, rate = rule_codes(rules)
+        self._play_args = (
+            self.shoes, self.pos, self.needs_shuffle, self._slots, self.base, self.bankroll, self.prison,
+            self.coups, self.results, self.couleurs, self.seen, track_shoe, rules.burn, rules.cut_card,
+            len(rules.boxes), rules.insurance, float(rules.table_min), float(rules.table_max), refait, second,
+            spares, rate, self.target, self.reward, self.placed, self.insured, self.back, self.coup, self.clipped,
+            self.terminated, self.flat, self.offsets, one_hot, self.full_shoe,
+        )  # fmt: skip
+        self._observe_args = (
+            self.flat, self.bankroll, self.coups, self.prison, self.results, self.couleurs, self.seen,
+            self.needs_shuffle, self.pos, self.full_shoe, n_cards, rules.burn, self.offsets, one_hot,
+        )  # fmt: skip
+
+    def seed(self, generators: Sequence[np.random.Generator]) -> None:
+        """Give every table its shuffling generator."""
+        if len(generators) != self.n:
+            raise ValueError(f"need {self.n} generators, got {len(generators)}")
+        self.generators = list(generators)
+
+    def reset_rows(self, rows: np.ndarray | None = None) -> None:
+        """Start new sessions on the tables in ``rows`` (a boolean mask; all when None).
+
+        The bankroll is restored, prisoners and the scoreboard cleared, and the shoe will be
+        shuffled before the next coup. The observations of those tables are rewritten.
+        """
+        mask = np.ones(self.n, dtype=np.bool_) if rows is None else rows
+        self.bankroll[mask] = self.initial_bankroll
+        self.prison[mask] = 0.0
+        self.coups[mask] = 0
+        self.results[mask] = NO_COUP
+        self.couleurs[mask] = UNDECIDED
+        self.seen[mask] = 0
+        self.needs_shuffle[mask] = True
+        self.pos[mask] = self.rules.n_cards
+        self.terminated[mask] = False
+        self._observe_kernel(mask, *self._observe_args)
+
+    def play(self, actions: np.ndarray, skip: np.ndarray | None = None) -> None:
+        """Play one coup on every table (except the ``skip`` mask) with ``actions`` of shape (n, 12).
+
+        Results land in :attr:`reward`, :attr:`placed`, :attr:`insured`, :attr:`back`,
+        :attr:`coup`, :attr:`clipped`, :attr:`terminated` and :attr:`flat`; rows of skipped tables
+        keep their last values.
+        """
+        if skip is None:
+            skip = self._no_skip
+            if self.n == 1:
+                if self.needs_shuffle[0]:
+                    uniforms = self.generators[0].random((1, self.rules.n_cards - 1))
+                else:
+                    uniforms = _NO_UNIFORMS
+                self._play_kernel(actions, skip, uniforms, *self._play_args)
+                return
+        rows = np.flatnonzero(self.needs_shuffle & ~skip)
+        uniforms = np.empty((rows.size, self.rules.n_cards - 1)) if rows.size else _NO_UNIFORMS
+        generators = self.generators
+        for j, i in enumerate(rows.tolist()):
+            generators[i].random(out=uniforms[j])
+        self._slots[rows] = np.arange(rows.size)
+        self._play_kernel(actions, skip, uniforms, *self._play_args)
+
+    def cards(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """The Noir and Rouge rows of table ``i``'s last coup (card codes)."""
+        start, middle, end = self.coup[i, 4:7].tolist()
+        cards = self.shoes[i, start:end].copy()
+        return cards[: middle - start], cards[middle - start :]
+
+
+_NO_UNIFORMS = np.zeros((1, 1))
+
+__all__ = ["ACTION_WIDTH", "COUP_COLUMNS", "NO_COUP", "OBS_PARTS", "Result", "Tables", "make_legal"]
