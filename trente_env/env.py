@@ -16,7 +16,6 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from trente_env.cards import card_name
 from trente_env.coup import Coup, Result
 from trente_env.rules import BOXES, Refait, RuleSet, get_rules
 from trente_env.tables import ACTION_WIDTH, COULEUR_WINS, INVERSE_WINS, NO_COUP, OBS_PARTS, Tables
@@ -29,7 +28,6 @@ DEFAULT_STAKE_LEVELS: tuple[float, ...] = (1.0, 5.0, 25.0, 100.0)
 
 #: The upper bound of quantities without one (bankroll, coups, prisoners): float32's largest value.
 UNBOUNDED = float(np.finfo(np.float32).max)
-
 
 
 class Layout:
@@ -105,7 +103,8 @@ class Layout:
         rows = np.asarray(action, dtype=np.float64)
         if rows.size != n * ACTION_WIDTH:
             raise ValueError(
-                f"a full action is 12 numbers per table (4 stakes, 4 insure flags, 4 prison flags), got shape {rows.shape}"
+                "a full action is 12 numbers per table (4 stakes, 4 insure flags, 4 prison flags), "
+                f"got shape {rows.shape}"
             )
         return rows.reshape(n, ACTION_WIDTH)
 
@@ -125,7 +124,8 @@ class Layout:
         parts = []
         for size in self.nvec[:4]:
             v = np.arange(size)
-            parts.append(np.broadcast_to((v == 0) | ((v >= rules.table_min) & (v <= bankroll)), (bankroll.shape[0], size)))
+            legal = (v == 0) | ((v >= rules.table_min) & (v <= bankroll))
+            parts.append(np.broadcast_to(legal, (bankroll.shape[0], size)))
         parts.append(np.ones((bankroll.shape[0], int(self.nvec[4:].sum())), dtype=np.bool_))
         return np.concatenate(parts, axis=1)
 
@@ -144,7 +144,8 @@ class Layout:
             boxes["cards_left"] = spaces.Box(0.0, float(rules.n_cards), (1,), np.float32)
             boxes["shoe"] = spaces.Box(np.zeros(20, np.float32), full, (20,), np.float32)
         self.dict_space = spaces.Dict(boxes)
-        sizes = {"bankroll": 1, "cards_left": 1, "coups": 1, "couleur": 3 * k, "prison": 8, "results": 6 * k, "shoe": 20}
+        sizes = {"bankroll": 1, "cards_left": 1, "coups": 1, "couleur": 3 * k, "prison": 8, "results": 6 * k}
+        sizes["shoe"] = 20
         highs = {
             "bankroll": np.full(1, UNBOUNDED),
             "cards_left": np.full(1, rules.n_cards),
@@ -271,15 +272,18 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
 
     ``observation="dict"`` (default), a flat ``Dict`` (use SB3's ``MultiInputPolicy``):
 
-    | key | space | meaning |
-    |-----|-------|---------|
-    | ``bankroll`` | Box(0, max, (1,)) | money in hand, in units (stakes in prison not included) |
-    | ``coups`` | Box(0, max, (1,)) | coups played this session |
-    | ``couleur`` | MultiDiscrete([3] * history) | scoreboard: 0 Couleur won, 1 Inverse won, 2 neither |
-    | ``prison`` | Box(0, max, (8,)) | stakes in first prison on Noir, Rouge, Couleur, Inverse, then in second prison |
-    | ``results`` | MultiDiscrete([6] * history) | scoreboard: :class:`~trente_env.coup.Result` code (0 Noir, 1 Rouge, 2 après, 3 refait, 4 void), 5 = no coup yet |
-    | ``cards_left`` | Box(0, n_cards, (1,)) | only with ``observe_shoe``: cards still to deal (a fresh shoe after the cut card) |
-    | ``shoe`` | Box(0, ., (20,)) | only with ``observe_shoe``: unseen black cards of value 1..10, then unseen red ones |
+    * ``bankroll``, Box(0, max, (1,)): money in hand, in units (stakes in prison not included).
+    * ``coups``, Box(0, max, (1,)): coups played this session.
+    * ``couleur``, MultiDiscrete([3] * history): the scoreboard's Couleur column: 0 Couleur won,
+      1 Inverse won, 2 neither (après, refait, void, or no coup yet).
+    * ``prison``, Box(0, max, (8,)): stakes in first prison on Noir, Rouge, Couleur, Inverse, then
+      the stakes in second prison (``second-prison`` rules) on the same boxes.
+    * ``results``, MultiDiscrete([6] * history): the scoreboard: the
+      :class:`~trente_env.coup.Result` code of each coup (0 Noir, 1 Rouge, 2 après, 3 refait,
+      4 void), 5 for no coup yet.
+    * ``cards_left``, Box(0, n_cards, (1,)), only with ``observe_shoe``: cards still to deal.
+    * ``shoe``, Box(0, ., (20,)), only with ``observe_shoe``: the unseen black cards of value 1..10,
+      then the unseen red ones.
 
     ``max`` is float32's largest value (these quantities have no bound).
     The scoreboard lists the most recent coup first: ``obs["results"][0]`` is the last coup.
