@@ -18,7 +18,7 @@ from gymnasium import spaces
 
 from trente_env.coup import Coup, Result
 from trente_env.rules import BOXES, Refait, RuleSet, get_rules
-from trente_env.tables import ACTION_WIDTH, COULEUR_WINS, INVERSE_WINS, NO_COUP, OBS_PARTS, Tables
+from trente_env.tables import ACTION_WIDTH, COULEUR_WINS, INVERSE_WINS, NO_COUP, Tables
 
 ActionForm = Literal["full", "discrete"]
 ObservationForm = Literal["dict", "flat"]
@@ -157,7 +157,7 @@ class Layout:
         }
         self.offsets: dict[str, int] = {}
         if self.observation == "flat":
-            parts = [p for p in OBS_PARTS if p in boxes]
+            parts = list(self.dict_space.spaces)  # Gymnasium's (sorted) key order
             at = 0
             for part in parts:
                 self.offsets[part] = at
