@@ -89,8 +89,8 @@ def test_the_env_deals_the_coups_of_the_bulk_dealer_for_the_same_seed() -> None:
     assert [i["rouge"] for i in infos] == coups.rouge.tolist()
     for k in (0, 57, 199):
         coup = coups.coup(k)
-        assert tuple(infos[k]["noir_cards"].tolist()) == coup.noir_cards
-        assert tuple(infos[k]["rouge_cards"].tolist()) == coup.rouge_cards
+        assert infos[k]["noir_cards"] == coup.noir_cards
+        assert infos[k]["rouge_cards"] == coup.rouge_cards
 
 
 def test_pickle_round_trip_continues_identically() -> None:

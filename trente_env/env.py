@@ -315,7 +315,7 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
 
     ## Information
 
-    ``step`` returns in ``info``: ``noir_cards`` and ``rouge_cards`` (card codes, see
+    ``step`` returns in ``info``: ``noir_cards`` and ``rouge_cards`` (tuples of card codes, see
     :func:`trente_env.cards.card_name`), the totals ``noir`` and ``rouge``, ``result`` (a
     :class:`~trente_env.coup.Result` code), ``couleur`` (0 Couleur won, 1 Inverse won, 2 neither),
     ``reshuffle`` (the cut card came out), ``stakes`` (the stakes actually placed per box, after
@@ -403,10 +403,10 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
         tables = self._tables
         tables.play(self.layout.actions(action, 1))
         noir, rouge, result, _, start, middle, end, reshuffle = tables.coup[0].tolist()
-        cards = tables.shoes[0, start:end].copy()
+        cards = tables.shoes[0, start:end].tolist()
         info = {
-            "noir_cards": cards[: middle - start],
-            "rouge_cards": cards[middle - start :],
+            "noir_cards": tuple(cards[: middle - start]),
+            "rouge_cards": tuple(cards[middle - start :]),
             "noir": noir,
             "rouge": rouge,
             "result": result,
@@ -457,12 +457,7 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
         info = self._last_info
         if info is None:
             return f"{head}\nFaites vos jeux."
-        coup = Coup(
-            tuple(int(c) for c in info["noir_cards"]),
-            tuple(int(c) for c in info["rouge_cards"]),
-            info["noir"],
-            info["rouge"],
-        )
+        coup = Coup(info["noir_cards"], info["rouge_cards"], info["noir"], info["rouge"])
         bets = " · ".join(
             f"{BOXES[b].capitalize()} {info['stakes'][b]:g}{' insured' if info['insured'][b] else ''}"
             f" → {info['back'][b]:g}"

@@ -1,0 +1,125 @@
+"""The native vector environment, the SB3 adapter, and (slow) PPO / DQN training."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import data_equivalence
+from gymnasium.vector import AutoresetMode, SyncVectorEnv
+
+import trente_env  # noqa: F401  (registers the ids)
+from trente_env.vector import TrenteEtQuaranteVectorEnv
+
+
+@pytest.mark.parametrize("action_form", ["full", "discrete"])
+@pytest.mark.parametrize("observation", ["dict", "flat"])
+def test_batched_spaces_contain_what_the_vector_env_returns(action_form: str, observation: str) -> None:
+    venv = gym.make_vec(
+        "TrenteEtQuarante-Choice-v0",
+        num_envs=5,
+        action_form=action_form,
+        observation=observation,
+        observe_shoe=True,
+        bankroll=10**7,
+    )
+    assert isinstance(venv, TrenteEtQuaranteVectorEnv)
+    obs, _ = venv.reset(seed=0)
+    assert venv.observation_space.contains(obs)
+    venv.action_space.seed(0)
+    for _ in range(50):
+        obs, reward, terminated, truncated, info = venv.step(venv.action_space.sample())
+        assert venv.observation_space.contains(obs)
+        assert reward.shape == terminated.shape == truncated.shape == (5,)
+        assert info["stakes"].shape == (5, 4) and info["_stakes"].all()
+
+
+def test_table_i_plays_like_a_single_env_seeded_with_seed_plus_i() -> None:
+    """The native vector env is a drop-in for gymnasium's SyncVectorEnv of single envs."""
+    kwargs = {"action_form": "discrete", "bankroll": 20, "stake_levels": (5, 10)}
+    native = gym.make_vec("TrenteEtQuarante-v0", num_envs=3, max_episode_steps=30, **kwargs)
+    sync = gym.make_vec("TrenteEtQuarante-v0", num_envs=3, vectorization_mode="sync", max_episode_steps=30, **kwargs)
+    assert isinstance(sync, SyncVectorEnv)
+    assert data_equivalence(native.reset(seed=42)[0], sync.reset(seed=42)[0])
+    rng = np.random.default_rng(0)
+    ends = 0
+    for _ in range(300):
+        action = rng.integers(0, 9, 3)
+        a = native.step(action)
+        b = sync.step(action)
+        assert data_equivalence(a[:4], b[:4])
+        ends += int(a[2].sum() + a[3].sum())
+    assert ends > 10
+
+
+def test_tables_have_their_own_shoes() -> None:
+    venv = gym.make_vec("TrenteEtQuarante-v0", num_envs=4, action_form="discrete")
+    venv.reset(seed=0)
+    totals = np.array([venv.step(np.zeros(4, dtype=np.int64))[4]["noir"] for _ in range(30)])
+    assert len({tuple(totals[:, i]) for i in range(4)}) == 4
+
+
+def test_same_step_autoreset_returns_the_final_observation() -> None:
+    venv = TrenteEtQuaranteVectorEnv(
+        6, action_form="discrete", observation="flat", max_episode_steps=7, autoreset_mode=AutoresetMode.SAME_STEP
+    )
+    assert venv.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
+    obs, _ = venv.reset(seed=1)
+    start = obs.copy()
+    for _ in range(7):
+        obs, reward, terminated, truncated, info = venv.step(np.full(6, 2))
+    assert truncated.all()
+    assert info["_final_obs"].all()
+    np.testing.assert_array_equal(obs, start)  # the new sessions' first observations
+    assert (info["final_obs"][:, 0] != 1000).any()  # bankrolls after seven coups of 5 units
+    obs, reward, *_ = venv.step(np.full(6, 2))
+    assert (reward != 0).any()  # no lost step: the next coup is played at once
+
+
+def test_reset_mask_restarts_only_some_tables() -> None:
+    venv = TrenteEtQuaranteVectorEnv(3, action_form="discrete")
+    venv.reset(seed=0)
+    for _ in range(5):
+        venv.step(np.full(3, 4))
+    obs, _ = venv.reset(options={"reset_mask": np.array([True, False, False])})
+    assert obs["coups"][:, 0].tolist() == [0, 5, 5]
+    assert venv.action_masks().shape == (3, 17)
+
+
+def test_sb3_vec_env_adapter_steps_and_reports_terminal_observations() -> None:
+    pytest.importorskip("stable_baselines3")
+    from trente_env.wrappers import sb3_vec_env
+
+    venv = sb3_vec_env(4, seed=3, action_form="discrete", max_episode_steps=5)
+    obs = venv.reset()
+    assert obs["bankroll"].shape == (4, 1)
+    for _ in range(5):
+        obs, reward, done, infos = venv.step(np.full(4, 3))
+    assert done.all() and reward.dtype == np.float32
+    assert all(info["TimeLimit.truncated"] and "terminal_observation" in info for info in infos)
+    assert infos[0]["terminal_observation"]["coups"][0] == 5 and obs["coups"][0, 0] == 0
+    masks = np.stack(venv.env_method("action_masks"))
+    assert masks.shape == (4, 17) and masks.all()
+
+
+@pytest.mark.slow
+def test_ppo_and_dqn_train_on_the_discrete_form() -> None:
+    sb3 = pytest.importorskip("stable_baselines3")
+    from trente_env.wrappers import sb3_vec_env
+
+    env = gym.make("TrenteEtQuarante-v0", action_form="discrete", max_episode_steps=200)
+    sb3.PPO("MultiInputPolicy", env, n_steps=256, batch_size=64, seed=0).learn(2048)
+    sb3.DQN("MultiInputPolicy", env, learning_starts=256, seed=0).learn(2048)
+    venv = sb3_vec_env(8, seed=0, action_form="discrete", observation="flat", max_episode_steps=200)
+    model = sb3.A2C("MlpPolicy", venv, seed=0).learn(2048)
+    action, _ = model.predict(venv.reset(), deterministic=True)
+    assert action.shape == (8,)
+
+
+@pytest.mark.slow
+def test_maskable_ppo_trains_with_action_masks() -> None:
+    contrib = pytest.importorskip("sb3_contrib")
+    from trente_env.wrappers import sb3_vec_env
+
+    venv = sb3_vec_env(4, seed=0, action_form="discrete", observation="flat", bankroll=30, max_episode_steps=100)
+    contrib.MaskablePPO("MlpPolicy", venv, n_steps=128, batch_size=64, seed=0).learn(1024)
