@@ -147,7 +147,7 @@ def settle(
     single = stakes.ndim == 1
     stakes = np.atleast_2d(stakes)
     n = stakes.shape[0]
-    insured = _bools(insured, stakes.shape) & (rules.insurance and True)
+    insured = _bools(insured, stakes.shape) & rules.insurance
     to_prison = _bools(to_prison, stakes.shape)
     prison = np.zeros((n, 4, 2)) if prison is None else np.asarray(prison, dtype=np.float64).reshape(n, 4, 2)
     result = np.broadcast_to(np.asarray(result, dtype=np.int8), (n,))

@@ -1,0 +1,61 @@
+"""Terminal output shared by the commands: rich consoles, one-line errors, rule options."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+RulesOption = Annotated[
+    str, typer.Option("--rules", "-r", help="Rules preset (see `trente-lab presets`).", show_default=True)
+]
+SeedOption = Annotated[int, typer.Option("--seed", "-s", help="Seed of the random generator.", show_default=True)]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout instead of tables.")]
+
+
+# Typer may ship its own copy of click: take the exception classes from the one it uses.
+_click_errors = sys.modules[typer.BadParameter.__module__]
+ClickException: type[Exception] = _click_errors.ClickException
+NoArgsIsHelp: type[Exception] | tuple = getattr(_click_errors, "NoArgsIsHelpError", ())
+
+
+class BadInput(_click_errors.UsageError):
+    """Input we refuse: shown as one line, exit code 2."""
+
+
+def fail(message: str) -> NoReturn:
+    raise BadInput(message)
+
+
+def load_rules(preset: str, **changes: Any):  # -> RuleSet, imported lazily to keep --help fast
+    """The rule set of ``preset`` with ``changes``; bad values become a one-line error."""
+    from trente_env.rules import get_rules
+
+    try:
+        return get_rules(preset, **changes)
+    except ValueError as exc:
+        fail(str(exc))
+
+
+def check_at_least(name: str, value: int | float, low: int | float) -> None:
+    if value < low:
+        fail(f"{name} must be at least {low}, got {value}")
+
+
+def print_json(document: Any) -> None:
+    """Write ``document`` to stdout as JSON (numpy numbers allowed)."""
+    sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False, default=_plain) + "\n")
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if hasattr(value, "value"):
+        return value.value
+    raise TypeError(f"cannot write {type(value).__name__} as JSON")

@@ -1,0 +1,118 @@
+"""``trente-lab edge``: exact odds of the coup and the house edge of every box."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from experiments.console import JsonOption, RulesOption, check_at_least, load_rules, out, print_json
+
+
+def edge_report(preset: str = "classic", decks: int | None = None) -> dict[str, Any]:
+    """Exact first-coup odds and house edges for a preset, optionally with another deck count.
+
+    With ``decks`` the cut card is scaled with the shoe (52 of 6 decks becomes 9 of 1 deck).
+    """
+    from trente_env.odds import first_coup, house_edges, infinite_odds
+
+    changes: dict[str, Any] = {}
+    if decks is not None:
+        check_at_least("--decks", decks, 1)
+        base = load_rules(preset)
+        changes = {"decks": decks, "cut_card": round(base.cut_card * decks / base.decks)}
+    rules = load_rules(preset, **changes)
+    odds, infinite = first_coup(rules.decks), infinite_odds()
+    edges = house_edges(rules, odds)
+    return {
+        "rules": preset,
+        "decks": rules.decks,
+        "description": rules.describe(),
+        "p_total": {str(t): p for t, p in zip(range(31, 41), odds.p_total)},
+        "p_total_infinite": {str(t): p for t, p in zip(range(31, 41), infinite.p_total)},
+        "p_refait": odds.p_refait,
+        "p_apres": odds.p_apres,
+        "p_win": {"noir": odds.p_noir, "rouge": odds.p_rouge, "couleur": odds.p_couleur, "inverse": odds.p_inverse},
+        "cards_per_coup": odds.cards_per_coup,
+        "house_edge": {box: getattr(edges, box) for box in rules.boxes},
+        "insured_edge": edges.insured,
+        "prisoner_value": edges.prisoner_value,
+        "infinite": {"p_refait": infinite.p_refait, "p_apres": infinite.p_apres, "p_win": infinite.p_noir},
+    }
+
+
+def all_presets() -> dict[str, dict[str, Any]]:
+    """The edge report of every preset."""
+    from trente_env.rules import PRESETS
+
+    return {name: edge_report(name) for name in PRESETS}
+
+
+def command(
+    rules: RulesOption = "classic",
+    decks: Annotated[int | None, typer.Option(help="Number of decks (1-8), overriding the preset's.")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Exact odds of the first coup of a full shoe, and the house edge of every box.
+
+    `--rules all` compares the house edges of every preset.
+    """
+    if rules == "all":
+        reports = all_presets()
+        if as_json:
+            print_json(reports)
+        else:
+            _print_presets(reports)
+        return
+    report = edge_report(rules, decks)
+    if as_json:
+        print_json(report)
+    else:
+        _print_report(report)
+
+
+def _pct(p: float | None, digits: int = 4) -> str:
+    return "-" if p is None else f"{100 * p:.{digits}f}%"
+
+
+def _print_report(r: dict[str, Any]) -> None:
+    out.print(f"[bold]{r['rules']}[/]: {r['description']}\n")
+    totals = Table(title="A row ends on", title_justify="left")
+    totals.add_column("total", justify="right")
+    totals.add_column(f"{r['decks']} decks, first coup", justify="right")
+    totals.add_column("infinite deck", justify="right")
+    for t, p in r["p_total"].items():
+        totals.add_row(t, f"{p:.8f}", f"{r['p_total_infinite'][t]:.8f}")
+    out.print(totals)
+    coup = Table(title="The coup", title_justify="left")
+    coup.add_column("event")
+    coup.add_column("probability", justify="right")
+    coup.add_column("infinite deck", justify="right")
+    coup.add_row("refait (31-31)", f"{r['p_refait']:.8f}", f"{r['infinite']['p_refait']:.8f}")
+    coup.add_row("après (32-40 tie)", f"{r['p_apres']:.8f}", f"{r['infinite']['p_apres']:.8f}")
+    for box, p in r["p_win"].items():
+        coup.add_row(f"{box} wins", f"{p:.8f}", f"{r['infinite']['p_win']:.8f}")
+    coup.add_row("cards per coup", f"{r['cards_per_coup']:.3f}", "")
+    out.print(coup)
+    edges = Table(title="House edge (expected loss per unit staked, per coup)", title_justify="left")
+    edges.add_column("bet")
+    edges.add_column("edge", justify="right")
+    for box, e in r["house_edge"].items():
+        edges.add_row(box, _pct(e))
+    edges.add_row("insured stake", _pct(r["insured_edge"]))
+    out.print(edges)
+    out.print(f"A stake in prison is worth {r['prisoner_value']:.5f} of its value.", style="dim")
+
+
+def _print_presets(reports: dict[str, dict[str, Any]]) -> None:
+    view = Table(title="House edge by preset (first coup of a full shoe)", title_justify="left")
+    for col in ("preset", "decks", "refait", "noir/rouge", "couleur/inverse", "insured"):
+        view.add_column(col, justify="left" if col == "preset" else "right")
+    for name, r in reports.items():
+        edge = r["house_edge"]
+        view.add_row(
+            name, str(r["decks"]), _pct(r["p_refait"], 3), _pct(edge["noir"]), _pct(edge.get("couleur")),
+            _pct(r["insured_edge"]),
+        )  # fmt: skip
+    out.print(view)

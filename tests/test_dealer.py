@@ -1,0 +1,142 @@
+"""Dealing: worked coups from the seeds, the cut card, void coups, and the one-coup dealer against
+the bulk dealer."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from trente_env.cards import CARD_VALUE, card_code, new_shoe
+from trente_env.coup import Coup, Result, classify, couleur_wins
+from trente_env.dealer import Shoe, deal_coup, deal_coups, deal_row, shuffle
+from trente_env.rules import RuleSet, get_rules
+
+
+def cards(*names: str) -> np.ndarray:
+    return np.array([card_code(n) for n in names], dtype=np.uint8)
+
+
+def test_card_values_and_colours():
+    assert [int(CARD_VALUE[card_code(n)]) for n in ("AS", "9H", "10D", "JC", "QS", "KH")] == [1, 9, 10, 10, 10, 10]
+    assert Coup((card_code("8D"),), (), 33, 37).first_black is False
+    assert Coup((card_code("2C"),), (), 33, 37).first_black is True
+
+
+def test_a_row_stops_on_the_first_card_above_30():
+    shoe = cards("KS", "QH", "9D", "AC", "5S", "2H")  # 10 + 10 + 9 + 1 = 30: one more card is dealt
+    assert deal_row(shoe, 0) == (35, 5)
+    assert deal_row(cards("KS", "QH", "JD", "AC"), 0) == (31, 4)
+
+
+def test_dutch_example_noir_33_against_rouge_37_noir_and_inverse_win():
+    # The Dutch seed: Noir opened by the 8 of diamonds and totalling 33, Rouge on 37.
+    shoe = cards("8D", "KS", "5C", "10H", "JS", "QD", "7C", "KH")
+    noir, rouge, middle, end = deal_coup(shoe, 0)
+    assert (noir, rouge, middle, end) == (33, 37, 4, 8)
+    coup = Coup(tuple(shoe[:4]), tuple(shoe[4:8]), noir, rouge)
+    assert coup.result is Result.NOIR
+    assert coup.couleur is False  # a red first card under a winning Noir row: Inverse wins
+    assert coup.announcement() == "Rouge perd et couleur perd"
+
+
+def test_rouge_wins_and_couleur_loses_announcement():
+    coup = Coup((card_code("KS"), card_code("QS"), card_code("JS"), card_code("9S")), (card_code("KD"),), 39, 31)
+    assert coup.result is Result.ROUGE and coup.couleur is False
+    assert coup.announcement() == "Rouge gagne et couleur perd"
+
+
+def test_ties_refait_and_apres():
+    assert classify(31, 31) == Result.REFAIT
+    assert classify(35, 35) == Result.APRES
+    assert classify(0, 0) == Result.VOID
+    assert list(classify(np.array([31, 40, 33]), np.array([32, 31, 33]))) == [Result.NOIR, Result.ROUGE, Result.APRES]
+    assert Coup((card_code("KS"),), (), 31, 31).announcement() == "Refait trente et un"
+    assert Coup((card_code("KS"),), (), 34, 34).couleur is None
+
+
+def test_couleur_follows_the_first_card_of_the_coup_not_of_the_winning_row():
+    # Rouge wins; the first card dealt (Noir's) is red: Couleur wins.
+    assert couleur_wins(Result.ROUGE, False)
+    assert not couleur_wins(Result.ROUGE, True)
+    assert couleur_wins(Result.NOIR, True)
+
+
+def test_a_coup_that_runs_out_of_cards_is_void():
+    shoe = cards("KS", "QH", "JD", "AC", "5S", "2H")  # Noir 31, then Rouge runs dry at 7
+    assert deal_coup(shoe, 0) == (0, 0, 4, 6)
+
+
+def test_shuffle_is_a_permutation_and_uses_the_uniforms():
+    shoe = new_shoe(6)
+    u = np.random.default_rng(3).random(shoe.size - 1)
+    shuffle(shoe, u)
+    assert sorted(shoe) == sorted(new_shoe(6))
+    again = new_shoe(6)
+    shuffle(again, u)
+    assert np.array_equal(shoe, again)
+    assert not np.array_equal(shoe, new_shoe(6))
+
+
+def test_cut_card_ends_the_shoe_after_the_coup_that_brings_it_out():
+    rules = get_rules()  # 312 cards, cut card 52 from the end: the last coup deals card 260 or beyond
+    coups = deal_coups(rules, 20_000, 7)
+    end = coups.start.astype(int) + coups.n_noir + coups.n_rouge
+    last = coups.reshuffle
+    assert (end[last] > 260).all()
+    assert (end[~last] <= 260).all()
+    new_shoe_starts = np.flatnonzero(np.diff(coups.shoe)) + 1
+    assert (coups.start[new_shoe_starts] == 0).all()
+    assert last[new_shoe_starts - 1].all()
+    per_shoe = np.bincount(coups.shoe)[:-1]  # the last shoe is cut short by the coup count
+    assert 24 <= per_shoe.mean() <= 26  # SPEC 3: about 25 coups a shoe
+
+
+def test_burn_cards_are_skipped_after_every_shuffle():
+    coups = deal_coups(RuleSet(burn=10), 2_000, 1)
+    first = np.r_[True, np.diff(coups.shoe) > 0]
+    assert (coups.start[first] == 10).all()
+
+
+def test_dealt_to_exhaustion_every_shoe_ends_with_a_void_coup():
+    coups = deal_coups(get_rules("exhaustion"), 5_000, 2, whole_shoes=True)
+    result = coups.result
+    assert (result[coups.reshuffle] == Result.VOID).all()
+    assert (result[~coups.reshuffle] != Result.VOID).all()
+    complete = np.bincount(coups.shoe[result != Result.VOID])
+    assert 28.5 <= complete.mean() <= 30  # SPEC 3: about 29 coups dealt to exhaustion
+
+
+def test_negative_coup_count_is_refused():
+    with pytest.raises(ValueError, match="cannot be negative"):
+        deal_coups(get_rules(), -5)
+
+
+@given(
+    decks=st.integers(1, 8),
+    cut=st.integers(0, 60),
+    burn=st.integers(0, 12),
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 120),
+)
+def test_one_coup_dealer_and_bulk_dealer_agree_and_deal_each_card_once(decks, cut, burn, seed, n):
+    rules = RuleSet(decks=decks, cut_card=min(cut, 52 * decks - burn - 1), burn=burn)
+    bulk = deal_coups(rules, n, seed, keep_cards=True)
+    table = Shoe(rules, np.random.default_rng(seed))
+    assert [table.deal() for _ in range(n)] == [bulk.coup(i) for i in range(n)]
+    for s, shoe in enumerate(bulk.shoes):
+        assert np.array_equal(np.sort(shoe), np.sort(new_shoe(decks)))  # a permutation of the packs
+        mine = np.flatnonzero(bulk.shoe == s)
+        starts = bulk.start[mine].astype(int)
+        ends = starts + bulk.n_noir[mine] + bulk.n_rouge[mine]
+        assert starts[0] == burn
+        assert np.array_equal(starts[1:], ends[:-1])  # rows follow each other: no card dealt twice
+        assert ends[-1] <= rules.n_cards
+
+
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 3_000), batch=st.integers(1, 50))
+def test_bulk_dealing_does_not_depend_on_the_batch_size(seed, n, batch):
+    rules = get_rules("family")
+    a = deal_coups(rules, n, seed)
+    b = deal_coups(rules, n, seed, batch_shoes=batch)
+    for field in ("noir", "rouge", "first_black", "shoe", "start", "reshuffle"):
+        assert np.array_equal(getattr(a, field), getattr(b, field)), field

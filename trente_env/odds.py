@@ -1,0 +1,301 @@
+"""Exact odds of the coup, for an infinite deck and for a finite shoe dealt without replacement.
+
+A row is dealt while its total is at most 30, so it is an ordered run of cards whose *prefix* (all
+but the last card) sums to at most 30, and whose last card takes it to 31..40. The probability of an
+ordered run drawn without replacement depends only on how many cards of each value it holds, and
+any order of a prefix is a valid order. So instead of enumerating every ordered row we walk the
+20,545 multisets of values that sum to at most 30 (each one a *prefix state*) in order of size:
+
+* the Noir row: one pass over the prefix states from the full shoe gives the probability of each of
+  the 63,231 possible Noir rows, as multisets of values;
+* the Rouge row: for each Noir row, one more pass from the shoe depleted by it gives the Rouge
+  total. These passes are independent and run in parallel.
+
+That is exact (up to floating-point rounding, ~1e-15) for any composition of the shoe and takes a
+few seconds; the results for full shoes of 1..8 decks are cached in ``data/first_coup.json`` and a
+test regenerates them from this code. The infinite deck is a small Markov chain.
+
+The house edge of a box follows from the distribution of (Noir total, Rouge total), with the prison
+recursions of SPEC 2.3 solved in closed form; see :func:`house_edges`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from functools import cache
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from trente_env.cards import composition
+from trente_env.rules import Refait, RuleSet, SecondRefait
+
+TOTALS = np.arange(31, 41)  #: the totals a row can end on
+ROW_LIMIT = 30
+INFINITE_P = np.array([1] * 9 + [4]) / 13  #: probability of each value 1..10 from an infinite deck
+CACHE = Path(__file__).with_name("data") / "first_coup.json"
+
+
+@dataclass(frozen=True)
+class CoupOdds:
+    """The distribution of a coup's outcome.
+
+    ``pair[i, j]`` is P(Noir ends on 31+i and Rouge on 31+j); ``p_void`` is the chance the shoe runs
+    out before the coup is complete (0 for a full shoe).
+    """
+
+    p_total: np.ndarray  #: distribution of the Noir row's final total, 31..40
+    pair: np.ndarray  #: joint distribution of (Noir total, Rouge total), 10 x 10
+    p_void: float
+    cards_per_coup: float  #: expected cards dealt in a complete coup
+
+    @property
+    def p_refait(self) -> float:
+        return float(self.pair[0, 0])
+
+    @property
+    def p_apres(self) -> float:
+        return float(np.trace(self.pair) - self.pair[0, 0])
+
+    @property
+    def p_noir(self) -> float:
+        """P(Noir wins): the Noir total is lower."""
+        return float(np.triu(self.pair, 1).sum())
+
+    @property
+    def p_rouge(self) -> float:
+        return float(np.tril(self.pair, -1).sum())
+
+    @property
+    def p_couleur(self) -> float:
+        """P(Couleur wins). The first card is black with probability 1/2 whatever its value when
+        each value has as many black as red cards (any full shoe), so this is half the decided coups."""
+        return (self.p_noir + self.p_rouge) / 2
+
+    p_inverse = p_couleur
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "p_total": self.p_total.tolist(),
+            "pair": self.pair.tolist(),
+            "p_void": self.p_void,
+            "cards_per_coup": self.cards_per_coup,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> CoupOdds:
+        return cls(
+            np.array(data["p_total"]), np.array(data["pair"]), float(data["p_void"]), float(data["cards_per_coup"])
+        )
+
+
+# -- the infinite deck ---------------------------------------------------------------------------
+
+
+def row_infinite() -> tuple[np.ndarray, float]:
+    """Distribution of a row's final total (31..40) and its expected number of cards, infinite deck."""
+    p = np.zeros(ROW_LIMIT + 1)  # probability of passing through each running total 0..30
+    p[0] = 1.0
+    final = np.zeros(10)
+    for total in range(ROW_LIMIT + 1):
+        for value, q in enumerate(INFINITE_P, start=1):
+            if total + value <= ROW_LIMIT:
+                p[total + value] += p[total] * q
+            else:
+                final[total + value - 31] += p[total] * q
+    return final, float(p.sum())  # each visit of a running total <= 30 draws one card
+
+
+def infinite_odds() -> CoupOdds:
+    """The coup from an infinite deck: both rows independent."""
+    row, cards = row_infinite()
+    return CoupOdds(row, np.outer(row, row), 0.0, 2 * cards)
+
+
+# -- the finite shoe -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Prefixes:
+    counts: np.ndarray  # (S, 10) cards of each value in the prefix state
+    size: np.ndarray  # (S,) cards in it
+    total: np.ndarray  # (S,) their total
+    child: np.ndarray  # (S, 10) state after one more card of each value, or -(index of the row + 1)
+    rows: np.ndarray  # (R, 10) the complete rows (prefix + last card) as value counts
+    row_total: np.ndarray  # (R,) their totals
+
+
+@cache
+def _prefixes() -> _Prefixes:
+    """Every multiset of values summing to at most 30, ordered by size, with its transitions."""
+    states: list[tuple[int, ...]] = [(0,) * 10]
+    index = {states[0]: 0}
+    rows: dict[tuple[int, ...], int] = {}
+    child = []
+    for state in states:  # grows while we walk it: breadth first, so by size
+        total = sum(v * c for v, c in enumerate(state, start=1))
+        links = []
+        for v in range(1, 11):
+            nxt = state[: v - 1] + (state[v - 1] + 1,) + state[v:]
+            if total + v <= ROW_LIMIT:
+                links.append(index.setdefault(nxt, len(states)))
+                if links[-1] == len(states):
+                    states.append(nxt)
+            else:
+                links.append(-1 - rows.setdefault(nxt, len(rows)))
+        child.append(links)
+    counts = np.array(states, dtype=np.int64)
+    row_counts = np.array(list(rows), dtype=np.int64)
+    values = np.arange(1, 11)
+    return _Prefixes(
+        counts, counts.sum(1), counts @ values, np.array(child, dtype=np.int64), row_counts, row_counts @ values
+    )
+
+
+@numba.njit(cache=True)
+def _walk(shoe, counts, size, child, n_rows, row_total, row_p, out):
+    """One pass over the prefix states from a shoe with ``shoe[v-1]`` cards of value v.
+
+    Adds the probability of ending on each complete row to ``row_p`` (if it has ``n_rows`` entries)
+    and on each total to ``out[0:10]``; ``out[10]`` collects the expected number of cards and
+    ``out[11]`` the chance the shoe runs out.
+    """
+    n_cards = shoe.sum()
+    p = np.zeros(counts.shape[0])
+    p[0] = 1.0
+    for s in range(counts.shape[0]):
+        ps = p[s]
+        if ps == 0.0:
+            continue
+        left = n_cards - size[s]
+        if left <= 0:
+            out[11] += ps
+            continue
+        scale = ps / left
+        for v in range(10):
+            c = shoe[v] - counts[s, v]
+            if c <= 0:
+                continue
+            q = scale * c
+            nxt = child[s, v]
+            if nxt >= 0:
+                p[nxt] += q
+            else:
+                r = -1 - nxt
+                if n_rows:
+                    row_p[r] += q
+                out[row_total[r] - 31] += q
+                out[10] += q * (size[s] + 1)
+
+
+@numba.njit(cache=True, parallel=True)
+def _rouge_given_noir(shoe, rows, row_p, counts, size, child, row_total, out):
+    """For every Noir row with positive probability, the Rouge row's distribution from what is left."""
+    empty = np.zeros(0)
+    for r in numba.prange(rows.shape[0]):
+        if row_p[r] > 0.0:
+            _walk(shoe - rows[r], counts, size, child, 0, row_total, empty, out[r])
+
+
+def shoe_odds(shoe: np.ndarray) -> CoupOdds:
+    """Exact odds of the next coup from a shoe holding ``shoe[v-1]`` cards of each value v = 1..10.
+
+    Works for any composition: a full shoe of any size, or what is left of one (card counting).
+    """
+    shoe = np.asarray(shoe, dtype=np.int64)
+    if shoe.shape != (10,) or (shoe < 0).any():
+        raise ValueError("a shoe composition is ten non-negative counts, for the values 1..10")
+    pre = _prefixes()
+    row_p = np.zeros(len(pre.rows))
+    noir = np.zeros(12)
+    _walk(shoe, pre.counts, pre.size, pre.child, len(pre.rows), pre.row_total, row_p, noir)
+    rouge = np.zeros((len(pre.rows), 12))
+    _rouge_given_noir(shoe, pre.rows, row_p, pre.counts, pre.size, pre.child, pre.row_total, rouge)
+    pair = np.zeros((10, 10))
+    np.add.at(pair, pre.row_total - 31, row_p[:, None] * rouge[:, :10])
+    complete = pair.sum()
+    rows_cards = pre.rows.sum(1)
+    cards = (row_p * (rouge[:, :10].sum(1) * rows_cards + rouge[:, 10])).sum() / complete if complete else 0.0
+    return CoupOdds(noir[:10], pair, float(1.0 - complete), float(cards))
+
+
+def first_coup(decks: int, *, use_cache: bool = True) -> CoupOdds:
+    """Exact odds of the first coup of a full shoe of ``decks`` packs (from the cache if there)."""
+    if use_cache and CACHE.exists():
+        table = json.loads(CACHE.read_text())
+        if str(decks) in table:
+            return CoupOdds.from_dict(table[str(decks)])
+    return shoe_odds(composition(decks))
+
+
+def write_cache(decks: range = range(1, 9)) -> dict[str, dict]:
+    """Recompute the first-coup odds of full shoes and store them in :data:`CACHE`."""
+    table = {str(d): shoe_odds(composition(d)).to_dict() for d in decks}
+    CACHE.parent.mkdir(exist_ok=True)
+    CACHE.write_text(json.dumps(table, indent=1) + "\n")
+    return table
+
+
+# -- house edges ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HouseEdge:
+    """Expected loss per unit of new stake on one coup, as fractions (0.011 means 1.1%)."""
+
+    noir: float
+    rouge: float
+    couleur: float
+    inverse: float
+    insured: float | None  #: a Noir stake with insurance (premium included), None without insurance
+    prisoner_value: float  #: what a stake in (first) prison is worth, per unit
+
+    def as_dict(self) -> dict[str, float | None]:
+        return asdict(self)
+
+
+def prisoner_value(win: float, lose: float, refait: float, rules: RuleSet) -> float:
+    """The value, per unit, of a stake in prison on a box that wins with ``win``, loses with
+    ``lose``, and hits a refait with ``refait`` on each coup (anything else keeps it waiting).
+
+    With ``t = 1 - win - lose - refait`` the chance of a tie, a stake in first prison is worth
+    ``V1 = win + t V1 + refait X``, where ``X`` is what a second refait leaves: 0 (``lost``), V1
+    (``stays``) or the second prison ``V2 = win V1 + t V2`` (``second_prison``; a third refait loses it).
+    """
+    wait = 1.0 - win - lose - refait
+    if rules.second_refait is SecondRefait.LOST:
+        return win / (1 - wait)
+    if rules.second_refait is SecondRefait.STAYS:
+        return win / (1 - wait - refait)
+    return win / (1 - wait) / (1 - refait * win / (1 - wait) ** 2)
+
+
+def house_edges(rules: RuleSet, odds: CoupOdds | None = None) -> HouseEdge:
+    """The house edge of every box under ``rules``, from ``odds`` (default: the first coup of a
+    full shoe of ``rules.decks`` packs; the convention of SPEC 3).
+
+    A box's edge is ``lose - win + refait * (1 - V)``, where ``V`` is what a stake caught by the
+    refait is worth per unit: 1/2 for half, the prisoner's value for prison, the better of the two
+    for the player's choice, 1 when insured (plus the premium) or spared.
+    """
+    odds = odds or first_coup(rules.decks)
+    r = odds.p_refait
+
+    def edge(win: float, lose: float, spared: bool = False) -> float:
+        prison = prisoner_value(win, lose, r, rules)
+        value = {Refait.HALF: 0.5, Refait.PRISON: prison, Refait.CHOICE: max(0.5, prison)}[rules.refait]
+        return lose - win + r * (1 - (1.0 if spared else value))
+
+    spared = rules.refait_spares_couleur
+    couleur = edge(odds.p_couleur, odds.p_inverse, spared)
+    insured = odds.p_rouge - odds.p_noir + rules.insurance_rate if rules.insurance else None
+    return HouseEdge(
+        noir=edge(odds.p_noir, odds.p_rouge),
+        rouge=edge(odds.p_rouge, odds.p_noir),
+        couleur=couleur,
+        inverse=couleur,
+        insured=insured,
+        prisoner_value=prisoner_value(odds.p_noir, odds.p_rouge, r, rules),
+    )
