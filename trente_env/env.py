@@ -367,7 +367,9 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
     ) -> None:
         self.rules = get_rules(rules)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"unknown render_mode {render_mode!r}; choose one of {self.metadata['render_modes']}")
+            # a TypeError, as for an unexpected argument: SB3's make_vec_env asks for "rgb_array" and
+            # falls back to no render mode on a TypeError
+            raise TypeError(f"unsupported render_mode {render_mode!r}; choose one of {self.metadata['render_modes']}")
         if target is not None and not target > bankroll:
             raise ValueError(f"the target ({target}) must be above the starting bankroll ({bankroll})")
         self.render_mode = render_mode
