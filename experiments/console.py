@@ -15,6 +15,11 @@ err = Console(stderr=True, highlight=False)
 RulesOption = Annotated[
     str, typer.Option("--rules", "-r", help="Rules preset (see `trente-lab presets`).", show_default=True)
 ]
+DecksOption = Annotated[int | None, typer.Option("--decks", help="Number of decks (1-8), overriding the preset's.")]
+CutCardOption = Annotated[
+    int | None,
+    typer.Option("--cut-card", help="Cards behind the cut card (0: deal to the end), overriding the preset's."),
+]
 SeedOption = Annotated[int, typer.Option("--seed", "-s", help="Seed of the random generator.", show_default=True)]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout instead of tables.")]
 

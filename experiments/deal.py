@@ -7,7 +7,17 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from experiments.console import JsonOption, RulesOption, SeedOption, check_at_least, load_rules, out, print_json
+from experiments.console import (
+    CutCardOption,
+    DecksOption,
+    JsonOption,
+    RulesOption,
+    SeedOption,
+    check_at_least,
+    load_rules,
+    out,
+    print_json,
+)
 
 
 def coup_record(coup) -> dict:
@@ -28,14 +38,16 @@ def coup_record(coup) -> dict:
     }
 
 
-def deal_coups_from_shoe(preset: str = "classic", n_coups: int = 5, seed: int = 0) -> list:
+def deal_coups_from_shoe(
+    preset: str = "classic", n_coups: int = 5, seed: int = 0, decks: int | None = None, cut_card: int | None = None
+) -> list:
     """The first ``n_coups`` coups of a table seeded with ``seed``."""
     import numpy as np
 
     from trente_env.dealer import Shoe
 
     check_at_least("--coups", n_coups, 0)
-    shoe = Shoe(load_rules(preset), np.random.default_rng(seed))
+    shoe = Shoe(load_rules(preset, decks=decks, cut_card=cut_card), np.random.default_rng(seed))
     return [shoe.deal() for _ in range(n_coups)]
 
 
@@ -61,10 +73,12 @@ def command(
     coups: Annotated[int, typer.Option("--coups", "-n", help="Number of coups to deal.")] = 5,
     seed: SeedOption = 0,
     rules: RulesOption = "classic",
+    decks: DecksOption = None,
+    cut_card: CutCardOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Deal a few coups and show them as the croupier lays them out."""
-    dealt = deal_coups_from_shoe(rules, coups, seed)
+    dealt = deal_coups_from_shoe(rules, coups, seed, decks, cut_card)
     if as_json:
         print_json([coup_record(c) for c in dealt])
         return

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-import typer
 from rich.table import Table
 
-from experiments.console import JsonOption, RulesOption, check_at_least, load_rules, out, print_json
+from experiments.console import DecksOption, JsonOption, RulesOption, check_at_least, load_rules, out, print_json
 
 
 def edge_report(preset: str = "classic", decks: int | None = None) -> dict[str, Any]:
@@ -51,7 +50,7 @@ def all_presets() -> dict[str, dict[str, Any]]:
 
 def command(
     rules: RulesOption = "classic",
-    decks: Annotated[int | None, typer.Option(help="Number of decks (1-8), overriding the preset's.")] = None,
+    decks: DecksOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Exact odds of the first coup of a full shoe, and the house edge of every box.

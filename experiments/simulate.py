@@ -10,7 +10,18 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from experiments.console import JsonOption, RulesOption, SeedOption, check_at_least, err, load_rules, out, print_json
+from experiments.console import (
+    CutCardOption,
+    DecksOption,
+    JsonOption,
+    RulesOption,
+    SeedOption,
+    check_at_least,
+    err,
+    load_rules,
+    out,
+    print_json,
+)
 
 CHUNK = 2_000_000  # coups dealt between two updates of the progress bar
 
@@ -51,7 +62,14 @@ def count_outcomes(rules, n_coups: int, seed: int, progress: Progress | None = N
     return counts, counts.pop("void", 0)
 
 
-def simulation_report(preset: str = "classic", n_coups: int = 1_000_000, seed: int = 0, progress: bool = False) -> dict:
+def simulation_report(
+    preset: str = "classic",
+    n_coups: int = 1_000_000,
+    seed: int = 0,
+    progress: bool = False,
+    decks: int | None = None,
+    cut_card: int | None = None,
+) -> dict:
     """Observed frequencies beside the exact first-coup probabilities, with standard errors.
 
     The z-score is (observed - exact) / sqrt(exact (1 - exact) / n). Coups later in a shoe are dealt
@@ -60,7 +78,7 @@ def simulation_report(preset: str = "classic", n_coups: int = 1_000_000, seed: i
     from trente_env.odds import first_coup
 
     check_at_least("--coups", n_coups, 1)
-    rules = load_rules(preset)
+    rules = load_rules(preset, decks=decks, cut_card=cut_card)
     odds = first_coup(rules.decks)
     exact: dict[str, float] = {}
     for t in range(31, 41):
@@ -108,10 +126,12 @@ def command(
     rules: RulesOption = "classic",
     coups: Annotated[int, typer.Option("--coups", "-n", help="Number of coups to deal.")] = 1_000_000,
     seed: SeedOption = 0,
+    decks: DecksOption = None,
+    cut_card: CutCardOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Deal many coups and compare what came out with the exact odds (z-scores)."""
-    report = simulation_report(rules, coups, seed, progress=not as_json and coups > CHUNK)
+    report = simulation_report(rules, coups, seed, not as_json and coups > CHUNK, decks, cut_card)
     if as_json:
         print_json(report)
         return

@@ -1,0 +1,128 @@
+"""The command line: machine-readable output that later tools parse, and one-line errors."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from experiments.cli import app
+from trente_env.rules import PRESETS
+
+runner = CliRunner()
+
+
+def run(*args: str):
+    return runner.invoke(app, list(args))
+
+
+def run_json(*args: str):
+    result = run(*args, "--json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_no_arguments_shows_help():
+    result = run()
+    assert result.exit_code == 0
+    for command in ("edge", "simulate", "deal", "presets"):
+        assert command in result.output
+
+
+def test_edge_json_has_the_documented_keys_as_fractions():
+    doc = run_json("edge")
+    assert list(doc["p_total"]) == [str(t) for t in range(31, 41)]
+    assert abs(doc["p_total"]["31"] - 0.14805778) < 1e-7
+    assert abs(doc["p_refait"] - 0.02189137) < 1e-7
+    assert abs(doc["p_apres"] - 0.08770754) < 1e-7
+    assert set(doc["house_edge"]) == {"noir", "rouge", "couleur", "inverse"}
+    assert abs(doc["house_edge"]["noir"] - 0.011208) < 5e-7
+    assert abs(doc["insured_edge"] - 0.01) < 1e-9
+
+
+def test_edge_follows_the_rules_and_deck_options():
+    assert abs(run_json("edge", "--rules", "partage")["house_edge"]["rouge"] - 0.010946) < 5e-7
+    assert set(run_json("edge", "--rules", "main-bets")["house_edge"]) == {"noir", "rouge"}
+    two = run_json("edge", "--decks", "2")
+    assert two["decks"] == 2 and two["p_refait"] != run_json("edge")["p_refait"]
+    assert run_json("edge", "--rules", "family")["insured_edge"] is None
+
+
+def test_edge_table_for_every_preset():
+    result = run("edge", "--rules", "all")
+    assert result.exit_code == 0
+    for name in PRESETS:
+        assert name in result.stdout
+    assert "1.1208%" in result.stdout and "1.0946%" in result.stdout
+    assert set(run_json("edge", "--rules", "all")) == set(PRESETS)
+
+
+def test_edge_human_output_shows_the_edges():
+    result = run("edge")
+    assert result.exit_code == 0
+    assert "refait (31-31)" in result.stdout and "1.1208%" in result.stdout and "insured stake" in result.stdout
+
+
+def test_simulate_reports_observed_beside_exact_with_z_scores():
+    doc = run_json("simulate", "--coups", "20000", "--seed", "3")
+    assert doc["coups"] == 20_000 and doc["seed"] == 3 and doc["coups_per_second"] > 0
+    refait = doc["frequencies"]["refait"]
+    assert abs(refait["exact"] - 0.02189137) < 1e-7
+    assert refait["z"] == pytest.approx((refait["observed"] - refait["exact"]) / refait["se"])
+    # same seed, same coups
+    assert run_json("simulate", "--coups", "20000", "--seed", "3")["frequencies"] == doc["frequencies"]
+
+
+def test_simulate_counts_void_coups_when_dealt_to_exhaustion():
+    doc = run_json("simulate", "--rules", "exhaustion", "--coups", "10000")
+    assert doc["void_coups"] > 0
+    human = run("simulate", "--coups", "5000")
+    assert human.exit_code == 0 and "coups per second" in human.stdout
+
+
+def test_deal_shows_the_croupiers_layout_and_json():
+    result = run("deal", "--coups", "3", "--seed", "1")
+    assert result.exit_code == 0
+    assert result.stdout.count("Noir") == 3 and "«" in result.stdout
+    coups = run_json("deal", "--coups", "3", "--seed", "1")
+    assert len(coups) == 3
+    for coup in coups:
+        assert coup["result"] in {"noir", "rouge", "apres", "refait"}
+        assert coup["announcement"] in result.stdout
+        assert len(coup["noir_cards"]) >= 4 and coup["noir_cards"][0][-1] in "♠♥♦♣"
+
+
+def test_presets_lists_every_preset():
+    doc = run_json("presets")
+    assert set(doc) == set(PRESETS)
+    assert doc["family"]["options"]["decks"] == 2
+    assert "lenient-couleur" in run("presets").stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("edge", "--rules", "vegas"), "unknown rules preset 'vegas'"),
+        (("edge", "--decks", "0"), "--decks must be at least 1"),
+        (("edge", "--decks", "9"), "decks must be between 1 and 8"),
+        (("simulate", "--coups", "-5"), "--coups must be at least 1"),
+        (("simulate", "--coups", "lots"), "--coups"),
+        (("deal", "--coups", "-1"), "--coups must be at least 0"),
+        (("deal", "--rules", "nope"), "unknown rules preset"),
+        (("simulate", "--frobnicate"), "No such option"),
+        (("simulate", "--cut-card", "400"), "cut card 400 and burn 0 leave no cards to deal from a 312-card shoe"),
+        (("deal", "--decks", "1"), "cut card 52 and burn 0 leave no cards to deal from a 52-card shoe"),
+        (("simulate", "--cut-card", "-3"), "cannot be negative"),
+    ],
+)
+def test_bad_input_gets_one_line_and_exit_code_2(args, message):
+    result = run(*args)
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.output
+
+
+def test_deck_and_cut_card_options_change_the_shoe():
+    coups = run_json("deal", "--decks", "1", "--cut-card", "10", "--coups", "4")
+    assert any(c["reshuffle_after"] for c in coups)  # 42 cards to deal: the cut card comes out by coup 4
+    assert run_json("simulate", "--decks", "2", "--cut-card", "0", "--coups", "2000")["void_coups"] > 0
