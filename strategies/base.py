@@ -1,0 +1,479 @@
+"""The strategy interface: a betting system as a vectorised policy over many sessions at once.
+
+A :class:`Strategy` looks at exactly what an RL agent sees, the environment's observation, and
+answers with exactly what an agent answers, an action in the environment's ``"full"`` form: an
+``(n, 12)`` integer array, one row per session (4 stakes, 4 insure flags, 4 prison flags). So a
+martingale, a trained PPO model and a user's plugin are interchangeable wherever a policy is used.
+
+**How a strategy learns each coup's result: from the observation.** The scoreboard in the
+observation (``results[0]`` and ``couleur[0]``, most recent coup first) says how the last coup
+ended, the ``prison`` part says whether a stake of ours sits in prison, ``bankroll`` and ``coups``
+give the money and the session's progress. The strategy remembers the bet it placed (box and
+stake, in its :class:`SessionState`), so from the next observation alone it knows whether that
+bet won, lost, was caught by a refait or came back on an après. Nothing else has to be passed in:
+:meth:`Strategy.act` (and its SB3 twin :meth:`Strategy.predict`) is the whole interface, and works
+the same under ``gymnasium.make``, the native vector env, SB3's ``VecEnv`` and ``evaluate_policy``.
+
+**Sessions.** A row whose observation shows ``coups == 0`` (a table just sat down, including the
+vector env's autoreset) or whose ``episode_start`` flag is set starts a new session: the
+progression restarts, the starting bankroll is noted for stop-win/stop-loss, a walk-away ends.
+
+**Common rules of every system** (fields of :class:`Strategy`):
+
+* stakes are whole units: ``base`` times the system's count of units;
+* the table limits and the bankroll: a stake above the table maximum, or above the money in hand
+  (with the insurance premium), is a *limit hit*; ``on_limit="reset"`` restarts the progression
+  (the classic way a martingale "breaks"), ``on_limit="cap"`` stakes what is allowed and goes on.
+  Hits are counted per row in :attr:`SessionState.table_max_hits` and
+  :attr:`SessionState.bankroll_hits`. A stake left under the table minimum is not placed;
+* a refait: ``refait="loss"`` (default) counts it as a lost coup for the progression, whatever
+  later happens to the prisoner; ``refait="wait"`` places no new bet while our stake is in prison,
+  then counts a freed prisoner as "no change" and a lost one as a loss. A stake that a refait
+  hands back whole (insured, or Couleur/Inverse under ``refait_spares_couleur``) is "no change"
+  either way, and so is a partage (``half``) refait under ``wait``;
+* an après or a void coup changes nothing: the same bet is placed again;
+* ``stop_win`` / ``stop_loss`` (units, against the bankroll at the start of the session): once
+  reached, the player walks away: no new stake for the rest of that session (prisoners already
+  on the table settle by themselves).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import lru_cache
+from typing import Any, ClassVar
+
+import numpy as np
+
+from trente_env.coup import Result
+from trente_env.rules import RuleSet, get_rules
+from trente_env.settle import COULEUR, INVERSE, NOIR, ROUGE
+from trente_env.tables import ACTION_WIDTH, COULEUR_WINS, INVERSE_WINS
+
+Observation = np.ndarray | dict[str, np.ndarray]
+
+#: Units never grow past this (a doubling progression capped at the table keeps counting).
+MAX_UNITS = 2**40
+
+
+class Box(str, Enum):
+    """The four boxes of the layout, in the env's action order."""
+
+    NOIR = "noir"
+    ROUGE = "rouge"
+    COULEUR = "couleur"
+    INVERSE = "inverse"
+
+    @property
+    def index(self) -> int:
+        """The column of this box in the action (0 Noir, 1 Rouge, 2 Couleur, 3 Inverse)."""
+        return _BOX_INDEX[self.value]
+
+
+_BOX_INDEX = {"noir": NOIR, "rouge": ROUGE, "couleur": COULEUR, "inverse": INVERSE}
+
+
+class RefaitMode(str, Enum):
+    """How a system books a refait that catches its stake."""
+
+    LOSS = "loss"  #: the refait is a lost coup for the progression
+    WAIT = "wait"  #: no new bet while the stake is in prison; freed = no change, lost = a loss
+
+
+class OnLimit(str, Enum):
+    """What a system does when its next stake is over the table maximum or the bankroll."""
+
+    RESET = "reset"  #: restart the progression from its first stake
+    CAP = "cap"  #: stake the most allowed and keep the progression going
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What a strategy reads from a batch of observations, one entry per session."""
+
+    bankroll: np.ndarray  #: (n,) money in hand
+    coups: np.ndarray  #: (n,) coups played this session
+    result: np.ndarray  #: (n,) :class:`~trente_env.coup.Result` code of the last coup (5: none yet)
+    couleur: np.ndarray  #: (n,) 0 Couleur won, 1 Inverse won, 2 neither
+    prison: np.ndarray  #: (n, 8) stakes in first, then second, prison per box
+
+
+@dataclass(eq=False)
+class SessionState:
+    """A strategy's memory of ``n`` sessions (rows). Arrays are updated in place.
+
+    The counters accumulate over every session played on a row (``episodes`` says how many).
+    """
+
+    n: int
+    start: np.ndarray  #: bankroll when the current session began
+    box: np.ndarray  #: box of the stake placed on the last coup (-1: none)
+    stake: np.ndarray  #: stake placed on the last coup, units
+    jail_box: np.ndarray  #: box of a stake we wait for in prison (``refait="wait"``)
+    jail: np.ndarray  #: that stake (0: not waiting)
+    walked: np.ndarray  #: the player walked away (stop-win / stop-loss) in this session
+    table_max_hits: np.ndarray  #: coups where the system wanted more than the table maximum
+    bankroll_hits: np.ndarray  #: coups where the system wanted more than the money in hand
+    cycles: np.ndarray  #: completed cycles (Labouchère lines, Oscar sessions, paroli runs)
+    episodes: np.ndarray  #: sessions started on this row
+    memory: dict[str, np.ndarray] = field(default_factory=dict)  #: the system's own arrays
+
+    @classmethod
+    def empty(cls, n: int) -> SessionState:
+        def zeros(dtype: Any = np.int64) -> np.ndarray:
+            return np.zeros(n, dtype=dtype)
+
+        return cls(
+            n=n, start=zeros(np.float64), box=np.full(n, -1, dtype=np.int64), stake=zeros(),
+            jail_box=np.full(n, -1, dtype=np.int64), jail=zeros(), walked=zeros(np.bool_),
+            table_max_hits=zeros(), bankroll_hits=zeros(), cycles=zeros(), episodes=zeros(),
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """A betting system, vectorised over sessions; satisfies SB3's ``PolicyPredictor``.
+
+    Subclasses are frozen dataclasses of their parameters; they implement :meth:`_init_memory`,
+    :meth:`_restart`, :meth:`_update` and :meth:`_bet` (and :meth:`_see` to read every coup).
+    See the module docstring for the rules common to every system.
+
+    :param base: the base unit, in units of the table (a whole number within the table limits).
+    :param on_limit: ``reset`` or ``cap`` when a stake would pass the table maximum or bankroll.
+    :param refait: ``loss`` or ``wait``: how the progression books a refait.
+    :param stop_win: walk away once this many units ahead in the session (None: never).
+    :param stop_loss: walk away once this many units behind in the session (None: never).
+    :param insure: insure every stake against the refait (only at tables that sell insurance).
+    :param to_prison: under the ``choice`` rule, send stakes to prison on a refait (default half).
+    :param rules: the table's rules (a preset name or a RuleSet), for limits and options.
+    """
+
+    #: The registry name and a one-line description (set by each system).
+    name: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
+
+    base: int = field(default=1, metadata={"help": "base unit (whole units within the table limits)"})
+    on_limit: OnLimit = field(default=OnLimit.RESET, metadata={"help": "reset|cap at the table max or bankroll"})
+    refait: RefaitMode = field(default=RefaitMode.LOSS, metadata={"help": "loss|wait: how a refait is booked"})
+    stop_win: float | None = field(default=None, metadata={"help": "walk away this many units ahead"})
+    stop_loss: float | None = field(default=None, metadata={"help": "walk away this many units behind"})
+    insure: bool = field(default=False, metadata={"help": "insure every stake against the refait"})
+    to_prison: bool = field(default=False, metadata={"help": "choice rule: prison rather than half"})
+    rules: RuleSet = field(default_factory=RuleSet, metadata={"table": True})
+
+    def __post_init__(self) -> None:
+        _coerce_fields(self)
+        rules = self.rules
+        if isinstance(self.base, bool) or not isinstance(self.base, (int, np.integer)) or self.base < 1:
+            raise ValueError(f"base must be a whole number of units >= 1, got {self.base!r}")
+        if not rules.table_min <= self.base <= rules.table_max:
+            raise ValueError(f"base {self.base} is outside the table limits {rules.table_min:g}-{rules.table_max:g}")
+        for name in ("stop_win", "stop_loss"):
+            value = getattr(self, name)
+            if value is not None and not value > 0:
+                raise ValueError(f"{name} must be positive, got {value}")
+        if self.insure and not rules.insurance:
+            raise ValueError("these rules sell no insurance; drop insure")
+        for box in self.boxes_played():
+            if box.index >= len(rules.boxes):
+                raise ValueError(f"the {box.value} box is closed under these rules (open: {', '.join(rules.boxes)})")
+
+    # -- what subclasses provide ----------------------------------------------------------------
+    def boxes_played(self) -> tuple[Box, ...]:
+        """The boxes this system may stake on (checked against the rules)."""
+        return ()
+
+    def _init_memory(self, n: int) -> dict[str, np.ndarray]:
+        """The system's own arrays for ``n`` sessions, at their starting values."""
+        return {}
+
+    def _restart(self, state: SessionState, rows: np.ndarray) -> None:
+        """Restart the progression of the ``rows`` (a boolean mask): a new session or a limit hit."""
+
+    def _new_session(self, state: SessionState, rows: np.ndarray) -> None:
+        """Forget everything about the ``rows``' past (default: restart the progression)."""
+        self._restart(state, rows)
+
+    def _see(self, state: SessionState, seen: Seen, live: np.ndarray) -> None:
+        """Read the last coup of the ``live`` rows, whether or not the system bet on it."""
+
+    def _update(self, state: SessionState, win: np.ndarray, loss: np.ndarray, amount: np.ndarray) -> None:
+        """Advance the progression: ``win``/``loss`` masks of the rows whose bet was decided, and the
+        ``amount`` (units) that won or lost. Rows in neither mask had no change (après, no bet...)."""
+
+    def _bet(self, state: SessionState) -> tuple[np.ndarray | int, np.ndarray | int]:
+        """The box (-1: none) and stake (units) the system wants for the next coup, per row."""
+        return -1, 0
+
+    # -- the policy -----------------------------------------------------------------------------
+    def initial_state(self, n: int) -> SessionState:
+        """A fresh memory for ``n`` sessions (each starts a session at its first observation)."""
+        state = SessionState.empty(n)
+        state.memory = self._init_memory(n)
+        return state
+
+    def act(
+        self,
+        observation: Observation,
+        state: SessionState | None = None,
+        episode_start: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, SessionState]:
+        """Read the observations (the last coup's result), update, and choose the next bets.
+
+        :param observation: a batch of the env's observations, dict or flat (or one unbatched).
+        :param state: the memory returned by the previous call (None: start afresh).
+        :param episode_start: per row, True where a new session begins (as SB3 passes it).
+        :return: actions in the env's full form, ``(n, 12)`` int64 (``(12,)`` for one unbatched
+            observation), and the updated state.
+        """
+        seen, single = read_observation(observation, self.rules)
+        n = seen.bankroll.shape[0]
+        if state is None or state.n != n:
+            state = self.initial_state(n)
+        fresh = seen.coups == 0
+        if episode_start is not None:
+            fresh = fresh | np.asarray(episode_start, dtype=np.bool_).reshape(n)
+        if fresh.any():
+            self._begin(state, seen, fresh)
+        live = ~fresh
+        self._see(state, seen, live)
+        win, loss, amount = self._book(state, seen, live)
+        self._update(state, win, loss, amount)
+        self._check_walk(state, seen)
+        actions = self._stakes(state, seen)
+        return (actions[0] if single else actions), state
+
+    def predict(
+        self,
+        observation: Observation,
+        state: Any = None,
+        episode_start: np.ndarray | None = None,
+        deterministic: bool = False,
+    ) -> tuple[np.ndarray, Any]:
+        """SB3's ``PolicyPredictor.predict``: :meth:`act` under SB3's names.
+
+        The state handed back is the :class:`SessionState` (SB3 passes it back unchanged).
+        ``deterministic`` is ignored: every strategy is deterministic given its seed.
+        """
+        return self.act(observation, state if isinstance(state, SessionState) else None, episode_start)
+
+    def params(self) -> dict[str, Any]:
+        """The parameters as plain values (enums by value, no rules)."""
+        return {
+            f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self) if not f.metadata.get("table")
+        }
+
+    def spec(self) -> str:
+        """The spec string that recreates this strategy (e.g. ``martingale:base=2,box=rouge``)."""
+        defaults = type(self)(rules=self.rules).params()
+        changed = {k: v for k, v in self.params().items() if v != defaults[k]}
+        return self.name + (":" + ",".join(f"{k}={_spec_value(v)}" for k, v in changed.items()) if changed else "")
+
+    # -- the machinery --------------------------------------------------------------------------
+    def _begin(self, state: SessionState, seen: Seen, rows: np.ndarray) -> None:
+        state.start[rows] = seen.bankroll[rows]
+        state.box[rows] = -1
+        state.stake[rows] = 0
+        state.jail_box[rows] = -1
+        state.jail[rows] = 0
+        state.walked[rows] = False
+        state.episodes[rows] += 1
+        self._new_session(state, rows)
+
+    def _book(self, state: SessionState, seen: Seen, live: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Which rows' last bet won or lost, and how much was at stake."""
+        won_by = box_wins(seen.result, seen.couleur)  # (n, 4)
+        rows = np.arange(state.n)
+        box = np.maximum(state.box, 0)
+        bet = live & (state.stake > 0)
+        wins = won_by[rows, box]
+        decided = (seen.result == Result.NOIR) | (seen.result == Result.ROUGE)
+        refait = seen.result == Result.REFAIT
+        win = bet & wins
+        loss = bet & decided & ~wins
+        amount = state.stake.copy()
+        spared = np.full(state.n, self.insure) | (self.rules.refait_spares_couleur & (box >= COULEUR))
+        caught = bet & refait & ~spared
+        if self.refait is RefaitMode.LOSS:
+            loss |= caught
+            return win, loss, amount
+        waiting = live & (state.jail > 0)
+        if waiting.any():
+            jail_box = np.maximum(state.jail_box, 0)
+            held = (seen.prison[rows, jail_box] + seen.prison[rows, 4 + jail_box]) > 0
+            resolved = waiting & ~held
+            lost = resolved & ~won_by[rows, jail_box]  # freed prisoners are "no change"
+            loss |= lost
+            amount = np.where(lost, state.jail, amount)
+            state.jail[resolved] = 0
+            state.jail_box[resolved] = -1
+        jailed = caught & ((seen.prison[rows, box] + seen.prison[rows, 4 + box]) > 0)
+        if jailed.any():
+            state.jail[jailed] = state.stake[jailed]
+            state.jail_box[jailed] = state.box[jailed]
+        return win, loss, amount
+
+    def _check_walk(self, state: SessionState, seen: Seen) -> None:
+        if self.stop_win is None and self.stop_loss is None:
+            return
+        profit = seen.bankroll - state.start
+        if self.stop_win is not None:
+            state.walked |= profit >= self.stop_win
+        if self.stop_loss is not None:
+            state.walked |= -profit >= self.stop_loss
+
+    def _wanted(self, state: SessionState) -> tuple[np.ndarray, np.ndarray]:
+        box, stake = self._bet(state)
+        n = state.n
+        return (
+            np.broadcast_to(np.asarray(box, dtype=np.int64), (n,)),
+            np.broadcast_to(np.asarray(stake, dtype=np.int64), (n,)),
+        )
+
+    def _stakes(self, state: SessionState, seen: Seen) -> np.ndarray:
+        """Turn the wanted bets into legal ones, count limit hits, record them, build the actions."""
+        rules = self.rules
+        box, stake = self._wanted(state)
+        afford = affordable(seen.bankroll, rules.insurance_rate if self.insure else 0.0)
+        table_max = int(np.floor(rules.table_max))
+        active = (box >= 0) & (stake > 0) & ~state.walked & (state.jail == 0)
+        over_max = active & (stake > table_max)
+        over_bank = active & (stake > afford)
+        state.table_max_hits += over_max
+        state.bankroll_hits += over_bank
+        over = over_max | over_bank
+        if self.on_limit is OnLimit.RESET and over.any():
+            self._restart(state, over)
+            box2, stake2 = self._wanted(state)
+            box, stake = np.where(over, box2, box), np.where(over, stake2, stake)
+        stake = np.minimum(np.minimum(stake, table_max), afford)
+        stake = np.where(active & (stake >= rules.table_min), stake, 0)
+        placed = stake > 0
+        state.box[:] = np.where(placed, box, -1)
+        state.stake[:] = stake
+        actions = np.zeros((state.n, ACTION_WIDTH), dtype=np.int64)
+        rows = np.arange(state.n)
+        column = np.maximum(state.box, 0)
+        actions[rows, column] = stake
+        if self.insure:
+            actions[rows, 4 + column] = placed
+        if self.to_prison and rules.refait.value == "choice":
+            actions[rows, 8 + column] = placed
+        return actions
+
+
+def box_wins(result: np.ndarray, couleur: np.ndarray) -> np.ndarray:
+    """(n, 4) booleans: which boxes won the coup, from the scoreboard's two columns."""
+    return np.stack(
+        [result == Result.NOIR, result == Result.ROUGE, couleur == COULEUR_WINS, couleur == INVERSE_WINS], axis=1
+    )
+
+
+def affordable(bankroll: np.ndarray, rate: float) -> np.ndarray:
+    """The largest whole stake the bankroll covers, premium included.
+
+    The observation carries the bankroll as float32; with a premium the money is no longer a whole
+    or half number, so a hair of margin keeps the stake within what the table (in float64) accepts.
+    """
+    money = np.asarray(bankroll, dtype=np.float64)
+    if rate:
+        money = money * (1 - 1e-6) / (1 + rate)
+    return np.floor(money).astype(np.int64)
+
+
+def read_observation(observation: Observation, rules: RuleSet) -> tuple[Seen, bool]:
+    """The parts a strategy reads from a batch of observations (dict or flat), and whether the
+    input was a single unbatched observation."""
+    if isinstance(observation, dict):
+        bankroll = np.asarray(observation["bankroll"])
+        single = bankroll.ndim == 1
+        get = (lambda key: np.asarray(observation[key])[None]) if single else (lambda key: observation[key])
+        seen = Seen(
+            bankroll=get("bankroll")[:, 0].astype(np.float64),
+            coups=get("coups")[:, 0],
+            result=get("results")[:, 0],
+            couleur=get("couleur")[:, 0],
+            prison=get("prison"),
+        )
+        return seen, single
+    flat = np.asarray(observation)
+    single = flat.ndim == 1
+    if single:
+        flat = flat[None]
+    at = _flat_offsets(rules, flat.shape[1])
+    seen = Seen(
+        bankroll=flat[:, at["bankroll"]].astype(np.float64),
+        coups=flat[:, at["coups"]],
+        result=np.argmax(flat[:, at["results"] : at["results"] + 6], axis=1),
+        couleur=np.argmax(flat[:, at["couleur"] : at["couleur"] + 3], axis=1),
+        prison=flat[:, at["prison"] : at["prison"] + 8],
+    )
+    return seen, single
+
+
+@lru_cache(maxsize=64)
+def _flat_offsets(rules: RuleSet, width: int) -> dict[str, int]:
+    """Where each part starts in a flat observation of ``width`` numbers, from the env's own Layout.
+
+    The width tells the scoreboard length ``k`` and whether the shoe is observed:
+    ``10 + 9k`` numbers without the shoe, ``31 + 9k`` with it.
+    """
+    from trente_env.env import DEFAULT_STAKE_LEVELS, Layout
+
+    for shoe, fixed in ((False, 10), (True, 31)):
+        if width > fixed and (width - fixed) % 9 == 0:
+            layout = Layout(rules, "full", "flat", (width - fixed) // 9, shoe, DEFAULT_STAKE_LEVELS)
+            return dict(layout.offsets)
+    raise ValueError(f"a flat observation of {width} numbers is not one of TrenteEtQuarante-v0's")
+
+
+def _coerce_fields(strategy: Strategy) -> None:
+    """Accept plain values for enum, tuple and rules fields (from spec strings and config files)."""
+    import typing
+
+    hints = typing.get_type_hints(type(strategy))
+    for f in dataclasses.fields(strategy):
+        value = getattr(strategy, f.name)
+        hint = hints[f.name]
+        try:
+            if f.name == "rules":
+                value = get_rules(value)
+            elif isinstance(hint, type) and issubclass(hint, Enum):
+                value = hint(value)
+            elif typing.get_origin(hint) is tuple:
+                (inner, _) = typing.get_args(hint)
+                value = tuple(inner(v) if issubclass(inner, Enum) else v for v in value)
+        except ValueError as exc:
+            raise ValueError(f"{f.name}: {exc}") from None
+        object.__setattr__(strategy, f.name, value)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _spec_value(value: Any) -> str:
+    if isinstance(value, list):
+        return "-".join(str(v) for v in value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+__all__ = [
+    "Box",
+    "OnLimit",
+    "RefaitMode",
+    "Seen",
+    "SessionState",
+    "Strategy",
+    "affordable",
+    "box_wins",
+    "read_observation",
+]

@@ -1,0 +1,310 @@
+"""Strategies by name: the registry, spec strings, config files, plugins and model files.
+
+One dictionary, :data:`STRATEGIES`, maps each name to its class. A strategy is created from:
+
+* a **spec string**: ``name`` or ``name:key=value,key=value``, e.g. ``martingale:base=2,box=rouge``,
+  ``labouchere:line=1-2-3`` (lists are written with ``-``), ``streak:k=4,column=couleur``;
+* a **config file** (TOML or JSON) with one table per strategy (:func:`strategies_from_config`);
+* a **plugin**: a Python entry point in the group ``trente_lab.strategies`` (``name = "pkg.mod:Class"``
+  in the plugin's ``pyproject.toml``), used by its name, or a ``module:Class`` path, used as
+  ``pkg.mod:Class`` or ``pkg.mod:Class:key=value``. The class must subclass
+  :class:`~strategies.base.Strategy`. **Loading a plugin imports it and so runs its code**: use
+  only plugins you trust;
+* a **trained SB3 model file**: ``path/to/model.zip`` or ``path/to/model.zip:algo=dqn``
+  (:class:`~strategies.model.ModelPolicy`; loading it runs code too).
+
+Every mistake is a :class:`StrategyError` with a one-line message.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import importlib
+import json
+import typing
+from collections.abc import Mapping
+from enum import Enum
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from strategies.base import Strategy
+from strategies.model import ModelError, ModelPolicy
+from strategies.patterns import AntiStreak, NeverBet, RandomBettor, StreakChaser
+from strategies.progressions import (
+    ContraDAlembert,
+    DAlembert,
+    Fibonacci,
+    Flat,
+    GrandMartingale,
+    Labouchere,
+    Martingale,
+    OneThreeTwoSix,
+    OscarsGrind,
+    Paroli,
+    ReverseMartingale,
+)
+from trente_env.rules import RuleSet, get_rules
+
+#: Every built-in strategy, by name.
+STRATEGIES: dict[str, type[Strategy]] = {
+    cls.name: cls
+    for cls in (
+        Flat, Martingale, GrandMartingale, ReverseMartingale, Paroli, DAlembert, ContraDAlembert, Fibonacci,
+        Labouchere, OscarsGrind, OneThreeTwoSix, StreakChaser, AntiStreak, RandomBettor, NeverBet,
+    )  # fmt: skip
+}
+
+#: The entry-point group where installed packages declare their strategies.
+ENTRY_POINT_GROUP = "trente_lab.strategies"
+
+#: A default line-up for a tournament: every system, with its Couleur/Inverse versions.
+LINEUP: tuple[str, ...] = (
+    "never", "flat", "flat:box=couleur", "martingale", "martingale:box=couleur", "grand-martingale",
+    "reverse-martingale", "paroli", "dalembert", "contra-dalembert", "fibonacci", "labouchere", "oscars-grind",
+    "1-3-2-6", "streak", "streak:column=couleur", "anti-streak", "anti-streak:column=couleur", "random",
+)  # fmt: skip
+
+Policy = Strategy | ModelPolicy
+
+
+class StrategyError(ValueError):
+    """A strategy that cannot be made: unknown name, bad parameter, unreadable config or plugin."""
+
+
+def plugin_entry_points() -> dict[str, metadata.EntryPoint]:
+    """The installed plugins (``trente_lab.strategies`` entry points), by name; none is loaded."""
+    return {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def strategy_class(name: str) -> type[Strategy]:
+    """The class registered as ``name``: built-in, else an installed plugin (imported: runs its code),
+    else a ``module:Class`` path (imported: runs its code)."""
+    if name in STRATEGIES:
+        return STRATEGIES[name]
+    plugins = plugin_entry_points()
+    if name in plugins:
+        return _check_class(_load(lambda: plugins[name].load(), f"plugin {name!r}"), name)
+    if ":" in name:
+        module_name, _, attr = name.partition(":")
+        module = _load(lambda: importlib.import_module(module_name), f"module {module_name!r}")
+        cls = getattr(module, attr, None)
+        if cls is None:
+            raise StrategyError(f"module {module_name!r} has no {attr!r}")
+        return _check_class(cls, name)
+    known = [*STRATEGIES, *plugins]
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise StrategyError(f"unknown strategy {name!r}{hint}; see `trente-lab strategies` for the list")
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """Split a spec string into the strategy's name (or ``module:Class``, or model path) and its
+    parameters as text: ``"martingale:base=2,box=rouge"`` -> ``("martingale", {"base": "2", "box": "rouge"})``."""
+    spec = spec.strip()
+    if not spec:
+        raise StrategyError("empty strategy spec")
+    parts = spec.split(":")
+    if parts[0].endswith(".zip"):
+        name, rest = parts[0], ":".join(parts[1:])
+    elif len(parts) >= 2 and parts[1] and "=" not in parts[1] and parts[0] not in STRATEGIES:
+        name, rest = f"{parts[0]}:{parts[1]}", ":".join(parts[2:])
+    else:
+        name, rest = parts[0], ":".join(parts[1:])
+    params: dict[str, str] = {}
+    for item in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise StrategyError(f"bad parameter {item!r} in {spec!r}: write key=value")
+        params[key.strip().replace("-", "_")] = value.strip()
+    return name.strip(), params
+
+
+def make_strategy(spec: str | Mapping[str, Any], rules: str | RuleSet = "classic") -> Policy:
+    """A strategy from a spec string or a mapping (``{"name": "martingale", "base": 2}``).
+
+    :param spec: see the module docstring; a ``.zip`` path gives a :class:`ModelPolicy`.
+    :param rules: the table's rules (preset name or RuleSet): limits and options.
+    """
+    if isinstance(spec, Mapping):
+        params = dict(spec)
+        if "spec" in params:
+            name, text = parse_spec(str(params.pop("spec")))
+            params = {**text, **params}
+        else:
+            name = str(params.pop("name", ""))
+            if not name:
+                raise StrategyError(f"a strategy entry needs a name (or a spec), got {dict(spec)!r}")
+    else:
+        name, params = parse_spec(spec)
+    if name.endswith(".zip"):
+        try:
+            return ModelPolicy(name, **{k: str(v) for k, v in params.items()})
+        except TypeError:
+            raise StrategyError(f"a model takes only algo=..., got {', '.join(params)}") from None
+        except ModelError as exc:
+            raise StrategyError(str(exc)) from None
+    cls = strategy_class(name)
+    try:
+        table = get_rules(rules)
+    except ValueError as exc:
+        raise StrategyError(str(exc)) from None
+    fields = {f.name: f for f in dataclasses.fields(cls) if not f.metadata.get("table")}
+    hints = typing.get_type_hints(cls)
+    values: dict[str, Any] = {}
+    for key, value in params.items():
+        if key not in fields:
+            raise StrategyError(f"{name} has no parameter {key!r}; it takes {', '.join(fields)}")
+        try:
+            values[key] = parse_value(value, hints[key])
+        except ValueError as exc:
+            raise StrategyError(f"{name}: bad {key}={value!r}: {exc}") from None
+    try:
+        return cls(rules=table, **values)
+    except (ValueError, TypeError) as exc:
+        raise StrategyError(f"{name}: {exc}") from None
+
+
+def parse_value(value: Any, hint: Any) -> Any:
+    """``value`` (text from a spec, or a plain value from a config file) as the type ``hint``."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if args and type(None) in args:  # X | None
+        if value is None or (isinstance(value, str) and value.lower() in ("none", "")):
+            return None
+        return parse_value(value, next(a for a in args if a is not type(None)))
+    if origin is tuple:
+        items = value.replace(" ", "-").split("-") if isinstance(value, str) else list(value)
+        return tuple(parse_value(v, args[0]) for v in items if v != "")
+    if not isinstance(value, str):
+        return value
+    if hint is bool:
+        lowered = value.lower()
+        if lowered not in ("true", "false", "yes", "no", "1", "0", "on", "off"):
+            raise ValueError("expected true or false")
+        return lowered in ("true", "yes", "1", "on")
+    if hint is int:
+        try:
+            return int(value)
+        except ValueError:
+            raise ValueError("expected a whole number") from None
+    if hint is float:
+        try:
+            return float(value)
+        except ValueError:
+            raise ValueError("expected a number") from None
+    if isinstance(hint, type) and issubclass(hint, Enum):
+        try:
+            return hint(value.lower())
+        except ValueError:
+            raise ValueError(f"choose one of {'|'.join(m.value for m in hint)}") from None
+    return value
+
+
+def strategies_from_config(path: str | Path, rules: str | RuleSet = "classic") -> list[Policy]:
+    """The strategies listed in a TOML or JSON file.
+
+    TOML: one ``[[strategy]]`` table per strategy, with ``name`` (or ``spec``) and parameters::
+
+        [[strategy]]
+        name = "labouchere"
+        line = [1, 2, 3]
+
+    JSON: a list of such objects, or ``{"strategy": [...]}``, or one object.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise StrategyError(f"cannot read config {str(path)!r}: {exc.strerror or exc}") from None
+    try:
+        if path.suffix.lower() == ".toml":
+            import tomllib
+
+            document: Any = tomllib.loads(text)
+        else:
+            document = json.loads(text)
+    except ValueError as exc:
+        raise StrategyError(f"malformed config {str(path)!r}: {str(exc).splitlines()[0]}") from None
+    if isinstance(document, Mapping):
+        entries = document.get("strategy", document.get("strategies", [document] if document else []))
+        if isinstance(entries, Mapping):
+            entries = [entries]
+    else:
+        entries = document
+    if not isinstance(entries, list) or not entries or not all(isinstance(e, Mapping) for e in entries):
+        raise StrategyError(f"config {str(path)!r} lists no strategies: write [[strategy]] tables with a name")
+    return [make_strategy(entry, rules) for entry in entries]
+
+
+def describe(cls: type[Strategy]) -> dict[str, Any]:
+    """A strategy class as plain data: name, summary, manual (docstring) and parameters."""
+    hints = typing.get_type_hints(cls)
+    params = []
+    for f in dataclasses.fields(cls):
+        if f.metadata.get("table"):
+            continue
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+        params.append(
+            {"name": f.name, "type": _type_name(hints[f.name]), "default": _plain(default), "help": f.metadata.get("help", "")}
+        )
+    return {"name": cls.name, "summary": cls.summary, "doc": _dedent(cls.__doc__ or ""), "params": params}
+
+
+def catalogue() -> dict[str, dict[str, Any]]:
+    """Every built-in strategy described, by name."""
+    return {name: describe(cls) for name, cls in STRATEGIES.items()}
+
+
+def _type_name(hint: Any) -> str:
+    args = typing.get_args(hint)
+    if typing.get_origin(hint) is tuple:
+        return f"list of {_type_name(args[0])} (a-b-c)"
+    if args and type(None) in args:
+        return _type_name(next(a for a in args if a is not type(None))) + " or none"
+    if isinstance(hint, type) and issubclass(hint, Enum):
+        return "|".join(m.value for m in hint)
+    return getattr(hint, "__name__", str(hint))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _dedent(doc: str) -> str:
+    import inspect
+
+    return inspect.cleandoc(doc)
+
+
+def _load(load: Any, what: str) -> Any:
+    try:
+        return load()
+    except Exception as exc:  # a plugin may fail in any way: report it in one line
+        raise StrategyError(f"cannot load {what}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+
+
+def _check_class(obj: Any, name: str) -> type[Strategy]:
+    if not (isinstance(obj, type) and issubclass(obj, Strategy) and dataclasses.is_dataclass(obj)):
+        raise StrategyError(f"{name!r} is not a Strategy subclass (a frozen dataclass from strategies.base)")
+    return obj
+
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "LINEUP",
+    "STRATEGIES",
+    "StrategyError",
+    "catalogue",
+    "describe",
+    "make_strategy",
+    "parse_spec",
+    "parse_value",
+    "plugin_entry_points",
+    "strategies_from_config",
+    "strategy_class",
+]
