@@ -70,6 +70,7 @@ __all__ = [
     "Paroli",
     "RandomBettor",
     "RefaitMode",
+    "ReverseMartingale",
     "SessionState",
     "Strategy",
     "StrategyError",

@@ -261,9 +261,7 @@ class Strategy:
 
     def params(self) -> dict[str, Any]:
         """The parameters as plain values (enums by value, no rules)."""
-        return {
-            f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self) if not f.metadata.get("table")
-        }
+        return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self) if not f.metadata.get("table")}
 
     def spec(self) -> str:
         """The spec string that recreates this strategy (e.g. ``martingale:base=2,box=rouge``)."""

@@ -16,6 +16,7 @@ import numpy as np
 
 from strategies.base import MAX_UNITS, Box, SessionState, Strategy
 
+
 @dataclass(frozen=True)
 class Progression(Strategy):
     """A system that plays one box; its stake is ``base`` times a count of units.

@@ -51,8 +51,21 @@ from trente_env.rules import RuleSet, get_rules
 STRATEGIES: dict[str, type[Strategy]] = {
     cls.name: cls
     for cls in (
-        Flat, Martingale, GrandMartingale, ReverseMartingale, Paroli, DAlembert, ContraDAlembert, Fibonacci,
-        Labouchere, OscarsGrind, OneThreeTwoSix, StreakChaser, AntiStreak, RandomBettor, NeverBet,
+        Flat,
+        Martingale,
+        GrandMartingale,
+        ReverseMartingale,
+        Paroli,
+        DAlembert,
+        ContraDAlembert,
+        Fibonacci,
+        Labouchere,
+        OscarsGrind,
+        OneThreeTwoSix,
+        StreakChaser,
+        AntiStreak,
+        RandomBettor,
+        NeverBet,
     )  # fmt: skip
 }
 
@@ -245,9 +258,8 @@ def describe(cls: type[Strategy]) -> dict[str, Any]:
         if f.metadata.get("table"):
             continue
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
-        params.append(
-            {"name": f.name, "type": _type_name(hints[f.name]), "default": _plain(default), "help": f.metadata.get("help", "")}
-        )
+        kind = _type_name(hints[f.name])
+        params.append({"name": f.name, "type": kind, "default": _plain(default), "help": f.metadata.get("help", "")})
     return {"name": cls.name, "summary": cls.summary, "doc": _dedent(cls.__doc__ or ""), "params": params}
 
 
@@ -285,7 +297,8 @@ def _load(load: Any, what: str) -> Any:
     try:
         return load()
     except Exception as exc:  # a plugin may fail in any way: report it in one line
-        raise StrategyError(f"cannot load {what}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        raise StrategyError(f"cannot load {what}: {type(exc).__name__}: {first}") from None
 
 
 def _check_class(obj: Any, name: str) -> type[Strategy]:
