@@ -7,7 +7,7 @@ import sys
 import typer
 from typer.core import TyperGroup
 
-from experiments import deal, edge, presets, simulate
+from experiments import deal, edge, presets, simulate, strategies
 from experiments.console import ClickException, NoArgsIsHelp
 
 
@@ -40,3 +40,4 @@ app.command("edge")(edge.command)
 app.command("simulate")(simulate.command)
 app.command("deal")(deal.command)
 app.command("presets")(presets.command)
+app.command("strategies")(strategies.command)
