@@ -117,7 +117,8 @@ class AntiStreak(_RunReader):
     follow: ClassVar[bool] = False
 
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_GOLDEN_INT = 0x9E3779B97F4A7C15
+_GOLDEN = np.uint64(_GOLDEN_INT)
 
 
 def _mix(x: np.ndarray) -> np.ndarray:
@@ -133,9 +134,9 @@ def session_uniforms(seed: int, row: np.ndarray, episode: np.ndarray, coup: np.n
     """Uniforms in [0, 1), one per row, fixed by (seed, row, session on that row, coup, stream).
 
     Counter-based, so a row draws the same numbers whatever the batch size or the other rows do:
-    session ``i`` of a 10,000-row batch bets as session ``i`` played alone.
+    the first 100 rows of a 10,000-row batch bet exactly as a batch of 100.
     """
-    x = np.uint64(seed & (2**64 - 1)) * _GOLDEN
+    x = np.full(np.shape(row), (seed * _GOLDEN_INT) % 2**64, dtype=np.uint64)
     for part in (row, episode, coup, np.full(row.shape, stream)):
         x = _mix(x ^ (np.asarray(part).astype(np.uint64) + _GOLDEN))
     return (x >> np.uint64(11)).astype(np.float64) * 2.0**-53
