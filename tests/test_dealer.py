@@ -66,15 +66,30 @@ def test_a_coup_that_runs_out_of_cards_is_void():
     assert deal_coup(shoe, 0) == (0, 0, 4, 6)
 
 
-def test_shuffle_is_a_permutation_and_uses_the_uniforms():
+def test_shuffle_is_a_permutation_fixed_by_its_seed():
     shoe = new_shoe(6)
-    u = np.random.default_rng(3).random(shoe.size - 1)
-    shuffle(shoe, u)
+    shuffle(shoe, np.uint64(3))
     assert sorted(shoe) == sorted(new_shoe(6))
     again = new_shoe(6)
-    shuffle(again, u)
+    shuffle(again, np.uint64(3))
     assert np.array_equal(shoe, again)
-    assert not np.array_equal(shoe, new_shoe(6))
+    other = new_shoe(6)
+    shuffle(other, np.uint64(4))
+    assert not np.array_equal(shoe, new_shoe(6)) and not np.array_equal(shoe, other)
+
+
+def test_shuffle_puts_every_card_everywhere_equally_often():
+    # 3 cards, 6 orders: over 60,000 shuffles each order has expected count 10,000 and standard
+    # deviation sqrt(60000 * 1/6 * 5/6) = 91; a chi-square with 5 degrees of freedom below 20.5
+    # (its 99.9% quantile) is what an unbiased shuffle gives 999 times in 1000.
+    counts: dict[tuple[int, ...], int] = {}
+    for seed in range(60_000):
+        cards = np.arange(3, dtype=np.uint8)
+        shuffle(cards, np.uint64(seed * 0x9E3779B97F4A7C15 % 2**64))
+        counts[tuple(cards)] = counts.get(tuple(cards), 0) + 1
+    assert len(counts) == 6
+    chi2 = sum((c - 10_000) ** 2 / 10_000 for c in counts.values())
+    assert chi2 < 20.52
 
 
 def test_cut_card_ends_the_shoe_after_the_coup_that_brings_it_out():
@@ -97,11 +112,14 @@ def test_burn_cards_are_skipped_after_every_shuffle():
     assert (coups.start[first] == 10).all()
 
 
-def test_dealt_to_exhaustion_every_shoe_ends_with_a_void_coup():
+def test_dealt_to_exhaustion_a_shoe_ends_on_a_void_coup_or_on_its_last_card():
     coups = deal_coups(get_rules("exhaustion"), 5_000, 2, whole_shoes=True)
     result = coups.result
-    assert (result[coups.reshuffle] == Result.VOID).all()
-    assert (result[~coups.reshuffle] != Result.VOID).all()
+    end = coups.start.astype(int) + coups.n_noir + coups.n_rouge
+    last = coups.reshuffle
+    assert ((result[last] == Result.VOID) | (end[last] == 312)).all()
+    assert (result[~last] != Result.VOID).all() and (end[~last] < 312).all()
+    assert (result[last] == Result.VOID).mean() > 0.9  # a coup rarely ends exactly on the last card
     complete = np.bincount(coups.shoe[result != Result.VOID])
     assert 28.5 <= complete.mean() <= 30  # SPEC 3: about 29 coups dealt to exhaustion
 

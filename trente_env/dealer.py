@@ -1,14 +1,18 @@
 """Dealing coups from a shuffled shoe: one at a time for a table, or millions at once in bulk.
 
 Both dealers run the same compiled kernels (:func:`shuffle`, :func:`deal_row`, :func:`deal_coup`),
-and both draw the same random numbers: each shuffle takes ``n_cards - 1`` uniform doubles from the
-table's :class:`numpy.random.Generator` and runs a Fisher-Yates shuffle of a fresh shoe with them.
-So a :class:`Shoe` and :func:`deal_coups` given the same seed deal the same coups, card for card.
+and both draw the same random numbers: each shuffle takes one 64-bit seed from the table's
+:class:`numpy.random.Generator` (:func:`shuffle_seeds`) and runs a Fisher-Yates shuffle of a fresh
+shoe driven by a SplitMix64 stream started from that seed, with Lemire's unbiased bounded draws.
+Drawing the card choices inside the compiled kernel lets the bulk dealer shuffle shoes on every
+core at once. So a :class:`Shoe` and :func:`deal_coups` given the same seed deal the same coups,
+card for card.
 
 The shoe (SPEC 2.1): after the shuffle ``burn`` cards are discarded; a cut card lies ``cut_card``
 cards from the end. The coup during which the cut card comes out (the coup that deals the card at
 position ``n_cards - cut_card`` or beyond) is completed, then the shoe is reshuffled. A coup that
-cannot be completed because the shoe is empty is void, and the shoe is reshuffled after it.
+cannot be completed because the shoe runs out is void, and the shoe is reshuffled after it (as it
+is after a coup that took the very last card).
 """
 
 from __future__ import annotations
@@ -24,21 +28,70 @@ from trente_env.rules import RuleSet
 
 ROW_LIMIT = 30  # a row is dealt while its total is <= 30
 
-_COLUMN_TYPES = (np.int8, np.int8, np.bool_, np.int16, np.int8, np.int8, np.bool_)
+#: noir, rouge, first_black, start, n_noir, n_rouge, reshuffle, shoe
+_COLUMN_TYPES = (np.int8, np.int8, np.bool_, np.int16, np.int8, np.int8, np.bool_, np.int32)
 _VALUE = CARD_VALUE.copy()
 _BLACK = CARD_BLACK.copy()
 
 
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_LOW32 = np.uint64(0xFFFFFFFF)
+_TWO32 = np.uint64(1 << 32)
+
+
+def shuffle_seeds(rng: np.random.Generator, n: int) -> np.ndarray:
+    """The seeds of the next ``n`` shuffles of a table, drawn from its generator (uint64)."""
+    return rng.integers(0, 2**64, size=n, dtype=np.uint64)
+
+
+@numba.njit(cache=True, inline="always")
+def _splitmix64(state: np.uint64) -> tuple[np.uint64, np.uint64]:
+    """One step of SplitMix64 (Steele, Lea and Flood, 2014): (next state, 64 random bits)."""
+    state = state + _GOLDEN
+    z = (state ^ (state >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return state, z ^ (z >> np.uint64(31))
+
+
+@numba.njit(cache=True, inline="always")
+def _below(state: np.uint64, bits: np.uint64, k: np.uint64) -> tuple[np.uint64, int]:
+    """A uniform integer in [0, k) from 32 random ``bits``, by Lemire's multiply-and-reject method
+    (2019): the few values that would favour some results are rejected and drawn again, so the
+    result is exactly uniform. Returns (stream state, the integer)."""
+    m = bits * k
+    if (m & _LOW32) < k:
+        floor = (_TWO32 - k) % k
+        while (m & _LOW32) < floor:
+            state, fresh = _splitmix64(state)
+            m = (fresh >> np.uint64(32)) * k
+    return state, np.int64(m >> np.uint64(32))
+
+
 @numba.njit(cache=True)
-def shuffle(cards: np.ndarray, uniforms: np.ndarray) -> None:
+def shuffle(cards: np.ndarray, seed: np.uint64) -> None:
     """Fisher-Yates in place: position ``i`` takes a card drawn uniformly from positions ``i..n-1``.
 
-    ``uniforms`` holds ``n - 1`` doubles in [0, 1); ``int(u * k)`` picks one of ``k`` cards with a
-    bias below ``k / 2**53`` (at most 4e-14 for 416 cards).
+    The draws come from a SplitMix64 stream started at ``seed``, two 32-bit draws from each 64-bit
+    output, each exactly uniform (:func:`_below`): every order of the shoe is equally likely.
     """
     n = cards.size
-    for i in range(n - 1):
-        j = i + int(uniforms[i] * (n - i))
+    state = np.uint64(seed)
+    i = 0
+    while i + 2 < n:  # two positions per 64 random bits
+        state, bits = _splitmix64(state)
+        state, r = _below(state, bits >> np.uint64(32), np.uint64(n - i))
+        j = i + r
+        cards[i], cards[j] = cards[j], cards[i]
+        state, r = _below(state, bits & _LOW32, np.uint64(n - i - 1))
+        j = i + 1 + r
+        cards[i + 1], cards[j] = cards[j], cards[i + 1]
+        i += 2
+    if i + 1 < n:  # an odd number of positions to fill: one more draw
+        state, bits = _splitmix64(state)
+        state, r = _below(state, bits >> np.uint64(32), np.uint64(n - i))
+        j = i + r
         cards[i], cards[j] = cards[j], cards[i]
 
 
@@ -71,39 +124,56 @@ def deal_coup(cards: np.ndarray, pos: int) -> tuple[int, int, int, int]:
 
 @numba.njit(cache=True)
 def deal_next(cards: np.ndarray, pos: int, cut_card: int) -> tuple[int, int, int, int, bool]:
-    """Deal one coup from ``pos`` as a table does (see :meth:`Shoe.deal`).
+    """Deal one coup from ``pos`` as a table does: :func:`deal_coup`, then the cut-card rule.
 
     Returns (noir total, rouge total, first Rouge position, next position, reshuffle): reshuffle is
-    True when the coup brought out the cut card or was void, so the shoe must be shuffled next.
+    True when the coup brought out the cut card, was void or took the last card, so the shoe must
+    be shuffled before the next coup.
     """
     noir, rouge, middle, end = deal_coup(cards, pos)
-    return noir, rouge, middle, end, noir == 0 or end > cards.size - cut_card
+    return noir, rouge, middle, end, noir == 0 or end > cards.size - cut_card or end == cards.size
 
 
 @numba.njit(cache=True, parallel=True)
-def _deal_shoes(shoes, uniforms, burn, cut_card, noir, rouge, first_black, start, n_noir, n_rouge, reshuffle, counts):
-    """Shuffle and deal every shoe (one per row of ``shoes``) until its cut card or its end."""
-    n_shoes, n_cards = shoes.shape
-    limit = n_cards - cut_card
-    for s in numba.prange(n_shoes):
-        cards = shoes[s]
-        shuffle(cards, uniforms[s])
-        pos = burn
-        c = 0
-        while True:
-            t_noir, t_rouge, middle, end = deal_coup(cards, pos)
-            noir[s, c] = t_noir
-            rouge[s, c] = t_rouge
-            first_black[s, c] = t_noir > 0 and _BLACK[cards[pos]]
-            start[s, c] = pos
-            n_noir[s, c] = middle - pos
-            n_rouge[s, c] = end - middle
-            pos = end
-            reshuffle[s, c] = t_noir == 0 or pos > limit
-            c += 1
-            if reshuffle[s, c - 1]:
-                break
-        counts[s] = c
+def _deal_shoes(shoes, base, seeds, burn, cut_card, chunks, first_shoe, counts, *stage):
+    """Shuffle and deal every shoe (one per row of ``shoes``) until its cut card or its end.
+
+    Shoes ``chunks[c]..chunks[c+1]-1`` are dealt in order by one thread, which writes their coups
+    one after another into ``stage`` from row ``chunks[c] * max_per_shoe``; ``counts[c]`` is how
+    many it wrote. Each column of ``stage`` is one field of :class:`Coups`.
+    """
+    room = stage[0].size // shoes.shape[0]
+    for c in numba.prange(chunks.size - 1):
+        row = chunks[c] * room
+        for s in range(chunks[c], chunks[c + 1]):
+            cards = shoes[s]
+            cards[:] = base
+            shuffle(cards, seeds[s])
+            pos = burn
+            while True:
+                noir, rouge, middle, end, reshuffle = deal_next(cards, pos, cut_card)
+                stage[0][row] = noir
+                stage[1][row] = rouge
+                stage[2][row] = noir > 0 and _BLACK[cards[pos]]
+                stage[3][row] = pos
+                stage[4][row] = middle - pos
+                stage[5][row] = end - middle
+                stage[6][row] = reshuffle
+                stage[7][row] = first_shoe + s
+                row += 1
+                pos = end
+                if reshuffle:
+                    break
+        counts[c] = row - chunks[c] * room
+
+
+@numba.njit(cache=True)
+def _gather(chunks, counts, room, offset, stage, column):
+    """Copy each chunk's coups from ``stage`` to their place in ``column``, from ``offset`` on."""
+    for c in range(counts.size):
+        src = chunks[c] * room
+        column[offset : offset + counts[c]] = stage[src : src + counts[c]]
+        offset += counts[c]
 
 
 @dataclass(frozen=True)
@@ -116,7 +186,7 @@ class Coups:
     noir: np.ndarray  #: int8 totals of the Noir rows
     rouge: np.ndarray  #: int8 totals of the Rouge rows
     first_black: np.ndarray  #: bool, the coup's first card is black
-    shoe: np.ndarray  #: int64 index of the shoe each coup came from
+    shoe: np.ndarray  #: int32 index of the shoe each coup came from
     start: np.ndarray  #: int16 position of the coup's first card in its shoe
     n_noir: np.ndarray  #: int8 cards in the Noir row
     n_rouge: np.ndarray  #: int8 cards in the Rouge row
@@ -166,45 +236,66 @@ def deal_coups(
     :param rng: a generator, or a seed for a new one.
     :param keep_cards: also return the shuffled shoes, so every coup's cards can be read.
     :param whole_shoes: finish the last shoe instead of stopping at ``n_coups``.
-    :param batch_shoes: shoes shuffled per call of the kernel (memory: about 3 KB each).
+    :param batch_shoes: shoes shuffled per call of the kernel (memory: under 1 KB each).
     """
     if n_coups < 0:
         raise ValueError(f"the number of coups cannot be negative, got {n_coups}")
     rng = np.random.default_rng(rng)
     n_cards = rules.n_cards
-    max_per_shoe = (n_cards - rules.burn) // 8 + 2
+    max_per_shoe = (n_cards - rules.burn) // 8 + 2  # a complete coup takes at least 8 cards
     base = new_shoe(rules.decks)
-    parts: list[tuple[np.ndarray, ...]] = []
-    dealt = 0
-    shoes_done = 0
-    while dealt < n_coups or (dealt == 0 and whole_shoes and n_coups > 0):
+    capacity = int(n_coups * 1.05) + 64 * max_per_shoe  # the last batch of shoes may run past n_coups
+    columns = [np.empty(capacity, dtype=t) for t in _COLUMN_TYPES]
+    k_max = int(min(batch_shoes, np.ceil(n_coups / expected_coups_per_shoe(rules) * 1.02) + 1))
+    stage = [np.empty(k_max * max_per_shoe, dtype=t) for t in _COLUMN_TYPES]  # reused by every batch
+    shoes_max = np.empty((k_max, n_cards), dtype=np.uint8)
+    counts = np.zeros(numba.get_num_threads(), dtype=np.int64)
+    kept: list[np.ndarray] = []
+    dealt = shoes_done = 0
+    while dealt < n_coups or (whole_shoes and dealt == 0 < n_coups):
         k = int(min(batch_shoes, np.ceil((n_coups - dealt) / expected_coups_per_shoe(rules) * 1.02) + 1))
-        uniforms = rng.random((k, n_cards - 1))
-        shoes = np.tile(base, (k, 1))
-        out = [np.zeros((k, max_per_shoe), dtype=t) for t in _COLUMN_TYPES]
-        counts = np.zeros(k, dtype=np.int64)
-        _deal_shoes(shoes, uniforms, rules.burn, rules.cut_card, *out, counts)
-        mask = np.arange(max_per_shoe) < counts[:, None]
-        shoe_index = np.broadcast_to(np.arange(shoes_done, shoes_done + k)[:, None], mask.shape)
-        parts.append((*(a[mask] for a in out), shoe_index[mask], shoes if keep_cards else None))
-        dealt += int(counts.sum())
+        shoes = np.empty((k, n_cards), dtype=np.uint8) if keep_cards else shoes_max[:k]
+        chunks = np.linspace(0, k, counts.size + 1).astype(np.int64)
+        room = [a[: k * max_per_shoe] for a in stage]
+        _deal_shoes(shoes, base, shuffle_seeds(rng, k), rules.burn, rules.cut_card, chunks, shoes_done, counts, *room)
+        batch = int(counts.sum())
+        if dealt + batch > columns[0].size:
+            columns = [np.concatenate([c, np.empty(dealt + batch - c.size, c.dtype)]) for c in columns]
+        for src, dst in zip(room, columns):
+            _gather(chunks, counts, max_per_shoe, dealt, src, dst)
+        dealt += batch
+        if keep_cards:
+            kept.append(shoes)
         shoes_done += k
-    if not parts:
-        parts.append((*(np.zeros(0, t) for t in _COLUMN_TYPES), np.zeros(0, np.int64), np.zeros((0, n_cards), np.uint8)))
-    noir, rouge, black, start, n_noir, n_rouge, reshuffle, shoe = (np.concatenate([p[i] for p in parts]) for i in range(8))
     n = n_coups
     if whole_shoes and n_coups > 0:
-        n = int(np.searchsorted(shoe, shoe[n_coups - 1], side="right"))
-    last_shoe = int(shoe[n - 1]) + 1 if n else 0
-    shoes = np.concatenate([p[8] for p in parts])[:last_shoe] if keep_cards else None
-    return Coups(noir[:n], rouge[:n], black[:n], shoe[:n], start[:n], n_noir[:n], n_rouge[:n], reshuffle[:n], shoes)
+        n = int(np.searchsorted(columns[7][:dealt], columns[7][n_coups - 1], side="right"))
+    noir, rouge, black, start, n_noir, n_rouge, reshuffle, shoe = (c[:n] for c in columns)
+    shoes = np.concatenate(kept or [np.zeros((0, n_cards), np.uint8)])[: int(shoe[-1]) + 1 if n else 0]
+    return Coups(noir, rouge, black, shoe, start, n_noir, n_rouge, reshuffle, shoes if keep_cards else None)
+
+
+@numba.njit(cache=True, parallel=True)
+def _compact(noir, rouge, black, start, n_noir, n_rouge, reshuffle, counts, offsets, first_shoe, *columns):
+    """Copy the coups of each shoe from its slots to their places in the output ``columns``."""
+    for s in numba.prange(counts.size):
+        o = offsets[s]
+        for c in range(counts[s]):
+            columns[0][o + c] = noir[s, c]
+            columns[1][o + c] = rouge[s, c]
+            columns[2][o + c] = black[s, c]
+            columns[3][o + c] = start[s, c]
+            columns[4][o + c] = n_noir[s, c]
+            columns[5][o + c] = n_rouge[s, c]
+            columns[6][o + c] = reshuffle[s, c]
+            columns[7][o + c] = first_shoe + s
 
 
 class Shoe:
     """The shoe of one table, dealt one coup at a time (the dealer of the environment).
 
     :param rules: the table's rules (decks, cut card, burn).
-    :param rng: the table's generator; each shuffle draws ``n_cards - 1`` doubles from it.
+    :param rng: the table's generator; each shuffle draws one seed from it (:func:`shuffle_seeds`).
     """
 
     def __init__(self, rules: RuleSet, rng: np.random.Generator) -> None:
@@ -216,8 +307,9 @@ class Shoe:
         self.shuffles = 0
 
     def shuffle(self) -> None:
+        """A fresh shoe, shuffled with one seed from the generator; the burn cards go."""
         self.cards = new_shoe(self.rules.decks)
-        shuffle(self.cards, self.rng.random(self.cards.size - 1))
+        shuffle(self.cards, shuffle_seeds(self.rng, 1)[0])
         self.pos = self.rules.burn
         self.needs_shuffle = False
         self.shuffles += 1
@@ -227,9 +319,8 @@ class Shoe:
         if self.needs_shuffle:
             self.shuffle()
         start = self.pos
-        noir, rouge, middle, end = deal_coup(self.cards, start)
-        self.pos = end
-        self.needs_shuffle = noir == 0 or end > self.cards.size - self.rules.cut_card
+        noir, rouge, middle, end, reshuffle = deal_next(self.cards, start, self.rules.cut_card)
+        self.pos, self.needs_shuffle = end, bool(reshuffle)
         cards = self.cards
         return Coup(
             tuple(int(c) for c in cards[start:middle]),

@@ -7,7 +7,8 @@ run the same kernel, which deals with the dealer's own kernels (:func:`~trente_e
 :func:`~trente_env.settle.settle_box`, so there is one copy of the rules.
 
 Randomness: each table owns a :class:`numpy.random.Generator`, used for nothing but shuffles. A
-shuffle takes ``n_cards - 1`` uniforms from it, exactly as :class:`~trente_env.dealer.Shoe` does,
+shuffle takes one seed from it (:func:`~trente_env.dealer.shuffle_seeds`), exactly as
+:class:`~trente_env.dealer.Shoe` does,
 so table ``i`` deals the same coups as a ``Shoe`` (or :func:`~trente_env.dealer.deal_coups`) fed
 by the same generator. A table starts every session on a freshly shuffled shoe.
 
@@ -29,7 +30,7 @@ import numpy as np
 
 from trente_env.cards import CARD_BLACK, CARD_VALUE, composition, new_shoe
 from trente_env.coup import Result, decide
-from trente_env.dealer import deal_next, shuffle
+from trente_env.dealer import deal_next, shuffle, shuffle_seeds
 from trente_env.rules import RuleSet
 from trente_env.settle import _settle_box, rule_codes
 
@@ -84,7 +85,7 @@ _make_legal = numba.njit(cache=True)(make_legal)
 
 
 def _play(
-    actions, skip, uniforms, shoes, pos, needs_shuffle, slots, base, bankroll, prison, coups, results, couleurs,
+    actions, skip, seeds, shoes, pos, needs_shuffle, slots, base, bankroll, prison, coups, results, couleurs,
     seen, track_shoe, burn, cut_card, n_boxes, insurance, table_min, table_max, refait_rule, second_refait, spares,
     rate, target, reward, placed, insured, back, coup, clipped, terminated, flat, offsets, one_hot, full,
 ):  # fmt: skip
@@ -114,7 +115,7 @@ def _play(
         cards = shoes[t]
         if needs_shuffle[t]:
             cards[:] = base
-            shuffle(cards, uniforms[slots[t]])
+            shuffle(cards, seeds[slots[t]])
             pos[t] = burn
             if track_shoe:
                 seen[t, :] = 0
@@ -343,19 +344,14 @@ class Tables:
         if skip is None:
             skip = self._no_skip
             if self.n == 1:
-                if self.needs_shuffle[0]:
-                    uniforms = self.generators[0].random((1, self.rules.n_cards - 1))
-                else:
-                    uniforms = _NO_UNIFORMS
-                self._play_kernel(actions, skip, uniforms, *self._play_args)
+                seeds = shuffle_seeds(self.generators[0], 1) if self.needs_shuffle[0] else _NO_SEEDS
+                self._play_kernel(actions, skip, seeds, *self._play_args)
                 return
         rows = np.flatnonzero(self.needs_shuffle & ~skip)
-        uniforms = np.empty((rows.size, self.rules.n_cards - 1)) if rows.size else _NO_UNIFORMS
         generators = self.generators
-        for j, i in enumerate(rows.tolist()):
-            generators[i].random(out=uniforms[j])
+        seeds = np.array([generators[i].integers(0, 2**64, dtype=np.uint64) for i in rows.tolist()], np.uint64)
         self._slots[rows] = np.arange(rows.size)
-        self._play_kernel(actions, skip, uniforms, *self._play_args)
+        self._play_kernel(actions, skip, seeds if rows.size else _NO_SEEDS, *self._play_args)
 
     def cards(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         """The Noir and Rouge rows of table ``i``'s last coup (card codes)."""
@@ -364,6 +360,6 @@ class Tables:
         return cards[: middle - start], cards[middle - start :]
 
 
-_NO_UNIFORMS = np.zeros((1, 1))
+_NO_SEEDS = np.zeros(1, dtype=np.uint64)
 
 __all__ = ["ACTION_WIDTH", "COUP_COLUMNS", "NO_COUP", "OBS_PARTS", "Result", "Tables", "make_legal"]
