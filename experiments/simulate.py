@@ -38,25 +38,24 @@ def count_outcomes(rules, n_coups: int, seed: int, progress: Progress | None = N
     dealt = 0
     while dealt < n_coups:
         coups = deal_coups(rules, min(CHUNK, n_coups - dealt), rng, whole_shoes=True)
-        coups_taken = min(len(coups), n_coups - dealt)
-        noir, rouge = coups.noir[:coups_taken], coups.rouge[:coups_taken]
-        result, couleur = coups.result[:coups_taken], coups.couleur[:coups_taken]
-        decided = result <= Result.ROUGE
-        for row, totals in (("noir", noir), ("rouge", rouge)):
+        taken = min(len(coups), n_coups - dealt)
+        for row, totals in (("noir", coups.noir[:taken]), ("rouge", coups.rouge[:taken])):
             for t, c in zip(range(31, 41), np.bincount(totals, minlength=41)[31:41]):
                 counts[f"{row} row ends on {t}"] = counts.get(f"{row} row ends on {t}", 0) + int(c)
+        result = coups.result[:taken]
+        joint = np.bincount(2 * result.astype(np.int64) + coups.couleur[:taken], minlength=10)  # (result, couleur)
         events = {
-            "refait": result == Result.REFAIT,
-            "après": result == Result.APRES,
-            "noir wins": result == Result.NOIR,
-            "rouge wins": result == Result.ROUGE,
-            "couleur wins": decided & couleur,
-            "inverse wins": decided & ~couleur,
-            "void": result == Result.VOID,
+            "refait": joint[2 * Result.REFAIT : 2 * Result.REFAIT + 2].sum(),
+            "après": joint[2 * Result.APRES : 2 * Result.APRES + 2].sum(),
+            "noir wins": joint[2 * Result.NOIR : 2 * Result.NOIR + 2].sum(),
+            "rouge wins": joint[2 * Result.ROUGE : 2 * Result.ROUGE + 2].sum(),
+            "couleur wins": joint[2 * Result.NOIR + 1] + joint[2 * Result.ROUGE + 1],
+            "inverse wins": joint[2 * Result.NOIR] + joint[2 * Result.ROUGE],
+            "void": joint[2 * Result.VOID : 2 * Result.VOID + 2].sum(),
         }
         for name, hits in events.items():
-            counts[name] = counts.get(name, 0) + int(hits.sum())
-        dealt += coups_taken
+            counts[name] = counts.get(name, 0) + int(hits)
+        dealt += taken
         if progress:
             progress.update(task, completed=dealt)
     return counts, counts.pop("void", 0)

@@ -18,6 +18,7 @@ is after a coup that took the very last card).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numba
 import numpy as np
@@ -196,7 +197,7 @@ class Coups:
     def __len__(self) -> int:
         return self.noir.size
 
-    @property
+    @cached_property
     def result(self) -> np.ndarray:
         """:class:`~trente_env.coup.Result` code of every coup."""
         return classify(self.noir, self.rouge)
