@@ -39,9 +39,9 @@ ACTION_WIDTH = 12
 NO_COUP = 5
 #: History codes for the Couleur/Inverse column of the scoreboard.
 COULEUR_WINS, INVERSE_WINS, UNDECIDED = 0, 1, 2
-#: Columns of :attr:`Tables.coup`: what was dealt on each table in the last coup.
 #: The parts of an observation, in the order of the kernels' ``offsets`` array.
 OBS_PARTS = ("bankroll", "cards_left", "coups", "couleur", "prison", "results", "shoe")
+#: Columns of :attr:`Tables.coup`: what was dealt on each table in the last coup.
 COUP_COLUMNS = ("noir", "rouge", "result", "couleur", "start", "middle", "end", "reshuffle")
 #: Tables at or above this count are played by the multi-threaded kernels.
 PARALLEL_FROM = 4096
