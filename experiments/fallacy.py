@@ -1,0 +1,553 @@
+"""``trente-lab fallacy``: the gambler's fallacy, measured. Streaks carry no information.
+
+From ``N`` coups dealt by the bulk dealer, the table shows how often Rouge wins after Rouge has won
+``k`` decided coups in a row, and after Noir has, for ``k = 0..K`` — and the same for Couleur and
+Inverse — each with its number of occasions and a 95% Wilson interval, beside the exact
+probability. A companion run plays a streak chaser, an anti-streak player ("it is due") and a flat
+bettor on the same shoes: each loses the same fraction of what it stakes.
+
+**What counts** (one definition, used for the table, the exact column and the strategies):
+
+* Only *decided* coups count: those Noir or Rouge won (for Couleur/Inverse, the same coups).
+  Après, refait and void coups decide nothing for these boxes: they **neither extend nor break a
+  streak**, and they are not occasions. This is how the punters' scoring cards, and the systems
+  in :mod:`strategies.patterns`, read the game.
+* A streak of ``k`` means the last ``k`` decided coups were won by the same side and the one
+  before them was not (the streak is *exactly* ``k`` long now). So the rows ``k = 1..K`` are
+  disjoint sets of coups. ``k = 0`` is the baseline: every decided coup, no condition.
+* Streaks run on across reshuffles: the sequence is the table's, as a player watching it sees it.
+* The frequency is over decided coups: P(Rouge wins | the coup is decided, the streak is k).
+
+**The exact column** is ``P(Rouge) / (P(Rouge) + P(Noir))`` from the exact first-coup odds
+(:func:`trente_env.odds.first_coup`), which is 1/2 — and it is 1/2 *whatever came before*, not
+only on the first coup: for any cards left in the shoe, swapping the Noir and Rouge rows of a
+deal is another deal just as likely (each row stops by its own total), so the two rows are
+exchangeable and, of the decided coups, each side wins exactly half, card removal or not. For
+Couleur/Inverse the exact value is 1/2 by the same symmetry between the red and black suits; deep
+in a shoe card removal could move it by a hair, far below anything these intervals resolve (Thorp
+and Walden found nothing to exploit). The per-coup chance, ties included (P(Rouge wins) = 0.4452
+with 6 decks), is given beside it.
+
+**How many intervals may miss.** Each 95% interval misses the truth with chance about 5%; the
+coups behind different rows are disjoint, and each outcome is independent of the streak that
+selects it, so with ``m`` intervals the number of misses is close to Binomial(m, 0.05).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import numba
+import numpy as np
+import typer
+from rich import box
+from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+from rich.text import Text
+
+from experiments.console import (
+    JsonOption,
+    RulesOption,
+    SeedOption,
+    check_at_least,
+    err,
+    fail,
+    load_rules,
+    out,
+    print_json,
+)
+
+CHUNK = 2_000_000  #: coups dealt between two updates of the progress bar
+Z95 = 1.959963984540054  #: the standard normal quantile of a two-sided 95% interval
+SYSTEMS = ("streak:k=3", "anti-streak:k=3", "flat:box=rouge")  #: the companion's line-up
+
+#: The two pairs of boxes: (the side whose wins are counted, the other side).
+FAMILIES = (("rouge", "noir"), ("couleur", "inverse"))
+
+
+# -- counting streaks ----------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def _tally(sides: np.ndarray, side: int, run: int, counts: np.ndarray) -> tuple[int, int]:
+    """Walk the coups' ``sides`` (0 or 1: who won; -1: undecided) and count, for each decided coup,
+    which side won given the streak before it: ``counts[streak side, streak length, winner]``.
+
+    Lengths above the last index are counted in the last one. ``side``/``run`` are the streak
+    carried in from the coups before (``-1``/``0`` at the start); the streak after is returned.
+    """
+    top = counts.shape[1] - 1
+    for s in sides:
+        if s < 0:
+            continue  # après, refait, void: the streak is left as it was
+        if side >= 0:
+            counts[side, min(run, top), s] += 1
+        if s == side:
+            run += 1
+        else:
+            side, run = s, 1
+    return side, run
+
+
+def wilson(hits: np.ndarray | int, n: np.ndarray | int, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
+    """The Wilson score interval for a proportion ``hits / n`` (nan where ``n`` is 0).
+
+    Unlike the normal approximation it stays inside [0, 1] and keeps close to its nominal coverage
+    for small counts and proportions near 0 or 1 (Brown, Cai and DasGupta, 2001).
+    """
+    hits, n = np.asarray(hits, dtype=float), np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = hits / n
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z / (1 + z * z / n) * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return centre - half, centre + half
+
+
+def binomial_quantile(m: int, p: float, q: float) -> int:
+    """The smallest x with P(Binomial(m, p) <= x) >= q."""
+    total = 0.0
+    for x in range(m + 1):
+        total += math.comb(m, x) * p**x * (1 - p) ** (m - x)
+        if total >= q:
+            return x
+    return m
+
+
+def count_streaks(
+    rules: Any, n_coups: int, max_streak: int, seed: int, progress: Progress | None = None
+) -> tuple[dict[str, np.ndarray], int, int]:
+    """Deal ``n_coups`` coups (``deal_coups(rules, ..., seed)``, in chunks) and count the streaks.
+
+    Returns (counts per family, decided coups, void coups); ``counts[event]`` has shape
+    ``(2, max_streak + 2, 2)``: [streak side (0 the event's side), streak length, winner].
+    """
+    from trente_env.coup import Result
+    from trente_env.dealer import deal_coups
+
+    rng = np.random.default_rng(seed)
+    counts = {event: np.zeros((2, max_streak + 2, 2), dtype=np.int64) for event, _ in FAMILIES}
+    state = {event: (-1, 0) for event, _ in FAMILIES}
+    task = progress.add_task("dealing", total=n_coups) if progress else None
+    dealt = decided_total = void = 0
+    while dealt < n_coups:
+        coups = deal_coups(rules, min(CHUNK, n_coups - dealt), rng, whole_shoes=True)
+        take = min(len(coups), n_coups - dealt)
+        result, couleur = coups.result[:take], coups.couleur[:take]
+        decided = result <= Result.ROUGE
+        sides = {
+            "rouge": np.where(decided, (result == Result.NOIR).astype(np.int8), -1).astype(np.int8),
+            "couleur": np.where(decided, (~couleur).astype(np.int8), -1).astype(np.int8),
+        }
+        for event, _ in FAMILIES:
+            state[event] = _tally(sides[event], *state[event], counts[event])
+        decided_total += int(decided.sum())
+        void += int((result == Result.VOID).sum())
+        dealt += take
+        if progress:
+            progress.update(task, completed=dealt)
+    return counts, decided_total, void
+
+
+def _cell(wins: int, occasions: int) -> dict[str, Any]:
+    low, high = wilson(wins, occasions)
+    return {
+        "occasions": int(occasions),
+        "wins": int(wins),
+        "frequency": wins / occasions if occasions else None,
+        "low": float(low) if occasions else None,
+        "high": float(high) if occasions else None,
+    }
+
+
+def streak_table(counts: np.ndarray, max_streak: int, event: str, other: str, exact: float) -> dict[str, Any]:
+    """Rows k = 0..K of one family: the event's frequency after a streak of each side."""
+    rows = []
+    everything = counts.sum(axis=(0, 1))
+    base = _cell(int(everything[0]), int(everything.sum()))
+    rows.append({"k": 0, f"after_{event}": base, f"after_{other}": base})
+    for k in range(1, max_streak + 1):
+        row: dict[str, Any] = {"k": k}
+        for side, name in ((0, event), (1, other)):
+            wins, losses = counts[side, k]
+            cell = _cell(int(wins), int(wins + losses))
+            cell["contains_exact"] = None if cell["low"] is None else bool(cell["low"] <= exact <= cell["high"])
+            row[f"after_{name}"] = cell
+        rows.append(row)
+    return {"event": event, "other": other, "exact": exact, "rows": rows}
+
+
+# -- the companion: betting systems on the same shoes ----------------------------------------------
+
+
+def compare_systems(
+    preset: str, specs: Sequence[str] = SYSTEMS, sessions: int = 5000, coups: int = 400, seed: int = 0
+) -> dict[str, Any]:
+    """Play each system for ``sessions`` sessions of ``coups`` coups on the same shoes (table ``i``
+    is seeded ``seed + i`` for every system: common random numbers) and measure the return per unit
+    staked, net result / total staked, with a 95% interval by the delta method over sessions (the
+    independent units; the coups inside a session are not).
+
+    The bankroll is large enough that no session is ruined; stakes still in prison after the last
+    coup count as lost (a bias of about 1e-4 of the stakes, far inside the intervals).
+    """
+    import gymnasium as gym
+
+    import trente_env  # noqa: F401  (registers the environments)
+    from strategies import StrategyError, make_strategy
+    from trente_env.odds import house_edges
+
+    rules = load_rules(preset)
+    edges = house_edges(rules)
+    systems = []
+    for spec in specs:
+        try:
+            policy = make_strategy(spec, rules)
+        except StrategyError as exc:
+            fail(str(exc))
+        venv = gym.make_vec(
+            "TrenteEtQuarante-v0",
+            num_envs=sessions,
+            vectorization_mode="vector_entry_point",
+            bankroll=float(10**9),
+            max_episode_steps=coups + 1,
+            rules=rules,
+        )
+        obs, _ = venv.reset(seed=seed)
+        state = None
+        net, staked, bets = np.zeros(sessions), np.zeros(sessions), np.zeros(sessions)
+        for _ in range(coups):
+            actions, state = policy.act(obs, state)
+            obs, reward, _, _, info = venv.step(actions)
+            net += reward
+            stakes = info["stakes"].sum(axis=1)
+            staked += stakes
+            bets += stakes > 0
+        venv.close()
+        total = staked.sum()
+        ratio = net.sum() / total if total else float("nan")
+        se = float(np.sqrt((net - ratio * staked).var(ddof=1) / sessions) / staked.mean()) if total else float("nan")
+        boxes = [b.value for b in policy.boxes_played()]
+        edge = max(getattr(edges, b) for b in boxes) if boxes else 0.0
+        systems.append(
+            {
+                "spec": spec,
+                "summary": type(policy).summary,
+                "coups_bet": float(bets.mean()),
+                "staked": float(total),
+                "net": float(net.sum()),
+                "return_per_unit": ratio,
+                "se": se,
+                "low": ratio - Z95 * se,
+                "high": ratio + Z95 * se,
+                "minus_edge": -edge,
+                "contains_edge": bool(abs(ratio + edge) <= Z95 * se),
+            }
+        )
+    return {"sessions": sessions, "coups": coups, "seed": seed, "systems": systems}
+
+
+# -- the whole analysis --------------------------------------------------------------------------
+
+
+def fallacy_report(
+    preset: str = "classic",
+    n_coups: int = 2_000_000,
+    max_streak: int = 8,
+    seed: int = 0,
+    progress: bool = False,
+    sessions: int = 5000,
+    session_coups: int = 400,
+) -> dict[str, Any]:
+    """The streak tables, the misses count, the explanation and (if ``sessions``) the systems."""
+    from trente_env.odds import first_coup
+
+    check_at_least("--coups", n_coups, 1)
+    check_at_least("--max-streak", max_streak, 1)
+    check_at_least("--sessions", sessions, 0)
+    check_at_least("--session-coups", session_coups, 1)
+    if max_streak > 30:
+        fail(f"--max-streak must be at most 30, got {max_streak}")
+    rules = load_rules(preset)
+    odds = first_coup(rules.decks)
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.percentage:>3.0f}%"),
+        TimeRemainingColumn(),
+    )
+    start = time.perf_counter()
+    with Progress(*columns, console=err, transient=True, disable=not progress) as bar:
+        counts, decided, void = count_streaks(rules, n_coups, max_streak, seed, bar)
+    families = FAMILIES if rules.couleur_inverse else FAMILIES[:1]
+    exact = {
+        "rouge": odds.p_rouge / (odds.p_rouge + odds.p_noir),
+        "couleur": odds.p_couleur / (odds.p_couleur + odds.p_inverse),
+    }
+    per_coup = {"rouge": odds.p_rouge, "couleur": odds.p_couleur}
+    tables = []
+    for event, other in families:
+        table = streak_table(counts[event], max_streak, event, other, exact[event])
+        table["exact_per_coup"] = per_coup[event]
+        tables.append(table)
+    checked = [
+        row[key]["contains_exact"]
+        for t in tables
+        for row in t["rows"][1:]
+        for key in (f"after_{t['event']}", f"after_{t['other']}")
+        if row[key]["contains_exact"] is not None
+    ]
+    m = len(checked)
+    misses = {
+        "intervals": m,
+        "missed": m - sum(checked),
+        "expected": 0.05 * m,
+        "limit_999": binomial_quantile(m, 0.05, 0.999),
+    }
+    seconds = time.perf_counter() - start
+    report: dict[str, Any] = {
+        "rules": preset,
+        "description": rules.describe(),
+        "coups": n_coups,
+        "decided": decided,
+        "void": void,
+        "seed": seed,
+        "max_streak": max_streak,
+        "p_tie": odds.p_refait + odds.p_apres,
+        "definition": (
+            "frequency = P(event wins | the coup is decided and the streak before it is exactly k long); "
+            "après, refait and void coups are not decided: they neither extend nor break a streak; "
+            "streaks run on across reshuffles; k = 0 is every decided coup"
+        ),
+        "tables": tables,
+        "misses": misses,
+        "seconds": seconds,
+    }
+    report["systems"] = compare_systems(preset, SYSTEMS, sessions, session_coups, seed) if sessions else None
+    report["seconds"] = time.perf_counter() - start
+    report["explanation"] = explanation(report)
+    return report
+
+
+def explanation(report: dict[str, Any]) -> str:
+    """The teacher's paragraph under the table, in plain words, with this run's numbers."""
+    misses = report["misses"]
+    k = report["max_streak"]
+    first = report["tables"][0]
+    streaks = first["rows"][k][f"after_{first['event']}"]["occasions"]
+    text = (
+        "Whatever happened before, Rouge wins half of the decided coups: after one Rouge, after five "
+        "Rouges in a row, after five Noirs. Each row of the table is a different set of coups, yet every "
+        "frequency sits near the same exact value, and the plot is a flat line. The cards have no memory: "
+        "the next coup does not 'owe' anything to a streak. Streaks themselves are normal: in this run "
+        f"Rouge won {k} or more decided coups in a row {streaks:,} times. Ties (après and refait, "
+        f"{report['p_tie']:.1%} of coups) decide nothing and are left out; the refait is where the bank's "
+        f"edge comes from. Of the {misses['intervals']} intervals, {misses['missed']} miss the exact value; "
+        f"at 95% about {misses['expected']:.1f} are expected to miss by chance alone."
+    )
+    if report.get("systems"):
+        text += (
+            " In the companion run, following the streak and betting against it bet on the very same coups, "
+            "on opposite sides, and a flat bettor plays every coup of the same shoes: all three lose the "
+            "same fraction of what they stake, the house edge."
+        )
+    return text
+
+
+# -- output --------------------------------------------------------------------------------------
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{x:.2%}"
+
+
+def render_tables(report: dict[str, Any]) -> list[Table]:
+    """One rich table per family (fits an 80-column terminal)."""
+    views = []
+    for t in report["tables"]:
+        event, other = t["event"].capitalize(), t["other"].capitalize()
+        view = Table(
+            title=f"How often {event} wins after k decided coups in a row (exact {t['exact']:.2%})",
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+            padding=(0, 1),
+            caption="occasions: decided coups that came just after exactly k wins in a row of that side;"
+            " red: the interval misses the exact value",
+            caption_justify="left",
+        )
+        view.add_column("k", justify="right")
+        for side in (event, other):
+            view.add_column(f"after\nk {side}", justify="right")
+            view.add_column(f"{event}\nwon", justify="right")
+            view.add_column("95%\ninterval", justify="right", no_wrap=True)
+        for row in t["rows"]:
+            cells: list[Any] = [str(row["k"])]
+            for key in (f"after_{t['event']}", f"after_{t['other']}"):
+                c = row[key]
+                miss = c.get("contains_exact") is False
+                cells += [
+                    f"{c['occasions']:,}",
+                    Text(_pct(c["frequency"]), style="bold red" if miss else ""),
+                    f"{c['low']:.2%}–{c['high']:.2%}".replace("%–", "–") if c["low"] is not None else "-",
+                ]
+            view.add_row(*cells)
+        views.append(view)
+    return views
+
+
+def system_label(spec: str) -> str:
+    """A plain name for a system of the companion run."""
+    name = spec.split(":")[0]
+    return {"streak": "follow the streak", "anti-streak": "bet against the streak", "flat": "flat"}.get(name, name)
+
+
+def render_systems(systems: dict[str, Any]) -> Table:
+    view = Table(
+        title=f"Same shoes, three ways to bet: {systems['sessions']:,} sessions of {systems['coups']} coups",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
+    for col in ("system", "coups bet\nper session", "return per\nunit staked", "95% interval", "exact\n−edge"):
+        view.add_column(col, justify="left" if col == "system" else "right")
+    for s in systems["systems"]:
+        view.add_row(
+            f"{system_label(s['spec'])} [dim]({s['spec']})[/dim]",
+            f"{s['coups_bet']:.0f}",
+            f"{s['return_per_unit']:+.2%}",
+            f"{s['low']:+.2%} … {s['high']:+.2%}",
+            f"{s['minus_edge']:+.2%}",
+        )
+    return view
+
+
+def plot_streaks(report: dict[str, Any], path: Path) -> Path:
+    """Frequencies with their 95% intervals against k, one panel per family, beside the exact line."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tables = report["tables"]
+    fig, axes = plt.subplots(1, len(tables), figsize=(6.2 * len(tables), 4.2), squeeze=False, sharey=True)
+    for ax, t in zip(axes[0], tables):
+        for key, label, shift, colour in (
+            (f"after_{t['event']}", f"after {t['event'].capitalize()} won k in a row", -0.1, "#c0392b"),
+            (f"after_{t['other']}", f"after {t['other'].capitalize()} won k in a row", 0.1, "#2c3e50"),
+        ):
+            ks, f, lo, hi = [], [], [], []
+            for row in t["rows"]:
+                c = row[key]
+                if c["frequency"] is None:
+                    continue
+                ks.append(row["k"] + (shift if row["k"] else 0))
+                f.append(c["frequency"])
+                lo.append(c["frequency"] - c["low"])
+                hi.append(c["high"] - c["frequency"])
+            ax.errorbar(ks, f, yerr=[lo, hi], fmt="o", capsize=3, color=colour, label=label, markersize=4)
+        ax.axhline(t["exact"], color="#27ae60", lw=1.5, ls="--", label=f"exact {t['exact']:.3f}")
+        ax.set_xlabel("k: decided coups won in a row just before")
+        ax.set_title(f"P({t['event'].capitalize()} wins | decided coup)")
+        ax.set_xticks(range(0, report["max_streak"] + 1))
+        ax.legend(fontsize=8, loc="lower left")
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("observed frequency, 95% interval")
+    fig.suptitle(
+        f"Streaks carry no information — {report['coups']:,} coups, {report['rules']} rules, seed {report['seed']}",
+        fontsize=11,
+    )
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def plot_systems(systems: dict[str, Any], path: Path) -> Path:
+    """Return per unit staked of each system with its 95% interval, beside −edge and 0."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = systems["systems"]
+    fig, ax = plt.subplots(figsize=(7.5, 0.6 * len(rows) + 1.6))
+    y = np.arange(len(rows))
+    r = np.array([s["return_per_unit"] for s in rows]) * 100
+    lo = r - np.array([s["low"] for s in rows]) * 100
+    hi = np.array([s["high"] for s in rows]) * 100 - r
+    ax.errorbar(r, y, xerr=[lo, hi], fmt="o", capsize=4, color="#2c3e50")
+    ax.axvline(rows[0]["minus_edge"] * 100, color="#c0392b", ls="--", label=f"−house edge {rows[0]['minus_edge']:.2%}")
+    ax.axvline(0, color="grey", lw=0.8)
+    ax.set_yticks(y, [f"{system_label(s['spec'])}\n({s['spec']})" for s in rows])
+    ax.invert_yaxis()
+    ax.set_xlabel("return per unit staked (%), 95% interval")
+    ax.set_title(f"Same shoes, {systems['sessions']:,} sessions × {systems['coups']} coups", fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def _save(fig: Any, path: Path) -> Path:
+    import matplotlib.pyplot as plt
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    fig.savefig(tmp, dpi=110, format="png")
+    plt.close(fig)
+    tmp.replace(path)  # written atomically
+    return path
+
+
+def write_outputs(report: dict[str, Any], out_dir: Path) -> list[Path]:
+    """fallacy.json, fallacy.png (and systems.png) in ``out_dir``; each written atomically."""
+    import json
+
+    from experiments.console import _plain
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    doc = out_dir / "fallacy.json"
+    tmp = doc.with_name(".fallacy.json.tmp")
+    tmp.write_text(json.dumps(report, indent=2, ensure_ascii=False, default=_plain) + "\n")
+    tmp.replace(doc)
+    paths = [doc, plot_streaks(report, out_dir / "fallacy.png")]
+    if report.get("systems"):
+        paths.append(plot_systems(report["systems"], out_dir / "systems.png"))
+    return paths
+
+
+def command(
+    coups: Annotated[int, typer.Option("--coups", "-n", help="Number of coups to deal.")] = 2_000_000,
+    max_streak: Annotated[int, typer.Option("--max-streak", "-k", help="Longest streak shown (K).")] = 8,
+    rules: RulesOption = "classic",
+    seed: SeedOption = 0,
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Folder for fallacy.png, systems.png and fallacy.json.")
+    ] = None,
+    sessions: Annotated[
+        int, typer.Option("--sessions", help="Sessions per betting system in the companion run (0: skip it).")
+    ] = 5000,
+    session_coups: Annotated[int, typer.Option("--session-coups", help="Coups per session.")] = 400,
+    as_json: JsonOption = False,
+) -> None:
+    """Does a streak make the other side 'due'? Frequencies after k wins in a row, beside the exact odds."""
+    report = fallacy_report(rules, coups, max_streak, seed, not as_json and coups > CHUNK, sessions, session_coups)
+    paths = write_outputs(report, out_dir) if out_dir else []
+    if as_json:
+        print_json(report)
+        return
+    out.print(
+        f"{report['coups']:,} coups ({report['decided']:,} decided), {rules} rules, seed {seed}. "
+        "Après, refait and void coups neither extend nor break a streak.",
+        style="dim",
+    )
+    for view in render_tables(report):
+        out.print(view)
+    if report["systems"]:
+        out.print(render_systems(report["systems"]))
+    out.print(report["explanation"])
+    for path in paths:
+        out.print(f"wrote {path}", style="dim")
+    if not out_dir:
+        out.print("Add --out DIR to save the plots and the table.", style="dim")
+    out.print(f"{report['seconds']:.1f} s", style="dim")
