@@ -7,7 +7,7 @@ import sys
 import typer
 from typer.core import TyperGroup
 
-from experiments import deal, edge, fallacy, presets, simulate, strategies
+from experiments import deal, edge, fallacy, play, presets, simulate, strategies
 from experiments.console import ClickException, NoArgsIsHelp
 
 
@@ -42,3 +42,4 @@ app.command("deal")(deal.command)
 app.command("presets")(presets.command)
 app.command("strategies")(strategies.command)
 app.command("fallacy")(fallacy.command)
+app.command("play")(play.command)
