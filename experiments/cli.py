@@ -8,6 +8,7 @@ import typer
 from typer.core import TyperGroup
 
 from experiments import deal, edge, fallacy, play, presets, simulate, strategies
+from experiments import tournament
 from experiments.console import ClickException, NoArgsIsHelp
 
 
@@ -43,3 +44,4 @@ app.command("presets")(presets.command)
 app.command("strategies")(strategies.command)
 app.command("fallacy")(fallacy.command)
 app.command("play")(play.command)
+app.command("tournament")(tournament.command)
