@@ -1,0 +1,369 @@
+"""What RL training and evaluation share: the algorithms, their hyper-parameters, the tables
+(fair presets and the rigged *positive control*), the vector environments and the model files.
+
+**The rigged table is a positive control, never a real game.** On a fair table no policy beats the
+refait: the best return is 0, by not betting. To show that an agent *could* find an edge if one
+existed, ``rigged-<preset>`` tables (``--rules rigged-classic`` or ``--rigged``) change one thing:
+a Noir stake that wins on the coup right after a coup won by Noir is paid :attr:`Rig.payout` to 1
+(3:2 by default) instead of 1:1. The situation is in the observation (``results[0] == 0``, the last
+coup on the scoreboard), so an agent that reads the scoreboard can exploit it; the cards, the
+refait and every other box are exactly those of the preset. With Noir winning 44.52% of coups, a
+Noir stake placed in that situation returns ``0.4452 * (payout - 1) - 1.12% = +21.1%`` of itself at
+3:2, against -1.12% anywhere else.
+
+The rig lives in :class:`RiggedVectorEnv`, a subclass of the native vector environment that adds
+the bonus to the reward and to the bankroll after each coup; the engine is untouched.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from trente_env.coup import Result
+from trente_env.env import DEFAULT_STAKE_LEVELS
+from trente_env.rules import PRESETS, RuleSet, get_rules
+from trente_env.settle import NOIR
+from trente_env.vector import TrenteEtQuaranteVectorEnv
+
+#: The algorithms ``trente-lab train --algo`` knows: name -> (module, class).
+ALGOS: dict[str, tuple[str, str]] = {
+    "ppo": ("stable_baselines3", "PPO"),
+    "a2c": ("stable_baselines3", "A2C"),
+    "dqn": ("stable_baselines3", "DQN"),
+    "maskable-ppo": ("sb3_contrib", "MaskablePPO"),
+}
+
+#: The hyper-parameter file shipped with the project.
+DEFAULT_CONFIG = Path(__file__).with_name("configs") / "rl.toml"
+
+RIGGED_PREFIX = "rigged-"
+
+
+class RLError(ValueError):
+    """Bad input for training or evaluation (one line)."""
+
+
+# -- the rigged table ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rig:
+    """The positive control: a Noir stake winning right after a Noir win is paid ``payout`` to 1.
+
+    :param payout: what a rigged win pays per unit staked (1.5 is 3:2; 1.0 would be the fair table).
+    """
+
+    payout: float = 1.5
+
+    def __post_init__(self) -> None:
+        if not self.payout >= 1.0:
+            raise ValueError(f"a rig pays at least even money, got {self.payout}")
+
+    def advantage(self, p_noir: float, noir_edge: float) -> float:
+        """Expected return per unit of a Noir stake placed in the rigged situation."""
+        return p_noir * (self.payout - 1.0) - noir_edge
+
+    def describe(self) -> str:
+        return (
+            f"POSITIVE CONTROL: a Noir stake winning right after a Noir win is paid {self.payout:g}:1 "
+            "(every other bet as the preset)"
+        )
+
+
+@dataclass(frozen=True)
+class Table:
+    """Where an agent plays: a rule set and, for the positive control only, a rig."""
+
+    name: str
+    rules: RuleSet
+    rig: Rig | None = None
+
+    @property
+    def preset(self) -> str:
+        return self.name.removeprefix(RIGGED_PREFIX)
+
+
+def parse_table(name: str, rigged: bool = False, payout: float | None = None) -> Table:
+    """The table called ``name``: a rules preset, or ``rigged-<preset>`` (or ``rigged=True``)."""
+    preset = name.removeprefix(RIGGED_PREFIX)
+    rigged = rigged or name.startswith(RIGGED_PREFIX)
+    try:
+        rules = get_rules(preset)
+    except ValueError:
+        choices = ", ".join([*PRESETS, *(RIGGED_PREFIX + p for p in PRESETS)])
+        raise RLError(f"unknown table {name!r}; choose one of {choices}") from None
+    if not rigged:
+        return Table(preset, rules)
+    try:
+        rig = Rig() if payout is None else Rig(payout)
+    except ValueError as exc:
+        raise RLError(str(exc)) from None
+    return Table(RIGGED_PREFIX + preset, rules, rig)
+
+
+class RiggedVectorEnv(TrenteEtQuaranteVectorEnv):
+    """The native vector environment with a :class:`Rig` (the positive control; see the module docstring).
+
+    After each coup, a table whose last coup *before* this one was won by Noir and whose Noir stake
+    wins now gets ``(payout - 1) * stake`` more: in the reward, in the bankroll and in the
+    observation's ``bankroll``. ``info["bonus"]`` holds it. Everything else is the parent's.
+
+    :param rig: the rig; the other arguments are those of :class:`TrenteEtQuaranteVectorEnv`.
+    """
+
+    def __init__(self, *args: Any, rig: Rig = Rig(), **kwargs: Any) -> None:  # noqa: B008 (frozen)
+        super().__init__(*args, **kwargs)
+        self.rig = rig
+
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        before = self.tables.results[:, 0].copy()  # the scoreboard the agent saw
+        obs, reward, terminated, truncated, info = super().step(actions)
+        played = info["_result"]
+        rigged = played & (before == Result.NOIR) & (info["result"] == Result.NOIR)
+        bonus = np.where(rigged, (self.rig.payout - 1.0) * info["stakes"][:, NOIR], 0.0)
+        info["bonus"], info["_bonus"] = bonus, played
+        if bonus.any():
+            reward = reward + bonus
+            # rows that already sat down again (same-step autoreset) keep their fresh bankroll
+            keep = bonus > 0
+            if "_final_obs" in info:
+                keep &= ~info["_final_obs"]
+            self.tables.bankroll[keep] += bonus[keep]
+            at = self.layout.offsets["bankroll"]
+            self.tables.flat[keep, at] = self.tables.bankroll[keep]
+            if isinstance(obs, dict):
+                obs["bankroll"][keep, 0] = self.tables.bankroll[keep]
+            else:
+                obs[keep, at] = self.tables.bankroll[keep]
+        return obs, reward, terminated, truncated, info
+
+
+def vector_env(table: Table, num_envs: int, **kwargs: Any) -> TrenteEtQuaranteVectorEnv:
+    """The native vector environment of ``table`` (rigged or not); kwargs as for the env."""
+    if table.rig is None:
+        return TrenteEtQuaranteVectorEnv(num_envs, rules=table.rules, **kwargs)
+    return RiggedVectorEnv(num_envs, rules=table.rules, rig=table.rig, **kwargs)
+
+
+def sb3_env(table: Table, num_envs: int, seed: int, reward_scale: float = 1.0, **kwargs: Any):
+    """A stable-baselines3 ``VecEnv`` of ``num_envs`` tables, rewards multiplied by ``reward_scale``."""
+    from gymnasium.vector import AutoresetMode
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    from trente_env import MAX_EPISODE_STEPS
+    from trente_env.wrappers import TrenteVecEnv
+
+    kwargs.setdefault("max_episode_steps", MAX_EPISODE_STEPS)
+    venv = TrenteVecEnv(vector_env(table, num_envs, autoreset_mode=AutoresetMode.SAME_STEP, **kwargs))
+    venv.seed(seed)
+    if reward_scale == 1.0:
+        return venv
+
+    class _ScaleReward(VecEnvWrapper):
+        def reset(self):
+            return self.venv.reset()
+
+        def step_wait(self):
+            obs, reward, done, infos = self.venv.step_wait()
+            return obs, reward * np.float32(reward_scale), done, infos
+
+        def action_masks(self) -> np.ndarray:  # MaskablePPO asks the outermost env
+            return np.stack(self.venv.env_method("action_masks"))
+
+    return _ScaleReward(venv)
+
+
+# -- hyper-parameters ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    """Settings of a training run that are not the algorithm's own (the ``[train]`` table)."""
+
+    n_envs: int = 8
+    reward_scale: float = 0.01
+    eval_every: int = 10_000
+    eval_sessions: int = 64
+    eval_coups: int = 250
+    net_arch: tuple[int, ...] = (64, 64)
+    stake_levels: tuple[float, ...] = tuple(DEFAULT_STAKE_LEVELS)
+    history: int = 10
+
+
+@dataclass(frozen=True)
+class RLConfig:
+    """One algorithm's hyper-parameters (passed to its constructor) and the run settings."""
+
+    algo: str
+    hyper: dict[str, Any]
+    train: TrainSettings
+
+
+def check_algo(algo: str) -> str:
+    if algo not in ALGOS:
+        raise RLError(f"unknown algo {algo!r}; choose one of {', '.join(ALGOS)}")
+    return algo
+
+
+def load_config(algo: str, path: str | Path | None = None) -> RLConfig:
+    """The hyper-parameters of ``algo`` from a TOML file (default :data:`DEFAULT_CONFIG`).
+
+    The file has a ``[train]`` table (:class:`TrainSettings`) and one table per algorithm
+    (``[ppo]``, ``[a2c]``, ``[dqn]``, ``[maskable-ppo]``) holding keyword arguments of its SB3 class.
+    """
+    import tomllib  # Python 3.11+
+
+    check_algo(algo)
+    path = Path(path) if path is not None else DEFAULT_CONFIG
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise RLError(f"cannot read config {str(path)!r}: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise RLError(f"malformed config {str(path)!r}: {str(exc).splitlines()[0]}") from None
+    train = document.get("train", {})
+    hyper = document.get(algo, {})
+    if not isinstance(train, Mapping) or not isinstance(hyper, Mapping):
+        raise RLError(f"config {str(path)!r}: [train] and [{algo}] must be tables")
+    fields = {f.name for f in dataclasses.fields(TrainSettings)}
+    unknown = sorted(set(train) - fields)
+    if unknown:
+        raise RLError(f"config {str(path)!r}: unknown [train] key(s) {', '.join(unknown)}; known: {', '.join(fields)}")
+    values: dict[str, Any] = {}
+    for key, value in train.items():
+        if isinstance(value, list):
+            value = tuple(value)
+        values[key] = value
+    settings = TrainSettings(**values)
+    for name in ("n_envs", "eval_every", "eval_sessions", "eval_coups", "history"):
+        value = getattr(settings, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise RLError(f"config {str(path)!r}: [train] {name} must be a whole number >= 1, got {value!r}")
+    if not isinstance(settings.reward_scale, (int, float)) or not settings.reward_scale > 0:
+        raise RLError(f"config {str(path)!r}: [train] reward_scale must be positive, got {settings.reward_scale!r}")
+    return RLConfig(algo, dict(hyper), settings)
+
+
+def algo_class(algo: str) -> type:
+    """The SB3 class of ``algo`` (imports stable-baselines3 or sb3-contrib)."""
+    module_name, class_name = ALGOS[check_algo(algo)]
+    try:
+        module = __import__(module_name, fromlist=[class_name])
+    except ImportError:
+        raise RLError(f"{algo} needs {module_name.replace('_', '-')}: pip install 'trente-lab[rl]'") from None
+    return getattr(module, class_name)
+
+
+# -- the policy network's input -----------------------------------------------------------------
+
+
+def _extractor_base() -> type:
+    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+
+    return BaseFeaturesExtractor
+
+
+try:  # defined only when SB3 (and torch) are installed
+    import torch as _torch
+
+    class LogScaledFlat(_extractor_base()):  # type: ignore[misc]
+        """The flat observation with its unbounded parts (bankroll, coups, prisoners, shoe counts)
+        passed through ``log1p``; the one-hot scoreboard is left as it is.
+
+        A bankroll of thousands of units next to 0/1 flags would swamp a small network; this keeps
+        every input within a few units without any statistics to save beside the model.
+        """
+
+        def __init__(self, observation_space: Any) -> None:
+            size = int(np.prod(observation_space.shape))
+            super().__init__(observation_space, features_dim=size)
+            high = np.asarray(observation_space.high, dtype=np.float64).reshape(-1)
+            self.register_buffer("scaled", _torch.as_tensor(high > 1.0))
+
+        def forward(self, observations: Any) -> Any:
+            flat = observations.reshape(observations.shape[0], -1)
+            return _torch.where(self.scaled, _torch.log1p(flat.clamp(min=0.0)), flat)
+
+except ImportError:  # pragma: no cover - the rl extra is not installed
+    pass
+
+
+# -- model files ---------------------------------------------------------------------------------
+
+
+def metadata_path(model_path: str | Path) -> Path:
+    """Where the description of a model file lives: ``model.zip`` -> ``model.json``."""
+    return Path(model_path).with_suffix(".json")
+
+
+def write_json(path: Path, document: Any) -> None:
+    """Write JSON atomically (a temporary file renamed over the target)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(document, indent=2, default=_plain) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if dataclasses.is_dataclass(value):
+        return dataclasses.asdict(value)
+    if hasattr(value, "value"):
+        return value.value
+    raise TypeError(f"cannot write {type(value).__name__} as JSON")
+
+
+def set_threads(n: int = 1) -> None:
+    """Limit torch to ``n`` threads (the machines we train on are shared)."""
+    import torch
+
+    torch.set_num_threads(n)
+
+
+# -- return per unit staked --------------------------------------------------------------------
+
+
+def ratio_interval(y: Sequence[float], x: Sequence[float], z: float = 1.959964) -> tuple[float, float, float, float]:
+    """``sum(y) / sum(x)`` over sessions with its delta-method standard error and 95% interval.
+
+    Sessions are the independent units (SPEC 5): with ``R = sum(y) / sum(x)`` and residuals
+    ``d = y - R x``, ``se = sqrt(sum(d^2) / (n - 1) / n) / mean(x)``. Returns (R, se, low, high);
+    NaN when nothing was staked.
+    """
+    y, x = np.asarray(y, dtype=np.float64), np.asarray(x, dtype=np.float64)
+    n, total = y.size, x.sum()
+    if n == 0 or total <= 0:
+        return (float("nan"),) * 4
+    ratio = float(y.sum() / total)
+    if n < 2:
+        return ratio, float("nan"), float("nan"), float("nan")
+    d = y - ratio * x
+    se = float(np.sqrt(d @ d / (n - 1) / n) / (total / n))
+    return ratio, se, ratio - z * se, ratio + z * se
+
+
+__all__ = [
+    "ALGOS",
+    "DEFAULT_CONFIG",
+    "RLConfig",
+    "RLError",
+    "Rig",
+    "RiggedVectorEnv",
+    "Table",
+    "TrainSettings",
+    "algo_class",
+    "load_config",
+    "metadata_path",
+    "parse_table",
+    "ratio_interval",
+    "sb3_env",
+    "set_threads",
+    "vector_env",
+]
