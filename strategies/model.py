@@ -1,12 +1,19 @@
 """The seam for trained agents: a stable-baselines3 model file used wherever a strategy is.
 
 **Loading a model file runs code**: SB3's ``.zip`` files hold pickled Python objects, so only load
-files you trust. Full wiring (matching the env's action form to the model's, the tournament
-accepting models) comes with the RL issue; here the model is loaded, checked and asked to act.
+files you trust.
+
+``trente-lab train`` writes ``model.json`` beside ``model.zip``: the algorithm, the table and the
+env settings the model was trained with (action form, observation form, scoreboard length, stake
+levels). With it (or, for a bare SB3 file, from the model's own spaces) :class:`ModelPolicy` plays
+like any strategy: :meth:`ModelPolicy.act` takes the env's dict or flat observations and answers in
+the env's full action form, so a model can sit in a tournament beside the betting systems.
 """
 
 from __future__ import annotations
 
+import json
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -29,20 +36,27 @@ class ModelError(ValueError):
 class ModelPolicy:
     """A trained SB3 model as a policy: same ``act``/``predict`` as a :class:`~strategies.base.Strategy`.
 
-    Its actions are in the model's own action space (often the env's ``"discrete"`` form): play it
-    in an env built with the same ``action_form`` and ``observation`` it was trained on.
+    :meth:`act` reads dict or flat observations (any scoreboard length at least the model's) and
+    returns actions in the env's full form, ``(n, 12)``, like every strategy. :meth:`predict` passes
+    observations straight to the model and returns the model's own actions: use it in an env built
+    with the settings of :meth:`env_kwargs` (what the model was trained on).
 
     :param path: the ``.zip`` file saved by ``model.save(...)``. Loading it runs code (pickle).
-    :param algo: the algorithm that saved it (see :data:`ALGORITHMS`), default ``ppo``.
+    :param algo: the algorithm that saved it (see :data:`ALGORITHMS`); default: the one named in
+        ``model.json`` beside the file, else ``ppo``.
     :param deterministic: act greedily (default True), or sample from the policy.
     """
 
     name = "model"
     summary = "a trained stable-baselines3 model file (.zip); loading it runs code"
 
-    def __init__(self, path: str | Path, algo: str = "ppo", deterministic: bool = True) -> None:
+    def __init__(self, path: str | Path, algo: str | None = None, deterministic: bool | str = True) -> None:
         self.path = Path(path)
+        self.meta: dict[str, Any] = _read_meta(self.path)
+        algo = algo or str(self.meta.get("algo", "ppo"))
         self.algo = algo
+        if isinstance(deterministic, str):
+            deterministic = deterministic.lower() not in ("false", "no", "0", "off")
         self.deterministic = deterministic
         try:
             module_name, class_name = ALGORITHMS[algo]
@@ -61,6 +75,73 @@ class ModelPolicy:
         except Exception as exc:  # a damaged zip, a pickle from another version, another algorithm...
             raise ModelError(f"cannot read model file {str(self.path)!r} as {algo}: {exc}".splitlines()[0]) from None
 
+    def env_kwargs(self) -> dict[str, Any]:
+        """The env settings the model plays in: ``action_form``, ``observation``, ``history``,
+        ``observe_shoe`` and ``stake_levels`` (from ``model.json``, else read off the model's spaces)."""
+        from gymnasium import spaces
+
+        from trente_env.env import DEFAULT_STAKE_LEVELS
+
+        meta = self.meta.get("env", {})
+        action_space, observation_space = self.model.action_space, self.model.observation_space
+        if isinstance(observation_space, spaces.Dict):
+            observation, history = "dict", int(observation_space["results"].shape[0])
+            shoe = "shoe" in observation_space.spaces
+        else:
+            width = int(np.prod(observation_space.shape))
+            shoe = (width - 10) % 9 != 0  # 10 + 9k numbers without the shoe, 31 + 9k with it
+            observation, history = "flat", (width - (31 if shoe else 10)) // 9
+        return {
+            "action_form": "discrete" if isinstance(action_space, spaces.Discrete) else "full",
+            "observation": observation,
+            "history": int(meta.get("history", history)),
+            "observe_shoe": bool(meta.get("observe_shoe", shoe)),
+            "stake_levels": tuple(meta.get("stake_levels", DEFAULT_STAKE_LEVELS)),
+        }
+
+    @cached_property
+    def _layout(self) -> Any:
+        from trente_env.env import Layout
+        from trente_env.rules import get_rules
+
+        kwargs = self.env_kwargs()
+        boxes = int(self.meta.get("boxes", 4))
+        n = getattr(self.model.action_space, "n", None)
+        if n is not None and "boxes" not in self.meta:
+            boxes = (int(n) - 1) // len(kwargs["stake_levels"])
+        rules = get_rules("classic" if boxes == 4 else "main-bets")
+        return Layout(
+            rules, kwargs["action_form"], kwargs["observation"], kwargs["history"], kwargs["observe_shoe"],
+            kwargs["stake_levels"],
+        )  # fmt: skip
+
+    def model_observation(self, observation: np.ndarray | dict[str, np.ndarray]) -> Any:
+        """A batch of env observations (dict or flat, any scoreboard length >= the model's) in the
+        model's own observation form."""
+        layout = self._layout
+        k = layout.history
+        if isinstance(observation, dict):
+            obs = {key: np.asarray(value) for key, value in observation.items()}
+            if obs["bankroll"].ndim == 1:
+                obs = {key: value[None] for key, value in obs.items()}
+            obs["results"], obs["couleur"] = obs["results"][:, :k], obs["couleur"][:, :k]
+            if layout.observation == "dict":
+                return {key: obs[key] for key in layout.dict_space.spaces}
+            return _flatten(obs, k, layout.observe_shoe)
+        flat = np.asarray(observation, dtype=np.float32)
+        if flat.ndim == 1:
+            flat = flat[None]
+        if layout.observation == "flat" and flat.shape[1] == layout.flat_size:
+            return flat
+        return self.model_observation(_unflatten(flat))
+
+    def full_actions(self, actions: np.ndarray) -> np.ndarray:
+        """The model's actions as rows of the env's full form, ``(n, 12)`` int64."""
+        layout = self._layout
+        if layout.action_form == "discrete":
+            return layout.action_table[np.asarray(actions, dtype=np.int64).reshape(-1)].astype(np.int64)
+        return np.asarray(actions, dtype=np.int64).reshape(-1, 12)
+
     def predict(
         self,
         observation: np.ndarray | dict[str, np.ndarray],
@@ -77,11 +158,75 @@ class ModelPolicy:
         state: Any = None,
         episode_start: np.ndarray | None = None,
     ) -> tuple[np.ndarray, Any]:
-        """The model's actions for a batch of observations (greedy unless ``deterministic=False``)."""
-        return self.model.predict(observation, state, episode_start, self.deterministic)
+        """The model's bets for a batch of env observations (dict or flat), in the env's full form
+        ``(n, 12)`` (``(12,)`` for one unbatched observation), greedy unless ``deterministic=False``."""
+        single = (
+            np.asarray(observation["bankroll"]) if isinstance(observation, dict) else np.asarray(observation)
+        ).ndim == 1
+        actions, state = self.model.predict(
+            self.model_observation(observation), state, episode_start, self.deterministic
+        )
+        rows = self.full_actions(actions)
+        return (rows[0] if single else rows), state
 
     def spec(self) -> str:
         return f"{self.path}:algo={self.algo}"
+
+
+def _read_meta(path: Path) -> dict[str, Any]:
+    """``model.json`` beside ``model.zip``, written by ``trente-lab train`` ({} when absent)."""
+    meta = path.with_suffix(".json")
+    if not meta.is_file():
+        return {}
+    try:
+        document = json.loads(meta.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ModelError(f"cannot read {str(meta)!r} (the model's description): {exc}".splitlines()[0]) from None
+    if not isinstance(document, dict):
+        raise ModelError(f"{str(meta)!r} is not a model description (a JSON object)")
+    return document
+
+
+#: The parts of a flat observation, in Gymnasium's (sorted) key order.
+_FLAT_ORDER = tuple(sorted(("bankroll", "cards_left", "coups", "couleur", "prison", "results", "shoe")))
+
+
+def _flatten(obs: dict[str, np.ndarray], k: int, shoe: bool) -> np.ndarray:
+    """Dict observations (batched) as the env's flat form: Gymnasium's key order, scoreboard one-hot."""
+    n = obs["bankroll"].shape[0]
+    parts = []
+    for key in _FLAT_ORDER:
+        if key in ("cards_left", "shoe") and not shoe:
+            continue
+        if key in ("couleur", "results"):
+            width = 3 if key == "couleur" else 6
+            hot = np.zeros((n, k, width), dtype=np.float32)
+            np.put_along_axis(hot, np.asarray(obs[key], dtype=np.int64)[:, :, None], 1.0, axis=2)
+            parts.append(hot.reshape(n, k * width))
+        else:
+            parts.append(np.asarray(obs[key], dtype=np.float32).reshape(n, -1))
+    return np.concatenate(parts, axis=1)
+
+
+def _unflatten(flat: np.ndarray) -> dict[str, np.ndarray]:
+    """Flat observations (batched) back to dict form (the scoreboard length from the width)."""
+    width = flat.shape[1]
+    shoe = (width - 10) % 9 != 0
+    k = (width - (31 if shoe else 10)) // 9
+    at, obs = 0, {}
+    for key in _FLAT_ORDER:
+        if key in ("cards_left", "shoe") and not shoe:
+            continue
+        size = {"bankroll": 1, "cards_left": 1, "coups": 1, "couleur": 3 * k, "prison": 8, "results": 6 * k}.get(
+            key, 20
+        )
+        part = flat[:, at : at + size]
+        at += size
+        if key in ("couleur", "results"):
+            obs[key] = part.reshape(-1, k, 3 if key == "couleur" else 6).argmax(axis=2)
+        else:
+            obs[key] = part
+    return obs
 
 
 __all__ = ["ALGORITHMS", "ModelError", "ModelPolicy"]
