@@ -7,9 +7,8 @@ import sys
 import typer
 from typer.core import TyperGroup
 
-from experiments import deal, edge, fallacy, play, presets, simulate, strategies
+from experiments import deal, edge, fallacy, play, presets, report, simulate, strategies
 from experiments import tournament
-from experiments import evaluate, train
 from experiments.console import ClickException, NoArgsIsHelp
 
 
@@ -45,6 +44,5 @@ app.command("presets")(presets.command)
 app.command("strategies")(strategies.command)
 app.command("fallacy")(fallacy.command)
 app.command("play")(play.command)
+app.command("report")(report.command)
 app.command("tournament")(tournament.command)
-app.command("train")(train.command)
-app.command("evaluate")(evaluate.command)
