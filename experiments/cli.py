@@ -9,6 +9,7 @@ from typer.core import TyperGroup
 
 from experiments import deal, edge, fallacy, play, presets, report, simulate, strategies
 from experiments import tournament
+from experiments import evaluate, train
 from experiments.console import ClickException, NoArgsIsHelp
 
 
@@ -46,3 +47,5 @@ app.command("fallacy")(fallacy.command)
 app.command("play")(play.command)
 app.command("report")(report.command)
 app.command("tournament")(tournament.command)
+app.command("train")(train.command)
+app.command("evaluate")(evaluate.command)
