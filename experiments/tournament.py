@@ -72,6 +72,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import dataclasses
+import functools
 import io
 import json
 import math
@@ -95,8 +96,8 @@ import typer
 from experiments.console import JsonOption, err, fail, out, print_json
 
 #: Default size of a run: every confidence interval excludes 0 and it finishes in well under a minute here.
-DEFAULT_SESSIONS = 10_000
-DEFAULT_COUPS = 200
+DEFAULT_SESSIONS = 20_000
+DEFAULT_COUPS = 250
 DEFAULT_BANKROLL = 1000.0
 #: Sessions per block (one task = one block of one strategy); part of the configuration.
 DEFAULT_BLOCK = 2000
@@ -412,10 +413,14 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
     return options
 
 
+#: Shipped tournament configs are ``experiments/configs/tournament-<name>.toml``.
+CONFIG_PREFIX = "tournament-"
+
+
 def shipped_configs() -> dict[str, Path]:
-    """The named experiment configs shipped in ``experiments/configs/``, by name."""
+    """The named tournament configs shipped in ``experiments/configs/`` (``--config <name>``)."""
     folder = Path(__file__).with_name("configs")
-    return {p.stem: p for p in sorted(folder.glob("*.toml"))}
+    return {p.stem[len(CONFIG_PREFIX) :]: p for p in sorted(folder.glob(f"{CONFIG_PREFIX}*.toml"))}
 
 
 # -- playing sessions ----------------------------------------------------------------------------
@@ -453,8 +458,8 @@ def play_sessions(
     obs, _ = venv.reset(seed=list(seeds))
     state = None
     net = np.zeros(n)
-    staked = np.zeros(n)
-    box_stakes = np.zeros((2, 4))
+    box_total = np.zeros((n, 4))  # new stakes per session and box
+    box_insured = np.zeros(4)  # of which insured, summed over sessions
     peak = np.full(n, float(bankroll))
     drawdown = np.zeros(n)
     run = np.zeros(n, dtype=np.int64)
@@ -470,7 +475,7 @@ def play_sessions(
     trajectories[:, 0] = bankroll
     zeros = np.zeros(n, dtype=np.int64)
     c = 0
-    while counting.any() and c < coups + SETTLE_LIMIT:
+    while c < coups + SETTLE_LIMIT:
         hits0 = getattr(state, "table_max_hits", zeros).copy()
         bhits0 = getattr(state, "bankroll_hits", zeros).copy()
         actions, state = policy.act(obs, state)
@@ -483,34 +488,43 @@ def play_sessions(
             active[:] = False
         table_hits += (getattr(state, "table_max_hits", zeros) - hits0) * active
         bank_hits += (getattr(state, "bankroll_hits", zeros) - bhits0) * active
-        actions = np.where(active[:, None], np.asarray(actions), 0)
+        actions = np.asarray(actions) * active[:, None]  # a finished session stakes nothing
         played += active
         obs, reward, terminated, _, info = venv.step(actions)
-        reward = np.where(counting, reward, 0.0)
-        stakes = np.where(counting[:, None], info["stakes"], 0.0)
+        # rows of finished sessions (or of a table restarting after ruin) carry stale values
+        reward *= counting
+        stakes = info["stakes"]
+        stakes *= counting[:, None]
+        box_total += stakes
         insured = info["insured"]
-        staked += stakes.sum(axis=1)
-        box_stakes[0] += np.where(insured, 0.0, stakes).sum(axis=0)
-        box_stakes[1] += np.where(insured, stakes, 0.0).sum(axis=0)
+        if insured.any():
+            box_insured += (stakes * insured).sum(axis=0)
         net += reward
-        money = bankroll + net
+        money = net + bankroll
         np.maximum(peak, money, out=peak)
         np.maximum(drawdown, peak - money, out=drawdown)
-        run = np.where(reward < 0, run + 1, np.where(reward > 0, 0, run))
+        run += reward < 0  # a losing run: coups that lost money; one that won money ends it
+        run[reward > 0] = 0
         np.maximum(longest, run, out=longest)
         if c < coups and keep:
             trajectories[:, c + 1] = money[:keep]
-        ruined_now = counting & terminated
-        active &= ~ruined_now
-        prisoners = obs["prison"].any(axis=1)
-        counting &= ~ruined_now & (active | prisoners)
         c += 1
+        ruined_now = counting & terminated
+        if ruined_now.any():
+            active &= ~ruined_now
+            counting &= ~ruined_now
+        waiting = counting & ~active
+        if waiting.any():  # finished sessions wait only for their prisoners
+            counting &= active | obs["prison"].any(axis=1)
+        if not counting.any():
+            break
     final = bankroll + net
     if keep:
         trajectories[:, coups] = final[:keep]
+    uninsured = box_total.sum(axis=0) - box_insured
     return {
         "net": net,
-        "staked": staked,
+        "staked": box_total.sum(axis=1),
         "final_bankroll": final,
         "coups": played,
         "ahead": net > 0,
@@ -520,9 +534,14 @@ def play_sessions(
         "longest_losing_run": longest,
         "table_max_hits": table_hits,
         "bankroll_hits": bank_hits,
-        "box_stakes": box_stakes,
+        "box_stakes": np.stack([uninsured, box_insured]),
         "trajectories": trajectories,
     }
+
+
+@functools.lru_cache(maxsize=4)
+def _block_seeds(seed: int, start: int, stop: int) -> tuple[int, ...]:
+    return tuple(session_seed(seed, i) for i in range(start, stop))
 
 
 def run_task(config: TournamentConfig, b: int, s: int) -> dict[str, np.ndarray]:
@@ -532,7 +551,7 @@ def run_task(config: TournamentConfig, b: int, s: int) -> dict[str, np.ndarray]:
     rules = config.ruleset()
     policy = make_strategy(config.specs[s], rules)
     start, stop = config.block_range(b)
-    seeds = [session_seed(config.seed, i) for i in range(start, stop)]
+    seeds = _block_seeds(config.seed, start, stop)
     keep = max(0, min(config.trajectories, stop) - start)
     return play_sessions(policy, rules, config.bankroll, config.coups, seeds, keep)
 
@@ -932,12 +951,13 @@ def run_tournament(
             write_manifest(out, config, workers, exc.done)
             raise
     seconds = time.perf_counter() - start
-    document = summarize(config, collect(config, out))
+    sessions = collect(config, out)
+    document = summarize(config, sessions)
     document["seconds"] = seconds
     document["session_coups"] = work
     document["session_coups_per_second"] = work / seconds if seconds > 0 else None
     document["out"] = str(out)
-    files = write_outputs(out, config, document, plots)
+    files = write_outputs(out, document, sessions, plots)
     write_manifest(out, config, workers, done, {"files": files, "seconds": seconds})
     return document
 
@@ -997,9 +1017,13 @@ SUMMARY_COLUMNS = (
 )  # fmt: skip
 
 
-def write_outputs(out: Path, config: TournamentConfig, document: Mapping[str, Any], plots: bool = True) -> list[str]:
+def write_outputs(
+    out: Path,
+    document: Mapping[str, Any],
+    sessions: Mapping[str, Mapping[str, np.ndarray]],
+    plots: bool = True,
+) -> list[str]:
     """Write results.json/csv, sessions.csv, trajectories.csv and the plots; returns the file names."""
-    sessions = collect(config, out)
     atomic_write_text(out / "results.json", json.dumps(document, indent=2, default=_plain) + "\n")
     atomic_write_text(out / "results.csv", _csv([["strategy", *SUMMARY_COLUMNS]] + _summary_rows(document)))
     atomic_write_text(out / "sessions.csv", _sessions_csv(sessions))
@@ -1220,7 +1244,9 @@ def command(
     seed: Annotated[int | None, typer.Option("--seed", "-s", help="Seed of the shoes [default: 0].")] = None,
     workers: Annotated[
         int | None,
-        typer.Option("--workers", "-w", help="Worker processes; the numbers do not depend on it [default: the CPU count]."),
+        typer.Option(
+            "--workers", "-w", help="Worker processes; the numbers do not depend on it [default: the CPU count]."
+        ),
     ] = None,
     out_dir: Annotated[
         Path | None,

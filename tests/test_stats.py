@@ -1,0 +1,129 @@
+"""The tournament's statistics: ratio estimator, delta-method interval, Holm and Bonferroni, verdicts."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from experiments.stats import (
+    RatioEstimate,
+    bonferroni,
+    bootstrap_ratio,
+    holm,
+    ratio_estimate,
+    verdicts,
+    z_pvalue,
+    z_quantile,
+)
+
+
+def test_ratio_estimate_by_hand():
+    y = np.array([-1.0, 2.0, -3.0, 0.0])
+    x = np.array([2.0, 2.0, 4.0, 0.0])
+    est = ratio_estimate(y, x)
+    r = -2.0 / 8.0
+    d = y - r * x  # [-0.5, 2.5, -2, 0]
+    se = math.sqrt((d @ d) / 3 / 4) / (8.0 / 4)
+    assert est.ratio == pytest.approx(r)
+    assert est.se == pytest.approx(se)
+    assert est.ci_low == pytest.approx(r - 1.959964 * se, rel=1e-6)
+    assert est.ci_high == pytest.approx(r + 1.959964 * se, rel=1e-6)
+    assert est.n == 4
+
+
+def test_ratio_estimate_nothing_staked_is_nan():
+    est = ratio_estimate(np.zeros(5), np.zeros(5))
+    assert math.isnan(est.ratio) and math.isnan(est.se)
+
+
+def test_ratio_estimate_rejects_mismatched_shapes():
+    with pytest.raises(ValueError):
+        ratio_estimate(np.zeros(3), np.zeros(4))
+
+
+def test_delta_method_agrees_with_bootstrap():
+    # Skewed, martingale-like sessions: many small wins, rare big losses.
+    rng = np.random.default_rng(1)
+    n = 4000
+    x = rng.integers(50, 200, n).astype(float)
+    y = np.where(rng.random(n) < 0.9, 10.0, -100.0) + rng.normal(0, 5, n)
+    est = ratio_estimate(y, x)
+    lo, hi = bootstrap_ratio(y, x, resamples=1000, seed=2)
+    # Two estimates of the same interval; the bootstrap's own noise with 1000 resamples is a few
+    # percent of the width, so 15% of the half-width is a safe tolerance.
+    half = est.ci_high - est.ratio
+    assert lo == pytest.approx(est.ci_low, abs=0.15 * half)
+    assert hi == pytest.approx(est.ci_high, abs=0.15 * half)
+
+
+def test_interval_covers_the_true_ratio_about_95_percent_of_the_time():
+    # 1000 seeded repetitions: coverage ~ Binomial(1000, 0.95)/1000, standard error 0.0069;
+    # the delta method is asymptotic, so allow 4 SE around 0.95.
+    rng = np.random.default_rng(7)
+    true = -0.011
+    hits = 0
+    reps = 1000
+    for _ in range(reps):
+        x = rng.integers(1, 60, 400).astype(float)
+        y = true * x + rng.standard_t(5, 400) * np.sqrt(x)
+        est = ratio_estimate(y, x)
+        hits += est.ci_low <= true <= est.ci_high
+    assert abs(hits / reps - 0.95) < 4 * 0.0069
+
+
+def test_z_quantile_and_pvalues():
+    assert z_quantile(0.95) == pytest.approx(1.959964, abs=1e-6)
+    assert z_pvalue(1.959964) == pytest.approx(0.05, abs=1e-6)
+    assert z_pvalue(1.644854, "greater") == pytest.approx(0.05, abs=1e-6)
+    assert math.isnan(z_pvalue(float("nan")))
+    with pytest.raises(ValueError):
+        z_quantile(1.0)
+
+
+def test_holm_textbook_example():
+    # Holm (1979) style example: sorted p = .01 .02 .03 .04 with m = 4
+    # -> adjusted .04, max(.04, .06), max(.06, .06), max(.06, .04) = .04 .06 .06 .06
+    assert holm([0.03, 0.01, 0.04, 0.02]) == pytest.approx([0.06, 0.04, 0.06, 0.06])
+
+
+def test_holm_skips_nan_and_caps_at_one():
+    adjusted = holm([0.5, float("nan"), 0.9])
+    assert adjusted[0] == pytest.approx(1.0) and adjusted[2] == pytest.approx(1.0)
+    assert math.isnan(adjusted[1])
+
+
+def test_bonferroni():
+    out = bonferroni([0.01, float("nan"), 0.3])
+    assert out[0] == pytest.approx(0.02) and out[2] == pytest.approx(0.6) and math.isnan(out[1])
+
+
+def _est(ratio: float, se: float) -> RatioEstimate:
+    z = 1.959964
+    return RatioEstimate(ratio, se, ratio - z * se, ratio + z * se, 1000, 0.95)
+
+
+def test_verdicts_flag_off_edge_and_above_zero():
+    estimates = [
+        _est(-0.011, 0.002),
+        _est(0.02, 0.002),
+        _est(-0.05, 0.002),
+        RatioEstimate(*(float("nan"),) * 4, 0, 0.95),
+    ]
+    tests, correction = verdicts(estimates, [0.011, 0.011, 0.011, 0.011])
+    assert correction["family_size"] == 3 and correction["method"] == "holm"
+    on, above, off, none = tests
+    assert on.consistent_with_edge and on.below_zero and not on.above_zero
+    assert above.above_zero and not above.consistent_with_edge
+    assert not off.consistent_with_edge and off.below_zero
+    assert none.consistent_with_edge is None and none.above_zero is None
+    assert on.ci_low_simultaneous < estimates[0].ci_low  # wider than the 95% interval
+
+
+def test_holm_is_less_strict_than_one_test_per_system_only_when_it_should_be():
+    # A lone p-value of 0.03 is significant alone but not among 18 systems.
+    estimates = [_est(-0.011 + 2.17 * 0.001, 0.001)] + [_est(-0.011, 0.001)] * 17
+    tests, _ = verdicts(estimates, [0.011] * 18)
+    assert tests[0].p_edge < 0.05
+    assert tests[0].consistent_with_edge

@@ -1,0 +1,377 @@
+"""The tournament runner: hand-checkable totals, common random numbers, determinism, workers, resume."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from experiments.tournament import (
+    SESSION_FIELDS,
+    TournamentError,
+    TournamentInterrupted,
+    collect,
+    load_task,
+    make_config,
+    read_config_file,
+    resume_tournament,
+    run_tournament,
+    session_seed,
+    shipped_configs,
+    split_strategies,
+    task_path,
+)
+from strategies.registry import LINEUP
+from trente_env.env import TrenteEtQuaranteEnv
+from trente_env.odds import house_edges
+from trente_env.rules import get_rules
+
+TIMING_KEYS = ("seconds", "session_coups_per_second", "out")
+
+
+def _numbers(document: dict) -> dict:
+    """A results document without what legitimately differs between runs (timings, folder)."""
+    return {k: v for k, v in document.items() if k not in TIMING_KEYS}
+
+
+def _reference_session(seed: int, coups: int, stake: int = 1, box: int = 0, bankroll: float = 1000.0) -> dict:
+    """One session of flat betting played by hand on the single environment, prisoners settled after."""
+    env = TrenteEtQuaranteEnv(bankroll=bankroll)
+    obs, _ = env.reset(seed=seed)
+    action = np.zeros(12, dtype=np.int64)
+    action[box] = stake
+    rewards, staked = [], 0.0
+    for _ in range(coups):
+        obs, reward, terminated, _, info = env.step(action)
+        rewards.append(reward)
+        staked += float(info["stakes"].sum())
+        if terminated:
+            break
+    while np.asarray(obs["prison"]).any():  # the prisoner settles, no new stake
+        obs, reward, *_ = env.step(np.zeros(12, dtype=np.int64))
+        rewards.append(reward)
+    money = bankroll + np.cumsum(rewards)
+    drawdown = float(
+        np.max(np.maximum.accumulate(np.concatenate([[bankroll], money])) - np.concatenate([[bankroll], money]))
+    )
+    run = longest = 0
+    for r in rewards:
+        run = run + 1 if r < 0 else (0 if r > 0 else run)
+        longest = max(longest, run)
+    return {"net": float(sum(rewards)), "staked": staked, "drawdown": drawdown, "longest": longest}
+
+
+def test_flat_noir_totals_match_the_env_by_hand(tmp_path):
+    config = make_config("flat,never", sessions=3, coups=5, seed=11, block=2)
+    doc = run_tournament(config, tmp_path, plots=False)
+    sessions = collect(config, tmp_path)
+    flat = sessions["flat"]
+    expected = [_reference_session(session_seed(11, i), 5) for i in range(3)]
+    assert flat["net"].tolist() == pytest.approx([e["net"] for e in expected])
+    assert flat["staked"].tolist() == [5.0, 5.0, 5.0] == [e["staked"] for e in expected]
+    assert flat["coups"].tolist() == [5, 5, 5]
+    assert flat["max_drawdown"].tolist() == pytest.approx([e["drawdown"] for e in expected])
+    assert flat["longest_losing_run"].tolist() == [e["longest"] for e in expected]
+    assert flat["final_bankroll"].tolist() == pytest.approx([1000 + e["net"] for e in expected])
+    row = doc["strategies"]["flat"]
+    total_net = sum(e["net"] for e in expected)
+    assert row["total_staked"] == 15.0
+    assert row["net"] == pytest.approx(total_net)
+    assert row["return_per_unit"] == pytest.approx(total_net / 15.0)
+    assert row["edge"] == pytest.approx(house_edges(get_rules("classic")).noir)
+    never = doc["strategies"]["never"]
+    assert never["total_staked"] == 0 and never["net"] == 0 and never["return_per_unit"] is None
+    assert never["verdict"] == "no stakes" and never["p_ahead"] == 0.0 and never["mean_final_bankroll"] == 1000.0
+
+
+def test_session_seed_is_the_spawned_child():
+    children = np.random.SeedSequence(5).spawn(4)
+    for i, child in enumerate(children):
+        words = child.generate_state(2, np.uint64)
+        assert session_seed(5, i) == int(words[0]) | (int(words[1]) << 64)
+    assert len({session_seed(5, i) for i in range(100)}) == 100
+
+
+def test_common_random_numbers_noir_and_rouge_mirror_each_other(tmp_path):
+    # Same shoes: on every decided coup Noir wins what Rouge loses, so the two flat bettors' nets
+    # add up to minus what the refaits took (never positive), and to exactly 0 without a refait.
+    config = make_config("flat,flat:box=rouge", sessions=200, coups=30, seed=3)
+    run_tournament(config, tmp_path, plots=False)
+    s = collect(config, tmp_path)
+    total = s["flat"]["net"] + s["flat:box=rouge"]["net"]
+    assert (total <= 1e-9).all()
+    assert (np.abs(total) < 1e-9).mean() > 0.3  # P(no refait in 30 coups) = 0.978^30 ~ 0.51
+    assert (total < 0).any()
+    assert np.array_equal(s["flat"]["staked"], s["flat:box=rouge"]["staked"])
+
+
+def test_martingale_books_table_max_hits_and_bankroll_limits(tmp_path):
+    # A table maximum of 8 units stops a base-1 martingale after 4 losses in a row.
+    config = make_config("martingale", sessions=300, coups=60, seed=1, rule_changes={"table_max": 8})
+    doc = run_tournament(config, tmp_path, plots=False)
+    row = doc["strategies"]["martingale"]
+    assert row["table_max_hits"] > 0 and 0 < row["sessions_with_table_max_hit"] < 1
+    s = collect(config, tmp_path)["martingale"]
+    assert row["table_max_hits"] == int(s["table_max_hits"].sum())
+    assert (s["staked"] <= 8 * s["coups"]).all()
+
+
+def test_ruin_ends_the_session(tmp_path):
+    # 20 units and a grand martingale: many sessions are ruined before 200 coups.
+    config = make_config("grand-martingale", sessions=200, coups=200, bankroll=20, seed=2)
+    doc = run_tournament(config, tmp_path, plots=False)
+    s = collect(config, tmp_path)["grand-martingale"]
+    ruined = s["ruined"]
+    assert ruined.any() and doc["strategies"]["grand-martingale"]["p_ruin"] == pytest.approx(ruined.mean())
+    assert (s["final_bankroll"][ruined] < 1).all()
+    assert (s["coups"][ruined] < 200).any()
+    assert (s["final_bankroll"] >= 0).all()
+
+
+def test_walk_away_ends_the_session(tmp_path):
+    config = make_config("flat:stop_win=3,stop_loss=3", sessions=100, coups=400, seed=4)
+    doc = run_tournament(config, tmp_path, plots=False)
+    s = collect(config, tmp_path)["flat:stop_win=3,stop_loss=3"]
+    assert s["walked"].mean() > 0.9 and doc["strategies"]["flat:stop_win=3,stop_loss=3"]["p_walked"] > 0.9
+    assert (s["coups"][s["walked"]] < 400).all()
+    assert (np.abs(s["net"][s["walked"]]) >= 3).all()
+
+
+def test_same_seed_same_numbers_and_block_size_does_not_matter(tmp_path):
+    specs = "flat,martingale,labouchere,streak,never"
+    a = run_tournament(make_config(specs, sessions=40, coups=25, seed=9, block=40), tmp_path / "a", plots=False)
+    b = run_tournament(make_config(specs, sessions=40, coups=25, seed=9, block=40), tmp_path / "b", plots=False)
+    c = run_tournament(make_config(specs, sessions=40, coups=25, seed=9, block=7), tmp_path / "c", plots=False)
+    d = run_tournament(make_config(specs, sessions=40, coups=25, seed=10, block=40), tmp_path / "d", plots=False)
+    assert _numbers(a) == _numbers(b)
+    assert a["strategies"] == c["strategies"]
+    assert (tmp_path / "a" / "sessions.csv").read_bytes() == (tmp_path / "b" / "sessions.csv").read_bytes()
+    assert (tmp_path / "a" / "sessions.csv").read_bytes() == (tmp_path / "c" / "sessions.csv").read_bytes()
+    assert a["strategies"]["flat"]["net"] != d["strategies"]["flat"]["net"]
+
+
+def test_workers_1_and_2_give_identical_numbers(tmp_path):
+    config = make_config("flat,martingale,random,paroli", sessions=60, coups=30, seed=5, block=15)
+    one = run_tournament(config, tmp_path / "one", workers=1, plots=False)
+    two = run_tournament(config, tmp_path / "two", workers=2, plots=False)
+    assert _numbers(one) == _numbers(two)
+    for name in ("sessions.csv", "results.csv", "trajectories.csv"):
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
+
+
+def test_resume_after_an_interruption_equals_an_uninterrupted_run(tmp_path):
+    config = make_config("flat,martingale,random", sessions=50, coups=20, seed=6, block=10)
+    whole = run_tournament(config, tmp_path / "whole", plots=False)
+    with pytest.raises(TournamentInterrupted) as stop:
+        run_tournament(config, tmp_path / "cut", plots=False, max_tasks=4)
+    assert stop.value.done == 4 and stop.value.total == 15
+    manifest = json.loads((tmp_path / "cut" / "manifest.json").read_text())
+    assert manifest["complete"] is False and manifest["tasks_done"] == 4
+    assert not (tmp_path / "cut" / "results.json").exists()
+    with pytest.raises(TournamentInterrupted):  # a second interruption, then the end
+        resume_tournament(tmp_path / "cut", plots=False, max_tasks=5)
+    done = resume_tournament(tmp_path / "cut", plots=False)
+    assert _numbers(done) == _numbers(whole)
+    assert (tmp_path / "cut" / "sessions.csv").read_bytes() == (tmp_path / "whole" / "sessions.csv").read_bytes()
+    assert json.loads((tmp_path / "cut" / "manifest.json").read_text())["complete"] is True
+
+
+def test_a_damaged_checkpoint_is_played_again(tmp_path):
+    config = make_config("flat", sessions=20, coups=10, seed=2, block=10)
+    whole = run_tournament(config, tmp_path, plots=False)
+    task_path(tmp_path, 1, 0).write_bytes(b"not a zip file")
+    assert load_task(tmp_path, 1, 0) is None
+    again = resume_tournament(tmp_path, plots=False)
+    assert _numbers(again) == _numbers(whole)
+
+
+def test_out_holding_another_tournament_is_refused(tmp_path):
+    run_tournament(make_config("flat", sessions=5, coups=5), tmp_path, plots=False)
+    with pytest.raises(TournamentError, match="another tournament"):
+        run_tournament(make_config("flat", sessions=6, coups=5), tmp_path, plots=False)
+
+
+def test_files_and_their_schema(tmp_path):
+    config = make_config("flat,martingale,never", sessions=30, coups=15, seed=1, trajectories=10)
+    doc = run_tournament(config, tmp_path)
+    names = {p.name for p in tmp_path.iterdir()}
+    expected = {"manifest.json", "results.json", "results.csv", "sessions.csv", "trajectories.csv", "blocks"}
+    assert expected | {"final_bankroll.png", "ahead_vs_return.png", "trajectories.png"} <= names
+    assert not [n for n in names if n.endswith(".tmp")]
+    for png in ("final_bankroll.png", "ahead_vs_return.png", "trajectories.png"):
+        assert (tmp_path / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results == json.loads(json.dumps(doc))
+    for key in ("rules", "seed", "house_edge", "house_edges", "strategies", "order", "conclusion", "correction"):
+        assert key in results
+    for row in results["strategies"].values():
+        for key in ("return_per_unit", "ci_low", "ci_high", "edge", "verdict", "p_ahead", "p_ruin", "table_max_hits"):
+            assert key in row
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["complete"] and manifest["config"]["seed"] == 1 and "git_commit" in manifest
+    assert manifest["config"]["rule_values"]["decks"] == 6
+    sessions_csv = (tmp_path / "sessions.csv").read_text().splitlines()
+    assert sessions_csv[0] == "strategy,session," + ",".join(SESSION_FIELDS)
+    assert len(sessions_csv) == 1 + 3 * 30
+    trajectories = (tmp_path / "trajectories.csv").read_text().splitlines()
+    assert len(trajectories) == 1 + 3 * 16
+    assert collect(config, tmp_path)["flat"]["trajectories"].shape == (10, 16)
+    results_csv = (tmp_path / "results.csv").read_text().splitlines()
+    assert results_csv[0].startswith("strategy,spec,") and len(results_csv) == 4
+
+
+def test_unit_is_the_default_base(tmp_path):
+    config = make_config("flat,flat:base=3", sessions=4, coups=5, unit=2)
+    assert config.specs == ("flat:base=2", "flat:base=3")
+    doc = run_tournament(config, tmp_path, plots=False)
+    assert doc["strategies"]["flat"]["total_staked"] == 4 * 5 * 2
+    assert doc["strategies"]["flat:base=3"]["total_staked"] == 4 * 5 * 3
+
+
+def test_edge_follows_the_rules_and_the_boxes(tmp_path):
+    config = make_config("flat,flat:box=couleur", sessions=10, coups=10, rules="lenient-couleur")
+    doc = run_tournament(config, tmp_path, plots=False)
+    edges = house_edges(get_rules("lenient-couleur"))
+    assert doc["strategies"]["flat"]["edge"] == pytest.approx(edges.noir)
+    assert doc["strategies"]["flat:box=couleur"]["edge"] == pytest.approx(edges.couleur)
+    assert doc["house_edge"] == pytest.approx(edges.noir)
+
+
+def test_split_strategies():
+    assert split_strategies("flat,martingale:base=2,box=rouge,paroli") == [
+        "flat",
+        "martingale:base=2,box=rouge",
+        "paroli",
+    ]
+    assert split_strategies("all") == list(LINEUP)
+    assert split_strategies("flat; streak:k=3") == ["flat", "streak:k=3"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"strategies": "nope"}, "unknown strategy"),
+        ({"sessions": 0}, "sessions must be at least 1"),
+        ({"coups": 0}, "coups must be at least 1"),
+        ({"bankroll": 0.5}, "below the table minimum"),
+        ({"unit": 0}, "unit must be"),
+        ({"unit": 5000}, "outside the table limits"),
+        ({"rules": "vegas"}, "unknown rules preset"),
+        ({"strategies": "flat,flat"}, "listed twice"),
+        ({"strategies": ""}, "no strategies"),
+        ({"rule_changes": {"decks": 0}}, "decks"),
+    ],
+)
+def test_bad_configurations_are_one_line_errors(kwargs, message):
+    with pytest.raises(TournamentError, match=message) as error:
+        make_config(**kwargs)
+    assert "\n" not in str(error.value)
+
+
+def test_config_file(tmp_path):
+    path = tmp_path / "exp.toml"
+    path.write_text(
+        """
+[tournament]
+strategies = ["flat"]
+sessions = 7
+coups = 9
+seed = 3
+workers = 1
+
+[tournament.table]
+table_max = 50
+
+[[strategy]]
+name = "labouchere"
+line = [1, 2, 3]
+"""
+    )
+    options = read_config_file(path)
+    assert options["workers"] == 1
+    options.pop("workers")
+    config = make_config(**options)
+    assert config.strategies == ("flat", "labouchere:line=1-2-3")
+    assert config.sessions == 7 and config.coups == 9 and config.seed == 3
+    assert config.rule_values["table_max"] == 50
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[tournament\n", "malformed config"),
+        ("[tournament]\nsesions = 3\n", "unknown key 'sesions'"),
+        ("[other]\n", "unknown section"),
+        ("[tournament]\ntable = 3\n", "must be a table"),
+    ],
+)
+def test_bad_config_files(tmp_path, text, message):
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(TournamentError, match=message):
+        read_config_file(path)
+
+
+def test_missing_config_file(tmp_path):
+    with pytest.raises(TournamentError, match="cannot read config"):
+        read_config_file(tmp_path / "none.toml")
+
+
+def test_shipped_configs_are_valid():
+    configs = shipped_configs()
+    assert {"quick", "classroom", "partage"} <= set(configs)
+    for path in configs.values():
+        options = read_config_file(path)
+        options.pop("workers", None)
+        make_config(**options)
+
+
+def test_resume_needs_a_manifest(tmp_path):
+    with pytest.raises(TournamentError, match="nothing to resume"):
+        resume_tournament(tmp_path)
+    (tmp_path / "manifest.json").write_text("{not json")
+    with pytest.raises(TournamentError, match="malformed manifest"):
+        resume_tournament(tmp_path)
+
+
+def test_default_config_is_the_lineup():
+    config = make_config()
+    assert config.strategies == LINEUP
+    assert config.sessions * config.coups >= 4_000_000  # enough for every interval to exclude 0 (see slow test)
+
+
+@pytest.mark.slow
+def test_default_run_every_interval_excludes_zero(tmp_path):
+    """The default run (README quick start): every system's 95% interval lies below 0."""
+    doc = run_tournament(make_config(), tmp_path, workers=2, plots=False)
+    for label, row in doc["strategies"].items():
+        if row["total_staked"]:
+            assert row["ci_high"] < 0, label
+            assert row["consistent_with_edge"], label
+
+
+def _medium_run(tmp_path: Path) -> dict:
+    return run_tournament(make_config(sessions=3000, coups=100, seed=2024), tmp_path, plots=False)
+
+
+def test_statistical_every_interval_sits_on_the_edge_and_none_above_zero(tmp_path):
+    """Seeded medium run of the whole line-up (18 systems that stake, 3,000 sessions x 100 coups).
+
+    If each system's 95% interval covers its true return, the number of intervals missing -edge is
+    at most Binomial(18, 0.05) (mean 0.9; P(more than 3) = 1.1%) if the systems were independent.
+    They are not (common random numbers: the same shoes), which makes misses come together rather
+    than more often. We allow 3 misses of the per-system intervals, and none after Holm's
+    correction (family-wise 5%). No interval may lie above 0: that would need an error far beyond
+    any of these.
+    """
+    doc = _medium_run(tmp_path)
+    rows = [r for r in doc["strategies"].values() if r["total_staked"]]
+    assert len(rows) == 18
+    misses = [r["spec"] for r in rows if not r["ci_low"] <= -r["edge"] <= r["ci_high"]]
+    assert len(misses) <= 3, misses
+    assert all(r["consistent_with_edge"] for r in rows)
+    assert not any(r["above_zero"] for r in rows)
+    assert all(r["ci_low"] < 0 for r in rows)
+    assert doc["correction"]["family_size"] == 18
