@@ -96,8 +96,8 @@ import typer
 from experiments.console import JsonOption, err, fail, out, print_json
 
 #: Default size of a run: every confidence interval excludes 0 and it finishes in well under a minute here.
-DEFAULT_SESSIONS = 20_000
-DEFAULT_COUPS = 250
+DEFAULT_SESSIONS = 16_000
+DEFAULT_COUPS = 200
 DEFAULT_BANKROLL = 1000.0
 #: Sessions per block (one task = one block of one strategy); part of the configuration.
 DEFAULT_BLOCK = 2000
