@@ -24,7 +24,8 @@ def rate(algo: str, env: str, timesteps: int, n_envs: int, seed: int) -> float:
     """Training steps per second of ``algo`` on ``env`` (``"trente"`` or ``"cartpole"``)."""
     from stable_baselines3.common.env_util import make_vec_env
 
-    from experiments.rl import LogScaledFlat, algo_class, load_config, parse_table, sb3_env
+    from experiments.features import LogScaledFlat
+    from experiments.rl import algo_class, load_config, parse_table, sb3_env
 
     config = load_config(algo)
     hyper = dict(config.hyper)

@@ -7,9 +7,7 @@ import sys
 import typer
 from typer.core import TyperGroup
 
-from experiments import deal, edge, fallacy, play, presets, report, simulate, strategies
-from experiments import tournament
-from experiments import evaluate, train
+from experiments import deal, edge, evaluate, fallacy, play, presets, report, simulate, strategies, tournament, train
 from experiments.console import ClickException, NoArgsIsHelp
 
 

@@ -261,40 +261,6 @@ def algo_class(algo: str) -> type:
     return getattr(module, class_name)
 
 
-# -- the policy network's input -----------------------------------------------------------------
-
-
-def _extractor_base() -> type:
-    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
-
-    return BaseFeaturesExtractor
-
-
-try:  # defined only when SB3 (and torch) are installed
-    import torch as _torch
-
-    class LogScaledFlat(_extractor_base()):  # type: ignore[misc]
-        """The flat observation with its unbounded parts (bankroll, coups, prisoners, shoe counts)
-        passed through ``log1p``; the one-hot scoreboard is left as it is.
-
-        A bankroll of thousands of units next to 0/1 flags would swamp a small network; this keeps
-        every input within a few units without any statistics to save beside the model.
-        """
-
-        def __init__(self, observation_space: Any) -> None:
-            size = int(np.prod(observation_space.shape))
-            super().__init__(observation_space, features_dim=size)
-            high = np.asarray(observation_space.high, dtype=np.float64).reshape(-1)
-            self.register_buffer("scaled", _torch.as_tensor(high > 1.0))
-
-        def forward(self, observations: Any) -> Any:
-            flat = observations.reshape(observations.shape[0], -1)
-            return _torch.where(self.scaled, _torch.log1p(flat.clamp(min=0.0)), flat)
-
-except ImportError:  # pragma: no cover - the rl extra is not installed
-    pass
-
-
 # -- model files ---------------------------------------------------------------------------------
 
 

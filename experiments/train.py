@@ -1,7 +1,7 @@
 """``trente-lab train``: train a stable-baselines3 agent on the native vector environment.
 
 The agent sees the flat observation (bankroll, coups, prisoners, the scoreboard one-hot) through
-:class:`~experiments.rl.LogScaledFlat` and bets in the discrete form by default (sit out, or one of
+:class:`~experiments.features.LogScaledFlat` and bets in the discrete form by default (sit out, or one of
 the stake levels on one box). Hyper-parameters come from ``experiments/configs/rl.toml``. Every
 ``eval_every`` timesteps the greedy policy plays ``eval_sessions`` fixed sessions (the same shoes
 every time) and the learning curve records its reward per coup and its return per unit staked
@@ -129,7 +129,7 @@ def _pct(x: float) -> str:
 
 def build_model(config: RLConfig, venv: Any, seed: int, tensorboard: str | None = None) -> Any:
     """The SB3 model of ``config`` on ``venv`` (one-line errors on bad hyper-parameters)."""
-    from experiments.rl import LogScaledFlat
+    from experiments.features import LogScaledFlat
 
     cls = algo_class(config.algo)
     hyper = dict(config.hyper)

@@ -150,7 +150,7 @@ def make_strategy(spec: str | Mapping[str, Any], rules: str | RuleSet = "classic
             if not name:
                 raise StrategyError(f"a strategy entry needs a name (or a spec), got {dict(spec)!r}")
     else:
-        name, params = parse_spec(spec)
+        name, params = parse_spec(spec.removeprefix("model:"))  # "model:PATH.zip" names a model too
     if name.endswith(".zip"):
         try:
             return ModelPolicy(name, **{k: str(v) for k, v in params.items()})

@@ -213,4 +213,6 @@ def test_a_saved_model_plays_through_the_seam(tmp_path: Path) -> None:
     PPO("MlpPolicy", venv, n_steps=64, batch_size=64, seed=0).learn(128).save(tmp_path / "ppo.zip")
     policy = make_strategy(str(tmp_path / "ppo.zip"))
     actions, _ = policy.act(venv.reset())
-    assert actions.shape == (2,)
+    assert actions.shape == (2, 12)  # the env's full action form, like every strategy
+    same = make_strategy(f"model:{tmp_path / 'ppo.zip'}")
+    assert np.array_equal(same.act(venv.reset())[0], actions)
