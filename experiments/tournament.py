@@ -249,9 +249,11 @@ def _resolve_spec(entry: str | Mapping[str, Any], unit: int, rules) -> tuple[str
             label = entry.strip()
             name, params = parse_spec(entry)
         if name.endswith(".zip"):
-            policy = make_strategy(label, rules)
-        else:
-            policy = make_strategy({"name": name, "base": unit, **params}, rules)
+            raise TournamentError(
+                f"{label!r}: trained models do not play tournaments yet (their actions are not in the full "
+                "form); score them with `trente-lab evaluate`"
+            )
+        policy = make_strategy({"name": name, "base": unit, **params}, rules)
     except StrategyError as exc:
         raise TournamentError(str(exc)) from None
     return label, policy.spec(), policy
@@ -1226,31 +1228,31 @@ def command(
         ),
     ] = None,
     sessions: Annotated[
-        int | None, typer.Option("--sessions", "-n", help=f"Sessions per strategy [default: {DEFAULT_SESSIONS:,}].")
+        int | None, typer.Option("--sessions", "-n", help=f"Sessions per strategy (default {DEFAULT_SESSIONS:,}).")
     ] = None,
     coups: Annotated[
-        int | None, typer.Option("--coups", "-m", help=f"Coups per session at most [default: {DEFAULT_COUPS}].")
+        int | None, typer.Option("--coups", "-m", help=f"Coups per session at most (default {DEFAULT_COUPS}).")
     ] = None,
     bankroll: Annotated[
         float | None,
-        typer.Option("--bankroll", "-b", help=f"Starting bankroll, units [default: {DEFAULT_BANKROLL:g}]."),
+        typer.Option("--bankroll", "-b", help=f"Starting bankroll, units (default {DEFAULT_BANKROLL:g})."),
     ] = None,
     unit: Annotated[
-        int | None, typer.Option("--unit", "-u", help="Base stake of every system that does not set base [default: 1].")
+        int | None, typer.Option("--unit", "-u", help="Base stake of every system that does not set base (default 1).")
     ] = None,
     rules: Annotated[
-        str | None, typer.Option("--rules", "-r", help="Rules preset (see `trente-lab presets`) [default: classic].")
+        str | None, typer.Option("--rules", "-r", help="Rules preset (see `trente-lab presets`) (default classic).")
     ] = None,
-    seed: Annotated[int | None, typer.Option("--seed", "-s", help="Seed of the shoes [default: 0].")] = None,
+    seed: Annotated[int | None, typer.Option("--seed", "-s", help="Seed of the shoes (default 0).")] = None,
     workers: Annotated[
         int | None,
         typer.Option(
-            "--workers", "-w", help="Worker processes; the numbers do not depend on it [default: the CPU count]."
+            "--workers", "-w", help="Worker processes; the numbers do not depend on it (default the CPU count)."
         ),
     ] = None,
     out_dir: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="Output folder [default: a new folder runs/tournament-<date>-<time>]."),
+        typer.Option("--out", "-o", help="Output folder (default a new folder runs/tournament-<date>-<time>)."),
     ] = None,
     config_file: Annotated[
         str | None,
@@ -1291,7 +1293,9 @@ def command(
     except TournamentInterrupted as exc:
         err.print(
             f"trente-lab: interrupted: {exc.done} of {exc.total} tasks are saved in {exc.out}; "
-            f"finish with `trente-lab tournament --resume {exc.out}`"
+            f"finish with `trente-lab tournament --resume {exc.out}`",
+            soft_wrap=True,
+            markup=False,
         )
         raise typer.Exit(130) from None
     if as_json:
@@ -1303,6 +1307,8 @@ def command(
         f"Files in {document['out']}. {document['session_coups']:,} session-coups in {document['seconds']:.1f} s"
         + (f" ({rate:,.0f} per second)." if rate else "."),
         style="dim",
+        soft_wrap=True,
+        markup=False,
     )
 
 

@@ -145,6 +145,7 @@ def _one_line_error(result, *fragments: str) -> None:
         (["--seed", "-1"], ("seed",)),
         (["--workers", "0"], ("workers",)),
         (["--config", "no-such-config"], ("no config file",)),
+        (["--strategies", "agent.zip"], ("trained models",)),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path, args, fragments):
