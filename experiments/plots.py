@@ -70,16 +70,18 @@ def final_bankroll_figure(
     bins = np.linspace(lo, hi, 61)
     table = document["strategies"]
     for ax, label, final in zip(axes.flat, order, finals):
-        ax.hist(final, bins=bins, color="#4c72b0", alpha=0.85)
+        ax.hist(final, bins=bins, color="#4c72b0", alpha=0.85, log=True)
         ax.axvline(start, color="black", lw=0.8, ls="--")
         ax.axvline(float(np.median(final)), color="#c44e52", lw=1.0)
         row = table[label]
         ax.set_title(f"{label}\nP(ahead) {row['p_ahead']:.0%}, P(ruin) {row['p_ruin']:.0%}", fontsize=8)
         ax.tick_params(labelsize=7)
-        ax.set_yticks([])
     for ax in list(axes.flat)[len(order) :]:
         ax.axis("off")
-    fig.suptitle(f"Final bankroll per session (dashed: start, red: median)\n{_title(document)}", fontsize=10)
+    fig.suptitle(
+        f"Final bankroll per session: number of sessions, log scale (dashed: start, red: median)\n{_title(document)}",
+        fontsize=10,
+    )
     fig.tight_layout()
     return fig
 
@@ -90,9 +92,7 @@ def trajectories_figure(
     """Median bankroll after each coup with 50% and 90% bands, one panel per system."""
     order = [k for k in order if k in bands]
     rows, cols = _grid(max(1, len(order)))
-    fig, axes = plt.subplots(
-        rows, cols, figsize=(3.4 * cols, 2.2 * rows + 0.8), sharex=True, sharey=True, squeeze=False
-    )
+    fig, axes = plt.subplots(rows, cols, figsize=(3.4 * cols, 2.2 * rows + 0.8), sharex=True, squeeze=False)
     for ax, label in zip(axes.flat, order):
         b = bands[label]
         x = np.arange(b["median"].size)
@@ -109,7 +109,10 @@ def trajectories_figure(
         axes.flat[0].legend(fontsize=6, loc="lower left")
     fig.supxlabel("coup", fontsize=8)
     fig.supylabel("bankroll (units)", fontsize=8)
-    fig.suptitle(f"Bankroll coup by coup (median, 50% and 90% of sessions)\n{_title(document)}", fontsize=10)
+    fig.suptitle(
+        f"Bankroll coup by coup: median, 50% and 90% of sessions (each panel its own scale)\n{_title(document)}",
+        fontsize=10,
+    )
     fig.tight_layout()
     return fig
 
@@ -117,10 +120,11 @@ def trajectories_figure(
 def ahead_vs_return_figure(document: Mapping[str, Any], order: list[str]) -> plt.Figure:
     """P(session ahead) against return per unit staked (95% interval), with -edge and 0 marked."""
     table = document["strategies"]
-    fig, ax = plt.subplots(figsize=(9, 6))
+    fig, ax = plt.subplots(figsize=(11, 6.5))
     edge = document["house_edge"]
     ax.axvline(-edge, color="#c44e52", lw=1.2, label=f"exact house edge: {-edge:+.2%}")
     ax.axvline(0.0, color="black", lw=0.8, ls="--", label="break even")
+    points = []
     for label in order:
         r = table[label]
         if r["return_per_unit"] is None:
@@ -128,19 +132,38 @@ def ahead_vs_return_figure(document: Mapping[str, Any], order: list[str]) -> plt
         x, y = r["return_per_unit"], r["p_ahead"]
         if r["ci_low"] is not None:
             ax.errorbar(x, y, xerr=[[x - r["ci_low"]], [r["ci_high"] - x]], fmt="o", ms=4, color="#4c72b0", capsize=2)
+            right = r["ci_high"]
         else:
             ax.plot(x, y, "o", ms=4, color="#4c72b0")
-        ax.annotate(label, (x, y), textcoords="offset points", xytext=(5, 3), fontsize=7)
+            right = x
+        points.append((y, right, x, label))
+    # labels in a column right of the plot, in the order of P(ahead), nudged apart, each with a
+    # thin leader line to its point: close systems stay readable
+    gap = 0.032
+    placed: list[float] = []
+    for y, _, x, label in sorted(points):
+        at = max([y] + [p + gap for p in placed])
+        placed.append(at)
+        ax.annotate(
+            label,
+            (x, y),
+            xytext=(1.02, at),
+            textcoords=ax.get_yaxis_transform(),
+            fontsize=7,
+            va="center",
+            annotation_clip=False,
+            arrowprops={"arrowstyle": "-", "color": "0.65", "lw": 0.5, "shrinkA": 0, "shrinkB": 3},
+        )
     ax.set_xlabel("return per unit staked (95% interval over sessions)")
     ax.set_ylabel("P(session ends ahead)")
     ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0, decimals=1))
     ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0, decimals=0))
-    ax.set_ylim(-0.02, 1.02)
+    ax.set_ylim(-0.02, max([1.02] + [p + 0.02 for p in placed]))
     ax.legend(fontsize=8, loc="lower right")
     ax.set_title(
         "Systems change how often a session ends ahead, not what a unit staked costs\n" + _title(document), fontsize=10
     )
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 0.8, 1))
     return fig
 
 
