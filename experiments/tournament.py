@@ -17,8 +17,17 @@ configuration, recorded in the manifest). One task is one (block, system) pair; 
 is saved atomically to ``OUT/blocks/`` at once. Ctrl-C or a crash keeps every finished task, and
 ``--resume OUT`` runs only the missing ones, with the same result as an uninterrupted run.
 
+Running again into a folder that holds the same configuration reuses its checkpoints (a resume);
+a folder holding another configuration is refused. ``--workers`` defaults to the CPU count (one
+process for short runs); worker processes are started with ``spawn`` and one numba thread each.
+
 **Statistics**: :mod:`experiments.stats` (ratio estimator over sessions, delta-method 95%
 interval, Holm's correction over the systems).
+
+**Default run**: the line-up of :data:`strategies.LINEUP` (19 entries, 18 that stake), 16,000
+sessions of 200 coups, bankroll 1,000, unit 1, classic rules, seed 0: about 61 million
+session-coups, every 95% interval (and every Bonferroni-simultaneous one) below 0, about 25 s with
+two workers on the project's 2-core machine (``benchmarks/bench_tournament.py``).
 
 Files written to ``--out`` (every write is atomic: a temporary file, then ``os.replace``)
 ----------------------------------------------------------------------------------------------
@@ -37,8 +46,9 @@ Files written to ``--out`` (every write is atomic: a temporary file, then ``os.r
     ``noir``, ``rouge``, ``couleur``, ``inverse``, ``insured``), ``correction`` (the
     multiple-comparison method, family size, level), ``strategies`` (an object keyed by label, in
     line-up order; fields below), ``order`` (labels as the table sorts them), ``conclusion`` (the
-    paragraph), ``seconds``, ``session_coups`` and ``session_coups_per_second`` (of this
-    invocation; absent from nothing else).
+    paragraph), ``out`` (the folder), ``seconds``, ``session_coups`` and
+    ``session_coups_per_second`` (timings of the invocation that wrote the file: the only values
+    that differ between two runs of the same configuration).
     Per strategy: ``spec``, ``sessions``, ``total_staked``, ``net``, ``return_per_unit``, ``se``,
     ``ci_low``, ``ci_high`` (95%), ``ci_low_simultaneous``, ``ci_high_simultaneous`` (Bonferroni),
     ``edge`` (exact edge of the boxes it played, weighted by its stakes; positive = the bank's
@@ -57,7 +67,8 @@ Files written to ``--out`` (every write is atomic: a temporary file, then ``os.r
     One row per (strategy, session): ``strategy, session, net, staked, final_bankroll, coups, ahead,
     ruined, walked, max_drawdown, longest_losing_run, table_max_hits, bankroll_hits`` (0/1 flags).
 ``trajectories.csv``
-    The bankroll after each coup over the first ``trajectories`` sessions, per strategy and coup:
+    The bankroll after each coup over the first ``trajectories`` sessions (fewer when sessions are
+    very long: :func:`trajectory_sessions`), per strategy and coup:
     ``strategy, coup, q05, q25, median, q75, q95, mean`` (coup 0 is the start; a finished session
     keeps its final bankroll).
 ``final_bankroll.png``, ``trajectories.png``, ``ahead_vs_return.png``
@@ -103,6 +114,8 @@ DEFAULT_BANKROLL = 1000.0
 DEFAULT_BLOCK = 2000
 #: Sessions whose bankroll after every coup is kept for the trajectory plot.
 DEFAULT_TRAJECTORIES = 1000
+#: At most this many bankroll values per strategy are kept for the trajectory plot (memory bound).
+TRAJECTORY_VALUES = 4_000_000
 #: Coups allowed after the end of a session for prisoners to settle (no new stakes).
 SETTLE_LIMIT = 1000
 
@@ -541,6 +554,12 @@ def play_sessions(
     }
 
 
+def trajectory_sessions(config: TournamentConfig) -> int:
+    """How many sessions keep their bankroll after every coup: ``config.trajectories``, fewer for
+    very long sessions (at most :data:`TRAJECTORY_VALUES` numbers per strategy)."""
+    return min(config.trajectories, TRAJECTORY_VALUES // (config.coups + 1))
+
+
 @functools.lru_cache(maxsize=4)
 def _block_seeds(seed: int, start: int, stop: int) -> tuple[int, ...]:
     return tuple(session_seed(seed, i) for i in range(start, stop))
@@ -554,21 +573,22 @@ def run_task(config: TournamentConfig, b: int, s: int) -> dict[str, np.ndarray]:
     policy = make_strategy(config.specs[s], rules)
     start, stop = config.block_range(b)
     seeds = _block_seeds(config.seed, start, stop)
-    keep = max(0, min(config.trajectories, stop) - start)
+    keep = max(0, min(trajectory_sessions(config), stop) - start)
     return play_sessions(policy, rules, config.bankroll, config.coups, seeds, keep)
 
 
 # -- files ---------------------------------------------------------------------------------------
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically: a temporary file in the same folder, then ``os.replace``."""
+def atomic_write(path: Path, write: Callable[[io.BufferedWriter], None]) -> None:
+    """Write ``path`` atomically: ``write(f)`` fills a temporary file in the same folder, which then
+    replaces ``path`` (``os.replace``). A reader sees the old file or the new one, never a part."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         os.chmod(tmp, 0o666 & ~_UMASK)
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -576,6 +596,10 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    atomic_write(path, lambda f: f.write(data))
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -1028,7 +1052,7 @@ def write_outputs(
     """Write results.json/csv, sessions.csv, trajectories.csv and the plots; returns the file names."""
     atomic_write_text(out / "results.json", json.dumps(document, indent=2, default=_plain) + "\n")
     atomic_write_text(out / "results.csv", _csv([["strategy", *SUMMARY_COLUMNS]] + _summary_rows(document)))
-    atomic_write_text(out / "sessions.csv", _sessions_csv(sessions))
+    atomic_write(out / "sessions.csv", lambda f: _write_sessions_csv(f, sessions))
     bands = trajectory_bands(sessions)
     atomic_write_text(out / "trajectories.csv", _trajectories_csv(bands))
     files = ["manifest.json", "results.json", "results.csv", "sessions.csv", "trajectories.csv"]
@@ -1066,9 +1090,10 @@ def _csv(rows: Iterable[Sequence[Any]]) -> str:
     return buffer.getvalue()
 
 
-def _sessions_csv(sessions: Mapping[str, Mapping[str, np.ndarray]]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+def _write_sessions_csv(f: io.BufferedWriter, sessions: Mapping[str, Mapping[str, np.ndarray]]) -> None:
+    """Stream the per-session table into ``f``, one strategy at a time."""
+    text = io.TextIOWrapper(f, encoding="utf-8", newline="", write_through=True)
+    writer = csv.writer(text, lineterminator="\n")
     writer.writerow(["strategy", "session", *SESSION_FIELDS])
     for label, s in sessions.items():
         n = s["net"].size
@@ -1081,7 +1106,8 @@ def _sessions_csv(sessions: Mapping[str, Mapping[str, np.ndarray]]) -> str:
                 values = np.round(values, 6)
             columns.append(values.tolist())
         writer.writerows(zip(*columns))
-    return buffer.getvalue()
+    text.flush()
+    text.detach()
 
 
 def _trajectories_csv(bands: Mapping[str, Mapping[str, np.ndarray]]) -> str:
