@@ -331,6 +331,8 @@ def make_config(
     else:
         entries = []
         for item in strategies:
+            if not isinstance(item, (str, Mapping)):
+                raise TournamentError(f"a strategy is a spec string or a table with a name, got {item!r}")
             entries.extend(split_strategies(item) if isinstance(item, str) else [item])
     if not entries:
         raise TournamentError("no strategies to play: name at least one (or `all`)")

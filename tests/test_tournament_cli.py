@@ -161,6 +161,11 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, args, fragments):
         ('[tournament]\nstrategies = ["nope"]\n', "unknown strategy"),
         ("[tournament]\nbankroll = 0.1\n", "below the table minimum"),
         ('[tournament]\nsessions = "ten"\n', "sessions must be a whole number"),
+        ("[tournament]\nstrategies = [3]\n", "a strategy is a spec string"),
+        ("[tournament]\nworkers = 0\n", "workers must be"),
+        ("[tournament.table]\ndecks = 0\n", "decks must be between 1 and 8"),
+        ("[tournament.table]\nwheels = 2\n", "wheels"),
+        ('[[strategy]]\nname = "martingail"\n', "unknown strategy"),
     ],
 )
 def test_bad_config_file_is_one_line_and_exit_2(tmp_path, text, fragment):
