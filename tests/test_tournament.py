@@ -375,3 +375,26 @@ def test_statistical_every_interval_sits_on_the_edge_and_none_above_zero(tmp_pat
     assert not any(r["above_zero"] for r in rows)
     assert all(r["ci_low"] < 0 for r in rows)
     assert doc["correction"]["family_size"] == 18
+
+
+def test_ctrl_c_keeps_the_finished_tasks(tmp_path, monkeypatch):
+    import experiments.tournament as tournament
+
+    config = make_config("flat,paroli", sessions=30, coups=10, seed=12, block=10)
+    whole = run_tournament(config, tmp_path / "whole", plots=False)
+    real = tournament.run_task
+    calls = []
+
+    def interrupted(*args):
+        calls.append(args)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setattr(tournament, "run_task", interrupted)
+    with pytest.raises(TournamentInterrupted) as stop:
+        run_tournament(config, tmp_path / "cut", plots=False)
+    assert stop.value.done == 2
+    assert json.loads((tmp_path / "cut" / "manifest.json").read_text())["tasks_done"] == 2
+    monkeypatch.setattr(tournament, "run_task", real)
+    assert _numbers(resume_tournament(tmp_path / "cut", plots=False)) == _numbers(whole)

@@ -191,3 +191,16 @@ def test_help_lists_the_options():
     for option in ("--strategies", "--sessions", "--coups", "--bankroll", "--unit", "--rules", "--seed",
                    "--workers", "--out", "--json", "--config", "--resume"):  # fmt: skip
         assert option in result.stdout
+
+
+def test_ctrl_c_says_how_to_resume(tmp_path, monkeypatch):
+    import experiments.tournament as tournament
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tournament, "run_task", interrupted)
+    result = _invoke("--strategies", "flat", *SMALL, "--out", str(tmp_path / "o"))
+    assert result.exit_code == 130
+    assert "interrupted" in result.output and f"--resume {tmp_path / 'o'}" in result.output
+    assert "Traceback" not in result.output
