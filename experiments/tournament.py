@@ -250,6 +250,9 @@ def _resolve_spec(entry: str | Mapping[str, Any], unit: int, rules) -> tuple[str
     from strategies.registry import StrategyError, make_strategy, parse_spec
 
     try:
+        if isinstance(entry, str) and _is_model(entry):  # a trained agent: loading it runs its code
+            policy = make_strategy(entry.strip(), rules)
+            return entry.strip(), policy.spec(), policy
         if isinstance(entry, Mapping):
             params = dict(entry)
             if "spec" in params:
@@ -261,15 +264,16 @@ def _resolve_spec(entry: str | Mapping[str, Any], unit: int, rules) -> tuple[str
         else:
             label = entry.strip()
             name, params = parse_spec(entry)
-        if name.endswith(".zip"):
-            raise TournamentError(
-                f"{label!r}: trained models do not play tournaments yet (their actions are not in the full "
-                "form); score them with `trente-lab evaluate`"
-            )
         policy = make_strategy({"name": name, "base": unit, **params}, rules)
     except StrategyError as exc:
         raise TournamentError(str(exc)) from None
     return label, policy.spec(), policy
+
+
+def _is_model(entry: str) -> bool:
+    """``model:PATH.zip`` or ``PATH.zip[:algo=...]``: a model file saved by ``trente-lab train``."""
+    entry = entry.strip()
+    return entry.startswith("model:") or entry.split(":", 1)[0].endswith(".zip")
 
 
 def _spec_text(value: Any) -> str:

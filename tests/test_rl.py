@@ -263,6 +263,12 @@ def test_every_algorithm_trains_saves_and_is_accepted_by_evaluate_and_the_strate
     actions, _ = policy.act(obs)
     assert actions.shape == (3, 12)
     venv.step(actions)
+    from experiments.tournament import make_config, run_tournament
+
+    config = make_config(f"flat,model:{files['model']}", sessions=6, coups=20, block=3)
+    doc = run_tournament(config, tmp_path / "tournament", plots=False)
+    model = doc["strategies"][f"model:{files['model']}"]
+    assert model["sessions"] == 6 and model["mean_coups"] > 0 and model["spec"].endswith(f":algo={algo}")
 
 
 @pytest.mark.slow

@@ -145,7 +145,8 @@ def _one_line_error(result, *fragments: str) -> None:
         (["--seed", "-1"], ("seed",)),
         (["--workers", "0"], ("workers",)),
         (["--config", "no-such-config"], ("no config file",)),
-        (["--strategies", "agent.zip"], ("trained models",)),
+        (["--strategies", "agent.zip"], ("model file", "does not exist")),
+        (["--strategies", "model:missing.zip"], ("model file", "does not exist")),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path, args, fragments):
