@@ -8,6 +8,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 out = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
@@ -28,6 +29,18 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON documen
 _click_errors = sys.modules[typer.BadParameter.__module__]
 ClickException: type[Exception] = _click_errors.ClickException
 NoArgsIsHelp: type[Exception] | tuple = getattr(_click_errors, "NoArgsIsHelpError", ())
+
+
+def progress_bar(enabled: bool = True) -> Progress:
+    """The progress bar of long work: description, bar, percentage and time left, on stderr,
+    gone when done; a no-op when ``enabled`` is False (JSON output, short runs, tests)."""
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.percentage:>3.0f}%"),
+        TimeRemainingColumn(),
+    )
+    return Progress(*columns, console=err, transient=True, disable=not enabled)
 
 
 class BadInput(_click_errors.UsageError):

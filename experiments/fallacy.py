@@ -45,7 +45,7 @@ import numba
 import numpy as np
 import typer
 from rich import box
-from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import Progress
 from rich.table import Table
 from rich.text import Text
 
@@ -54,11 +54,11 @@ from experiments.console import (
     RulesOption,
     SeedOption,
     check_at_least,
-    err,
     fail,
     load_rules,
     out,
     print_json,
+    progress_bar,
 )
 
 CHUNK = 2_000_000  #: coups dealt between two updates of the progress bar
@@ -273,14 +273,8 @@ def fallacy_report(
         fail(f"--max-streak must be at most 30, got {max_streak}")
     rules = load_rules(preset)
     odds = first_coup(rules.decks)
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TextColumn("{task.percentage:>3.0f}%"),
-        TimeRemainingColumn(),
-    )
     start = time.perf_counter()
-    with Progress(*columns, console=err, transient=True, disable=not progress) as bar:
+    with progress_bar(progress) as bar:
         counts, decided, void = count_streaks(rules, n_coups, max_streak, seed, bar)
     families = FAMILIES if rules.couleur_inverse else FAMILIES[:1]
     exact = {

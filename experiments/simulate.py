@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import numpy as np
 import typer
-from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import Progress
 from rich.table import Table
 
 from experiments.console import (
@@ -17,10 +17,10 @@ from experiments.console import (
     RulesOption,
     SeedOption,
     check_at_least,
-    err,
     load_rules,
     out,
     print_json,
+    progress_bar,
 )
 
 CHUNK = 2_000_000  # coups dealt between two updates of the progress bar
@@ -93,14 +93,8 @@ def simulation_report(
             "inverse wins": odds.p_inverse,
         }
     )
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TextColumn("{task.percentage:>3.0f}%"),
-        TimeRemainingColumn(),
-    )
     start = time.perf_counter()
-    with Progress(*columns, console=err, transient=True, disable=not progress) as bar:
+    with progress_bar(progress) as bar:
         counts, void = count_outcomes(rules, n_coups, seed, bar)
     seconds = time.perf_counter() - start
     complete = n_coups - void
