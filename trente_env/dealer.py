@@ -43,8 +43,12 @@ _TWO32 = np.uint64(1 << 32)
 
 
 def shuffle_seeds(rng: np.random.Generator, n: int) -> np.ndarray:
-    """The seeds of the next ``n`` shuffles of a table, drawn from its generator (uint64)."""
-    return rng.integers(0, 2**64, size=n, dtype=np.uint64)
+    """The seeds of the next ``n`` shuffles of a table, drawn from its generator (uint64).
+
+    The raw 64-bit outputs of the generator's bit generator: the same numbers as
+    ``rng.integers(0, 2**64, size=n, dtype=np.uint64)``, ten times cheaper to ask for one at a time.
+    """
+    return rng.bit_generator.random_raw(n)
 
 
 @numba.njit(cache=True, inline="always")

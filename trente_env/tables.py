@@ -348,8 +348,8 @@ class Tables:
                 self._play_kernel(actions, skip, seeds, *self._play_args)
                 return
         rows = np.flatnonzero(self.needs_shuffle & ~skip)
-        generators = self.generators
-        seeds = np.array([generators[i].integers(0, 2**64, dtype=np.uint64) for i in rows.tolist()], np.uint64)
+        generators = self.generators  # as dealer.shuffle_seeds, one table at a time
+        seeds = np.array([generators[i].bit_generator.random_raw() for i in rows.tolist()], np.uint64)
         self._slots[rows] = np.arange(rows.size)
         self._play_kernel(actions, skip, seeds if rows.size else _NO_SEEDS, *self._play_args)
 
