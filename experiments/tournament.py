@@ -911,8 +911,12 @@ def conclusion(document: Mapping[str, Any]) -> str:
     m = len(bettors)
     text = (
         f"Every system played the same {document['sessions']:,} sessions of up to {document['coups']:,} coups. "
-        f"Each lost between {-max(lows):.2%} and {-min(lows):.2%} of what it staked, against an exact house "
-        f"edge of {edge:.2%} from the refait; "
+        + (
+            f"Each lost between {-max(lows):.2%} and {-min(lows):.2%} of what it staked"
+            if max(lows) <= 0
+            else f"Their returns per unit staked ran from {min(lows):+.2%} to {max(lows):+.2%}"
+        )
+        + f", against an exact house edge of {edge:.2%} from the refait; "
     )
     if not off_edge:
         text += f"none of the {m} results can be told apart from the edge (Holm-corrected tests, family-wise 5%)"
@@ -928,9 +932,13 @@ def conclusion(document: Mapping[str, Any]) -> str:
     else:
         text += f", and none is above zero ({len(below)} of {m} intervals lie wholly below it). "
     ahead = table[most_ahead]
+    result = (
+        f"still lost {-ahead['return_per_unit']:.2%} of its stakes"
+        if ahead["return_per_unit"] <= 0
+        else f"returned only {ahead['return_per_unit']:+.2%} per unit staked, within chance of the edge"
+    )
     text += (
-        f"The systems differ only in risk: {most_ahead} ended {ahead['p_ahead']:.0%} of its sessions ahead "
-        f"and still lost {-ahead['return_per_unit']:.2%} of its stakes"
+        f"The systems differ only in risk: {most_ahead} ended {ahead['p_ahead']:.0%} of its sessions ahead and {result}"
     )
     risky = table[riskiest]
     if risky["p_ruin"] > 0:
