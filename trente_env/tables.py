@@ -345,13 +345,32 @@ class Tables:
             skip = self._no_skip
             if self.n == 1:
                 seeds = shuffle_seeds(self.generators[0], 1) if self.needs_shuffle[0] else _NO_SEEDS
-                self._play_kernel(actions, skip, seeds, *self._play_args)
+                self._play_one(np.ascontiguousarray(actions, dtype=np.float64), seeds)
                 return
         rows = np.flatnonzero(self.needs_shuffle & ~skip)
         generators = self.generators  # as dealer.shuffle_seeds, one table at a time
         seeds = np.array([generators[i].bit_generator.random_raw() for i in rows.tolist()], np.uint64)
         self._slots[rows] = np.arange(rows.size)
         self._play_kernel(actions, skip, seeds if rows.size else _NO_SEEDS, *self._play_args)
+
+    def _play_one(self, actions: np.ndarray, seeds: np.ndarray) -> None:
+        """One table's coup, through the compiled kernel's entry point.
+
+        Here every argument keeps its type from call to call (float64 actions, uint64 seeds, the
+        table's own arrays), so numba's type dispatch, about 1 µs of a 9 µs step, is done once.
+        """
+        args = (actions, self._no_skip, seeds, *self._play_args)
+        entry = self.__dict__.get("_entry")
+        if entry is None:
+            self._play_kernel(*args)
+            self._entry = self._play_kernel.overloads[tuple(numba.typeof(a) for a in args)].entry_point
+        else:
+            entry(*args)
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state.pop("_entry", None)  # a compiled function: found again after unpickling
+        return state
 
     def cards(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         """The Noir and Rouge rows of table ``i``'s last coup (card codes)."""
