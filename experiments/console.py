@@ -10,6 +10,8 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
+from experiments.files import json_default
+
 out = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
 
@@ -68,12 +70,4 @@ def check_at_least(name: str, value: int | float, low: int | float) -> None:
 
 def print_json(document: Any) -> None:
     """Write ``document`` to stdout as JSON (numpy numbers allowed)."""
-    sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False, default=_plain) + "\n")
-
-
-def _plain(value: Any) -> Any:
-    if hasattr(value, "tolist"):
-        return value.tolist()
-    if hasattr(value, "value"):
-        return value.value
-    raise TypeError(f"cannot write {type(value).__name__} as JSON")
+    sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False, default=json_default) + "\n")

@@ -60,6 +60,7 @@ from experiments.console import (
     print_json,
     progress_bar,
 )
+from experiments.files import atomic_write_json, save_figure
 
 CHUNK = 2_000_000  #: coups dealt between two updates of the progress bar
 Z95 = 1.959963984540054  #: the standard normal quantile of a two-sided 95% interval
@@ -483,27 +484,16 @@ def plot_systems(systems: dict[str, Any], path: Path) -> Path:
 
 
 def _save(fig: Any, path: Path) -> Path:
-    import matplotlib.pyplot as plt
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    fig.savefig(tmp, dpi=110, format="png")
-    plt.close(fig)
-    tmp.replace(path)  # written atomically
-    return path
+    return save_figure(fig, path)
 
 
 def write_outputs(report: dict[str, Any], out_dir: Path) -> list[Path]:
     """fallacy.json, fallacy.png (and systems.png) in ``out_dir``; each written atomically."""
-    import json
-
-    from experiments.console import _plain
-
     out_dir.mkdir(parents=True, exist_ok=True)
     doc = out_dir / "fallacy.json"
-    tmp = doc.with_name(".fallacy.json.tmp")
-    tmp.write_text(json.dumps(report, indent=2, ensure_ascii=False, default=_plain) + "\n")
-    tmp.replace(doc)
+    atomic_write_json(doc, report)
     paths = [doc, plot_streaks(report, out_dir / "fallacy.png")]
     if report.get("systems"):
         paths.append(plot_systems(report["systems"], out_dir / "systems.png"))

@@ -13,13 +13,14 @@ Every file is written atomically (a temporary file, then ``os.replace``).
 
 from __future__ import annotations
 
-import io
 import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import matplotlib
+
+from experiments.files import save_figure
 
 matplotlib.use("Agg")
 
@@ -168,12 +169,7 @@ def ahead_vs_return_figure(document: Mapping[str, Any], order: list[str]) -> plt
 
 
 def _save(fig: plt.Figure, path: Path) -> None:
-    from experiments.tournament import atomic_write_bytes
-
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110)
-    plt.close(fig)
-    atomic_write_bytes(path, buffer.getvalue())
+    save_figure(fig, path)
 
 
 __all__ = ["PLOT_FILES", "ahead_vs_return_figure", "draw_all", "final_bankroll_figure", "trajectories_figure"]

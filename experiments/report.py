@@ -34,6 +34,7 @@ from typing import Annotated, Any
 import typer
 
 from experiments.console import SeedOption, check_at_least, fail, load_rules, out
+from experiments.files import atomic_write_text
 
 #: Plots the tournament writes, in the order the page shows them (others follow, sorted by name).
 KNOWN_PLOTS = {
@@ -532,9 +533,7 @@ def build_report(
 """
     output = output or ((folder / "report.html") if folder is not None else Path("report.html"))
     output.parent.mkdir(parents=True, exist_ok=True)
-    tmp = output.with_name(f".{output.name}.tmp")
-    tmp.write_text(page, encoding="utf-8")
-    tmp.replace(output)  # written atomically
+    atomic_write_text(output, page)
     return output
 
 

@@ -18,7 +18,6 @@ the bonus to the reward and to the bankroll after each coup; the engine is untou
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -267,23 +266,6 @@ def algo_class(algo: str) -> type:
 def metadata_path(model_path: str | Path) -> Path:
     """Where the description of a model file lives: ``model.zip`` -> ``model.json``."""
     return Path(model_path).with_suffix(".json")
-
-
-def write_json(path: Path, document: Any) -> None:
-    """Write JSON atomically (a temporary file renamed over the target)."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(document, indent=2, default=_plain) + "\n", encoding="utf-8")
-    tmp.replace(path)
-
-
-def _plain(value: Any) -> Any:
-    if hasattr(value, "tolist"):
-        return value.tolist()
-    if dataclasses.is_dataclass(value):
-        return dataclasses.asdict(value)
-    if hasattr(value, "value"):
-        return value.value
-    raise TypeError(f"cannot write {type(value).__name__} as JSON")
 
 
 def set_threads(n: int = 1) -> None:

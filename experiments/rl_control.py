@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.evaluate import evaluate_model
-from experiments.rl import write_json
+from experiments.files import atomic_write_json
 from experiments.train import train_agent
 
 
@@ -38,7 +38,7 @@ def run(algo: str, timesteps: int, seed: int, out: Path, episodes: int, figure: 
             f"(95% CI {r['ci_low']:+.3%} to {r['ci_high']:+.3%}), sat out {evaluation['behaviour']['sat_out']:.0%}; "
             f"{evaluation['verdict']}"
         )
-    write_json(out / "control.json", results)
+    atomic_write_json(out / "control.json", results)
     if figure is not None:
         draw(curves, results, figure)
     return results

@@ -80,7 +80,6 @@ Files written to ``--out`` (every write is atomic: a temporary file, then ``os.r
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import dataclasses
 import functools
@@ -91,7 +90,6 @@ import os
 import platform
 import signal
 import subprocess
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -105,6 +103,7 @@ import numpy as np
 import typer
 
 from experiments.console import JsonOption, err, fail, out, print_json
+from experiments.files import atomic_write, atomic_write_bytes, atomic_write_text, json_default
 
 #: Default size of a run: every confidence interval excludes 0 and it finishes in well under a minute here.
 DEFAULT_SESSIONS = 16_000
@@ -134,15 +133,6 @@ SESSION_FIELDS = (
 )
 MANIFEST_SCHEMA = "trente-lab/tournament-manifest/1"
 RESULTS_SCHEMA = "trente-lab/tournament-results/1"
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-_UMASK = _umask()
 
 
 class TournamentError(ValueError):
@@ -586,32 +576,6 @@ def run_task(config: TournamentConfig, b: int, s: int) -> dict[str, np.ndarray]:
 # -- files ---------------------------------------------------------------------------------------
 
 
-def atomic_write(path: Path, write: Callable[[io.BufferedWriter], None]) -> None:
-    """Write ``path`` atomically: ``write(f)`` fills a temporary file in the same folder, which then
-    replaces ``path`` (``os.replace``). A reader sees the old file or the new one, never a part."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.chmod(tmp, 0o666 & ~_UMASK)
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    atomic_write(path, lambda f: f.write(data))
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
-
-
 def task_path(out: Path, b: int, s: int) -> Path:
     return Path(out) / "blocks" / f"b{b:05d}-s{s:03d}.npz"
 
@@ -663,7 +627,7 @@ def write_manifest(out: Path, config: TournamentConfig, workers: int, done: int,
         "tasks_total": total,
         **(extra or {}),
     }
-    atomic_write_text(Path(out) / "manifest.json", json.dumps(manifest, indent=2, default=_plain) + "\n")
+    atomic_write_text(Path(out) / "manifest.json", json.dumps(manifest, indent=2, default=json_default) + "\n")
 
 
 def read_manifest(folder: str | Path) -> dict[str, Any]:
@@ -1064,7 +1028,7 @@ def write_outputs(
     plots: bool = True,
 ) -> list[str]:
     """Write results.json/csv, sessions.csv, trajectories.csv and the plots; returns the file names."""
-    atomic_write_text(out / "results.json", json.dumps(document, indent=2, default=_plain) + "\n")
+    atomic_write_text(out / "results.json", json.dumps(document, indent=2, default=json_default) + "\n")
     atomic_write_text(out / "results.csv", _csv([["strategy", *SUMMARY_COLUMNS]] + _summary_rows(document)))
     atomic_write(out / "sessions.csv", lambda f: _write_sessions_csv(f, sessions))
     bands = trajectory_bands(sessions)
@@ -1130,18 +1094,6 @@ def _trajectories_csv(bands: Mapping[str, Mapping[str, np.ndarray]]) -> str:
         for c in range(b["median"].size):
             rows.append([label, c] + [round(float(b[k][c]), 4) for k in ("q05", "q25", "median", "q75", "q95", "mean")])
     return _csv(rows)
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, (np.generic,)):
-        return value.item()
-    if hasattr(value, "tolist"):
-        return value.tolist()
-    if hasattr(value, "value"):
-        return value.value
-    if isinstance(value, Path):
-        return str(value)
-    raise TypeError(f"cannot write {type(value).__name__} as JSON")
 
 
 def _enum_value(value: Any) -> Any:

@@ -12,6 +12,7 @@ with a 95% interval. Written to ``--out``: ``model.zip`` (SB3; loading it runs c
 from __future__ import annotations
 
 import csv
+import io
 import time
 from enum import Enum
 from pathlib import Path
@@ -23,6 +24,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from experiments.console import SeedOption, check_at_least, err, fail, out, print_json
 from experiments.evaluate import play_sessions, summarise
+from experiments.files import atomic_write_json, atomic_write_text, save_figure
 from experiments.rl import (
     ALGOS,
     RLConfig,
@@ -34,7 +36,6 @@ from experiments.rl import (
     parse_table,
     sb3_env,
     set_threads,
-    write_json,
 )
 
 CURVE_COLUMNS = ("timesteps", "reward_per_coup", "return_per_unit", "ci_low", "ci_high", "sat_out", "seconds")
@@ -232,7 +233,7 @@ def train_agent(
         "hyper": config.hyper,
         "train": config.train,
     }
-    write_json(metadata_path(model_file), meta)
+    atomic_write_json(metadata_path(model_file), meta)
     rows = callback.rows
     write_curve(out_path / "curve.csv", rows)
     plot_curve(out_path / "curve.png", rows, table, algo)
@@ -260,12 +261,11 @@ def train_agent(
 
 def write_curve(path: Path, rows: list[dict[str, float]]) -> None:
     """The learning curve as CSV (written atomically)."""
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=CURVE_COLUMNS)
-        writer.writeheader()
-        writer.writerows(rows)
-    tmp.replace(path)
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=CURVE_COLUMNS)
+    writer.writeheader()
+    writer.writerows(rows)
+    atomic_write_text(path, text.getvalue())
 
 
 def plot_curve(path: Path, rows: list[dict[str, float]], table: Table, algo: str, ax: Any = None) -> None:
@@ -304,10 +304,7 @@ def plot_curve(path: Path, rows: list[dict[str, float]], table: Table, algo: str
     lines = bottom.get_legend_handles_labels()[0] + twin.get_legend_handles_labels()[0]
     labels = bottom.get_legend_handles_labels()[1] + twin.get_legend_handles_labels()[1]
     bottom.legend(lines, labels, loc="best", fontsize=8)
-    tmp = path.with_name(path.stem + ".tmp.png")
-    fig.savefig(tmp, dpi=110)
-    plt.close(fig)
-    tmp.replace(path)
+    save_figure(fig, path)
 
 
 def command(

@@ -29,7 +29,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from strategies.base import Strategy
+from strategies.base import Strategy, _plain
 from strategies.model import ModelError, ModelPolicy
 from strategies.patterns import AntiStreak, NeverBet, RandomBettor, StreakChaser
 from strategies.progressions import (
@@ -277,14 +277,6 @@ def _type_name(hint: Any) -> str:
     if isinstance(hint, type) and issubclass(hint, Enum):
         return "|".join(m.value for m in hint)
     return getattr(hint, "__name__", str(hint))
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, tuple):
-        return [_plain(v) for v in value]
-    return value
 
 
 def _dedent(doc: str) -> str:
