@@ -6,10 +6,15 @@ Measured, each as the median of ``--repeats`` runs unless said otherwise:
   the default sessions and coups, all CPUs as workers), through the plain function
   :func:`experiments.tournament.run_tournament`: wall time including worker start-up, files and
   plots; ``session_coups_per_second`` over the whole line-up and all workers;
-* ``one_worker``: the same run in one process (``--no-one-worker`` skips it), to show what the
+* ``one_worker``: the same run with one worker (``--no-one-worker`` skips it), to show what the
   workers buy;
+* ``compiled_block``: one block of the line-up (2,000 sessions x 200 coups x 19 systems) on the
+  compiled session loop alone (:func:`experiments.sessions.play_compiled`, all workers as threads);
+* ``vector_env_block``: the same block through the vector env and each strategy's ``act``
+  (:func:`experiments.tournament.play_sessions`, the path of trained models and plugins, and the
+  whole tournament before the compiled loop), one process: the reference of the same run;
 * ``reference_env``: the native vector env alone, one process, one block of sessions, a flat 1-unit
-  Noir stake and no strategy: the ceiling the tournament's per-coup work is measured against;
+  Noir stake and no strategy;
 * ``scaling``: wall time at three sizes around the default (a quarter and a half of the sessions,
   half the coups), one run each, to show that time grows linearly with sessions x coups.
 
@@ -59,6 +64,26 @@ def reference_env_rate(sessions: int, coups: int) -> float:
     return sessions * coups / (time.perf_counter() - start)
 
 
+def block_rates(workers: int, coups: int) -> tuple[float, float]:
+    """Session-coups per second of one block of the line-up: compiled loop, then vector env path."""
+    from experiments.sessions import play_compiled
+    from experiments.tournament import play_sessions, session_seed
+    from strategies import LINEUP, make_strategy
+    from trente_env.rules import get_rules
+
+    rules = get_rules("classic")
+    policies = [make_strategy(spec, rules) for spec in LINEUP]
+    seeds = [session_seed(0, i) for i in range(DEFAULT_BLOCK)]
+    work = len(policies) * len(seeds) * coups
+    start = time.perf_counter()
+    play_compiled(policies, rules, 1000.0, coups, seeds, keep=DEFAULT_BLOCK // 2, threads=workers)
+    fast = work / (time.perf_counter() - start)
+    start = time.perf_counter()
+    for policy in policies:
+        play_sessions(policy, rules, 1000.0, coups, seeds, keep=DEFAULT_BLOCK // 2)
+    return fast, work / (time.perf_counter() - start)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
@@ -87,6 +112,12 @@ def main() -> None:
         report["workers_speed_up"] = round(
             report["default_run"]["session_coups_per_second"] / report["one_worker"]["session_coups_per_second"], 2
         )
+    rates = [block_rates(args.workers, config.coups) for _ in range(args.repeats)]
+    fast = statistics.median(r[0] for r in rates)
+    slow = statistics.median(r[1] for r in rates)
+    report["compiled_block"] = {"session_coups_per_second": round(fast)}
+    report["vector_env_block"] = {"session_coups_per_second": round(slow)}
+    report["compiled_vs_vector_env"] = round(fast / slow, 2)
     ref = statistics.median(reference_env_rate(DEFAULT_BLOCK, config.coups) for _ in range(args.repeats))
     report["reference_env"] = {"sessions": DEFAULT_BLOCK, "session_coups_per_second": round(ref)}
     report["tournament_vs_reference_env"] = round(report["default_run"]["session_coups_per_second"] / ref, 3)

@@ -12,22 +12,33 @@ gives). Bets never change the cards, so every system sees exactly the same coups
 differences between systems come from staking alone. The seed of a session does not depend on
 how the work is split, so the numbers are identical for any ``--workers``.
 
+**Two ways to play, one set of numbers.** The built-in systems play together on the compiled
+session loop of :mod:`experiments.sessions`: each session is dealt once and every system plays it,
+through the same compiled dealing, settlement and strategy code as the environments and
+:meth:`~strategies.base.Strategy.act`. A trained model or a plugin written as Python hooks plays
+on the vector env through its ``act`` (:func:`play_sessions`). For a built-in system both give
+identical numbers to the last chip (``tests/test_sessions.py``).
+
 **Work and checkpoints.** Sessions are cut into blocks of ``block`` sessions (a fixed part of the
-configuration, recorded in the manifest). One task is one (block, system) pair; each finished task
-is saved atomically to ``OUT/blocks/`` at once. Ctrl-C or a crash keeps every finished task, and
-``--resume OUT`` runs only the missing ones, with the same result as an uninterrupted run.
+configuration, recorded in the manifest). One task is one block of one group of systems (every
+built-in system together; each other policy alone: :meth:`TournamentConfig.groups`); each
+finished task is saved atomically to ``OUT/blocks/`` at once, one file per system. Ctrl-C or a
+crash keeps every finished task, and ``--resume OUT`` runs only the missing ones, with the same
+result as an uninterrupted run.
 
 Running again into a folder that holds the same configuration reuses its checkpoints (a resume);
 a folder holding another configuration is refused. ``--workers`` defaults to the CPU count (one
-process for short runs); worker processes are started with ``spawn`` and one numba thread each.
+for short runs). When every system is built in, the workers are threads of the compiled loop in
+this process; otherwise they are processes started with ``spawn``, one numba thread each.
 
 **Statistics**: :mod:`experiments.stats` (ratio estimator over sessions, delta-method 95%
 interval, Holm's correction over the systems).
 
 **Default run**: the line-up of :data:`strategies.LINEUP` (19 entries, 18 that stake), 16,000
 sessions of 200 coups, bankroll 1,000, unit 1, classic rules, seed 0: about 61 million
-session-coups, every 95% interval (and every Bonferroni-simultaneous one) below 0, about 25 s with
-two workers on the project's 2-core machine (``benchmarks/bench_tournament.py``).
+session-coups, every 95% interval (and every Bonferroni-simultaneous one) below 0. On the project's
+2-core machine the play takes about 3 s (over 20 million session-coups a second) and the whole
+command, files and plots included, about 10 s (``benchmarks/bench_tournament.py``).
 
 Files written to ``--out`` (every write is atomic: a temporary file, then ``os.replace``)
 ----------------------------------------------------------------------------------------------
@@ -115,8 +126,6 @@ DEFAULT_BLOCK = 2000
 DEFAULT_TRAJECTORIES = 1000
 #: At most this many bankroll values per strategy are kept for the trajectory plot (memory bound).
 TRAJECTORY_VALUES = 4_000_000
-#: Coups allowed after the end of a session for prisoners to settle (no new stakes).
-SETTLE_LIMIT = 1000
 
 SESSION_FIELDS = (
     "net",
@@ -206,9 +215,30 @@ class TournamentConfig:
     def block_range(self, b: int) -> tuple[int, int]:
         return b * self.block, min(self.sessions, (b + 1) * self.block)
 
-    def tasks(self) -> list[tuple[int, int]]:
-        """Every (block, strategy index) pair, block by block."""
-        return [(b, s) for b in range(self.n_blocks) for s in range(len(self.specs))]
+    def groups(self) -> list[tuple[int, ...]]:
+        """Strategies played together: every built-in system in one group on the compiled session
+        loop (:mod:`experiments.sessions`), each other policy (a trained model, a plugin written as
+        Python hooks) alone on the vector env."""
+        fast = self._compiled()
+        return ([fast] if fast else []) + [(s,) for s in range(len(self.specs)) if s not in fast]
+
+    def all_compiled(self) -> bool:
+        """Whether every strategy is a built-in system (the whole run is compiled)."""
+        return len(self._compiled()) == len(self.specs)
+
+    def _compiled(self) -> tuple[int, ...]:
+        from experiments.sessions import compiled
+        from strategies.registry import make_strategy
+
+        rules = self.ruleset()
+        return tuple(
+            s for s, spec in enumerate(self.specs) if not _is_model(spec) and compiled(make_strategy(spec, rules))
+        )
+
+    def tasks(self) -> list[tuple[int, tuple[int, ...]]]:
+        """Every (block, group of strategy indices) to play, block by block (:meth:`groups`)."""
+        groups = self.groups()
+        return [(b, g) for b in range(self.n_blocks) for g in groups]
 
 
 def split_strategies(text: str | Sequence[str]) -> list[str]:
@@ -462,6 +492,7 @@ def play_sessions(
     :return: the :data:`SESSION_FIELDS` arrays, ``box_stakes`` ((2, 4): uninsured and insured
         stakes per box, summed over sessions) and ``trajectories`` ((keep, coups + 1), float32).
     """
+    from experiments.sessions import SETTLE_LIMIT
     from trente_env.vector import TrenteEtQuaranteVectorEnv
 
     n = len(seeds)
@@ -530,8 +561,8 @@ def play_sessions(
         if not counting.any():
             break
     final = bankroll + net
-    if keep:
-        trajectories[:, coups] = final[:keep]
+    if keep:  # a finished session keeps its final bankroll (prisoners settled after the end too)
+        trajectories[:, min(c, coups - 1) + 1 :] = final[:keep, None]
     uninsured = box_total.sum(axis=0) - box_insured
     return {
         "net": net,
@@ -561,16 +592,28 @@ def _block_seeds(seed: int, start: int, stop: int) -> tuple[int, ...]:
     return tuple(session_seed(seed, i) for i in range(start, stop))
 
 
-def run_task(config: TournamentConfig, b: int, s: int) -> dict[str, np.ndarray]:
-    """Play block ``b`` of strategy ``s``: the same result wherever and whenever it runs."""
+def run_task(
+    config: TournamentConfig, b: int, group: tuple[int, ...], threads: int = 1
+) -> dict[int, dict[str, np.ndarray]]:
+    """Play block ``b`` of the strategies ``group``: the same result wherever and whenever it runs.
+
+    Built-in systems play together on the compiled session loop (on ``threads`` threads); any
+    other policy plays alone on the native vector env (:func:`play_sessions`). Both give identical
+    numbers for a built-in.
+    """
+    from experiments.sessions import compiled, play_compiled
     from strategies.registry import make_strategy
 
     rules = config.ruleset()
-    policy = make_strategy(config.specs[s], rules)
+    policies = [make_strategy(config.specs[s], rules) for s in group]
     start, stop = config.block_range(b)
     seeds = _block_seeds(config.seed, start, stop)
     keep = max(0, min(trajectory_sessions(config), stop) - start)
-    return play_sessions(policy, rules, config.bankroll, config.coups, seeds, keep)
+    if all(compiled(p) for p in policies):
+        results = play_compiled(policies, rules, config.bankroll, config.coups, seeds, keep, threads)
+    else:
+        results = [play_sessions(p, rules, config.bankroll, config.coups, seeds, keep) for p in policies]
+    return dict(zip(group, results))
 
 
 # -- files ---------------------------------------------------------------------------------------
@@ -596,9 +639,19 @@ def load_task(out: Path, b: int, s: int) -> dict[str, np.ndarray] | None:
         return None
 
 
-def _task_worker(config: TournamentConfig, out: str, b: int, s: int) -> tuple[int, int]:
-    save_task(Path(out), b, s, run_task(config, b, s))
-    return b, s
+def task_done(out: Path, b: int, group: tuple[int, ...]) -> bool:
+    """Whether every strategy of a task has its block saved (readable) in ``out``."""
+    return all(load_task(out, b, s) is not None for s in group)
+
+
+def save_results(out: Path, b: int, results: Mapping[int, Mapping[str, np.ndarray]]) -> None:
+    for s, result in results.items():
+        save_task(out, b, s, result)
+
+
+def _task_worker(config: TournamentConfig, out: str, b: int, group: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
+    save_results(Path(out), b, run_task(config, b, group))
+    return b, group
 
 
 def _init_worker() -> None:
@@ -670,27 +723,30 @@ def run_tasks(
         interruption, on purpose (tests).
     """
     tasks = config.tasks()
-    todo = [(b, s) for b, s in tasks if load_task(out, b, s) is None]
+    todo = [(b, g) for b, g in tasks if not task_done(out, b, g)]
     done = len(tasks) - len(todo)
-    per_session = config.coups
-    if progress:
-        for b, s in tasks:
-            if (b, s) not in todo:
-                lo, hi = config.block_range(b)
-                progress((hi - lo) * per_session)
+
+    def advance(b: int, group: tuple[int, ...]) -> None:
+        if progress:
+            lo, hi = config.block_range(b)
+            progress((hi - lo) * config.coups * len(group))
+
+    for b, g in tasks:
+        if (b, g) not in todo:
+            advance(b, g)
     limit = len(todo) if max_tasks is None else min(max_tasks, len(todo))
+    # built-in systems only: one process, the compiled loop on `workers` threads (no start-up cost)
+    threads = workers if config.all_compiled() else 1
     try:
-        if workers <= 1 or limit <= 1:
-            for b, s in todo[:limit]:
-                save_task(out, b, s, run_task(config, b, s))
+        if workers <= 1 or limit <= 1 or threads > 1:
+            for b, g in todo[:limit]:
+                save_results(out, b, run_task(config, b, g, threads))
                 done += 1
-                if progress:
-                    lo, hi = config.block_range(b)
-                    progress((hi - lo) * per_session)
+                advance(b, g)
         else:
-            done = _run_pool(config, out, todo[:limit], workers, progress, done)
+            done = _run_pool(config, out, todo[:limit], workers, advance, done)
     except KeyboardInterrupt:
-        done = sum(load_task(out, b, s) is not None for b, s in tasks)
+        done = sum(task_done(out, b, g) for b, g in tasks)
         raise TournamentInterrupted(out, done, len(tasks)) from None
     if done < len(tasks):
         raise TournamentInterrupted(out, done, len(tasks))
@@ -700,9 +756,9 @@ def run_tasks(
 def _run_pool(
     config: TournamentConfig,
     out: Path,
-    todo: list[tuple[int, int]],
+    todo: list[tuple[int, tuple[int, ...]]],
     workers: int,
-    progress: Callable[[int], None] | None,
+    advance: Callable[[int, tuple[int, ...]], None],
     done: int,
 ) -> int:
     import multiprocessing
@@ -714,15 +770,12 @@ def _run_pool(
     try:
         while queue or pending:
             while queue and len(pending) < 2 * workers:
-                b, s = queue.pop(0)
-                pending.add(pool.submit(_task_worker, config, str(out), b, s))
+                b, g = queue.pop(0)
+                pending.add(pool.submit(_task_worker, config, str(out), b, g))
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in finished:
-                b, _ = future.result()
                 done += 1
-                if progress:
-                    lo, hi = config.block_range(b)
-                    progress((hi - lo) * config.coups)
+                advance(*future.result())
     finally:
         pool.shutdown(wait=True, cancel_futures=True)  # running tasks finish and are saved
     return done
@@ -927,7 +980,8 @@ def run_tournament(
 
     :param config: from :func:`make_config` (or a manifest, to resume).
     :param out: the output folder (None: a new timestamped folder under ``./runs``).
-    :param workers: worker processes (1: play in this process). The numbers do not depend on it.
+    :param workers: threads of the compiled loop when every system is built in, else worker
+        processes (1: play in this process, one thread). The numbers do not depend on it.
     :param progress: show a progress bar with the time left on stderr.
     :param plots: draw the PNG plots.
     :param max_tasks: stop after this many new tasks (raises :class:`TournamentInterrupted`).
@@ -1239,7 +1293,10 @@ def command(
     workers: Annotated[
         int | None,
         typer.Option(
-            "--workers", "-w", help="Worker processes; the numbers do not depend on it (default the CPU count)."
+            "--workers",
+            "-w",
+            help="Threads (built-in systems) or worker processes (models, plugins); the numbers do not depend on it "
+            "(default the CPU count).",
         ),
     ] = None,
     out_dir: Annotated[

@@ -40,6 +40,7 @@ progression restarts, the starting bankroll is noted for stop-win/stop-loss, a w
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import lru_cache
@@ -47,15 +48,16 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from strategies import kernel
 from trente_env.coup import Result
-from trente_env.rules import RuleSet, get_rules
+from trente_env.rules import Refait, RuleSet, get_rules
 from trente_env.settle import COULEUR, INVERSE, NOIR, ROUGE
 from trente_env.tables import ACTION_WIDTH, COULEUR_WINS, INVERSE_WINS
 
 Observation = np.ndarray | dict[str, np.ndarray]
 
 #: Units never grow past this (a doubling progression capped at the table keeps counting).
-MAX_UNITS = 2**40
+MAX_UNITS = kernel.MAX_UNITS
 
 
 class Box(str, Enum):
@@ -91,54 +93,56 @@ class OnLimit(str, Enum):
 
 @dataclass(frozen=True)
 class Seen:
-    """What a strategy reads from a batch of observations, one entry per session."""
+    """What a strategy reads from a batch of observations, one entry per session (contiguous
+    arrays of fixed types, ready for the compiled rules)."""
 
-    bankroll: np.ndarray  #: (n,) money in hand
-    coups: np.ndarray  #: (n,) coups played this session
-    result: np.ndarray  #: (n,) :class:`~trente_env.coup.Result` code of the last coup (5: none yet)
-    couleur: np.ndarray  #: (n,) 0 Couleur won, 1 Inverse won, 2 neither
-    prison: np.ndarray  #: (n, 8) stakes in first, then second, prison per box
+    bankroll: np.ndarray  #: (n,) float64, money in hand (at the observation's float32 precision)
+    coups: np.ndarray  #: (n,) int64, coups played this session
+    result: np.ndarray  #: (n,) int64, :class:`~trente_env.coup.Result` code of the last coup (5: none yet)
+    couleur: np.ndarray  #: (n,) int64, 0 Couleur won, 1 Inverse won, 2 neither
+    prison: np.ndarray  #: (n, 8) float64, stakes in first, then second, prison per box
 
 
 @dataclass(eq=False)
 class SessionState:
-    """A strategy's memory of ``n`` sessions (rows). Arrays are updated in place.
+    """A strategy's memory of ``n`` sessions (rows), updated in place.
 
-    The counters accumulate over every session played on a row (``episodes`` says how many).
+    ``ints`` holds one row of numbers per session, in the columns of :mod:`strategies.kernel`
+    (the last bet, the stake waited for in prison, limit hits, cycles, sessions, then the system's
+    own memory); ``start`` the bankroll when each session began. A plugin written as Python hooks
+    keeps its own arrays in ``memory``. The counters accumulate over every session played on a
+    row (``episodes`` says how many).
     """
 
     n: int
-    start: np.ndarray  #: bankroll when the current session began
-    box: np.ndarray  #: box of the stake placed on the last coup (-1: none)
-    stake: np.ndarray  #: stake placed on the last coup, units
-    jail_box: np.ndarray  #: box of a stake we wait for in prison (``refait="wait"``)
-    jail: np.ndarray  #: that stake (0: not waiting)
-    walked: np.ndarray  #: the player walked away (stop-win / stop-loss) in this session
-    table_max_hits: np.ndarray  #: coups where the system wanted more than the table maximum
-    bankroll_hits: np.ndarray  #: coups where the system wanted more than the money in hand
-    cycles: np.ndarray  #: completed cycles (Labouchère lines, Oscar sessions, paroli runs)
-    episodes: np.ndarray  #: sessions started on this row
-    memory: dict[str, np.ndarray] = field(default_factory=dict)  #: the system's own arrays
+    ints: np.ndarray  #: (n, width) int64, the columns of :mod:`strategies.kernel`
+    start: np.ndarray  #: (n,) float64, bankroll when the current session began
+    memory: dict[str, np.ndarray] = field(default_factory=dict)  #: a plugin's own arrays
 
-    @classmethod
-    def empty(cls, n: int) -> SessionState:
-        def zeros(dtype: Any = np.int64) -> np.ndarray:
-            return np.zeros(n, dtype=dtype)
+    box = property(lambda self: self.ints[:, kernel.BOX], doc="box of the stake placed on the last coup (-1: none)")
+    stake = property(lambda self: self.ints[:, kernel.STAKE], doc="stake placed on the last coup, units")
+    jail_box = property(lambda self: self.ints[:, kernel.JAIL_BOX], doc="box of a stake waited for in prison")
+    jail = property(lambda self: self.ints[:, kernel.JAIL], doc="that stake (0: not waiting)")
+    walked = property(lambda self: self.ints[:, kernel.WALKED] != 0, doc="walked away (stop-win/loss), a copy")
+    table_max_hits = property(lambda self: self.ints[:, kernel.TABLE_MAX_HITS], doc="coups over the table maximum")
+    bankroll_hits = property(lambda self: self.ints[:, kernel.BANKROLL_HITS], doc="coups over the money in hand")
+    cycles = property(lambda self: self.ints[:, kernel.CYCLES], doc="completed cycles (Labouchère, Oscar, paroli)")
+    episodes = property(lambda self: self.ints[:, kernel.EPISODES], doc="sessions started on this row")
 
-        return cls(
-            n=n, start=zeros(np.float64), box=np.full(n, -1, dtype=np.int64), stake=zeros(),
-            jail_box=np.full(n, -1, dtype=np.int64), jail=zeros(), walked=zeros(np.bool_),
-            table_max_hits=zeros(), bankroll_hits=zeros(), cycles=zeros(), episodes=zeros(),
-        )  # fmt: skip
+
+#: The Python hooks a plugin may write; a class that writes one runs on them, not on the kernel.
+HOOK_NAMES = ("_init_memory", "_restart", "_new_session", "_see", "_update", "_bet")
 
 
 @dataclass(frozen=True)
 class Strategy:
     """A betting system, vectorised over sessions; satisfies SB3's ``PolicyPredictor``.
 
-    Subclasses are frozen dataclasses of their parameters; they implement :meth:`_init_memory`,
-    :meth:`_restart`, :meth:`_update` and :meth:`_bet` (and :meth:`_see` to read every coup).
-    See the module docstring for the rules common to every system.
+    The built-in systems are a ``kind`` of :mod:`strategies.kernel`'s compiled state machine, with
+    parameters from their fields (:meth:`kernel_params`). A plugin may instead write Python hooks
+    over the whole batch: :meth:`_init_memory`, :meth:`_restart`, :meth:`_new_session`,
+    :meth:`_see`, :meth:`_update` and :meth:`_bet`; the rules common to every system (see the module
+    docstring) still run compiled. A class that writes any hook runs on its hooks.
 
     :param base: the base unit, in units of the table (a whole number within the table limits).
     :param on_limit: ``reset`` or ``cap`` when a stake would pass the table maximum or bankroll.
@@ -153,6 +157,8 @@ class Strategy:
     #: The registry name and a one-line description (set by each system).
     name: ClassVar[str] = ""
     summary: ClassVar[str] = ""
+    #: The system's kind in :mod:`strategies.kernel` (``HOOKS``: its Python hooks).
+    kind: ClassVar[int] = kernel.HOOKS
 
     base: int = field(default=1, metadata={"help": "base unit (whole units within the table limits)"})
     on_limit: OnLimit = field(default=OnLimit.RESET, metadata={"help": "reset|cap at the table max or bankroll"})
@@ -162,6 +168,11 @@ class Strategy:
     insure: bool = field(default=False, metadata={"help": "insure every stake against the refait"})
     to_prison: bool = field(default=False, metadata={"help": "choice rule: prison rather than half"})
     rules: RuleSet = field(default_factory=RuleSet, metadata={"table": True})
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "kind" not in cls.__dict__ and any(h in cls.__dict__ for h in HOOK_NAMES):
+            cls.kind = kernel.HOOKS  # it writes its own rules in Python
 
     def __post_init__(self) -> None:
         _coerce_fields(self)
@@ -185,33 +196,76 @@ class Strategy:
         """The boxes this system may stake on (checked against the rules)."""
         return ()
 
+    def _kernel_values(self) -> tuple[dict[int, int], tuple[int, ...]]:
+        """The system's own integer parameters (``K_*`` column: value) and its list of units (a
+        sequence, a Labouchère line, the random bettor's boxes)."""
+        return {}, ()
+
     def _init_memory(self, n: int) -> dict[str, np.ndarray]:
-        """The system's own arrays for ``n`` sessions, at their starting values."""
+        """Hook: the system's own arrays for ``n`` sessions, at their starting values."""
         return {}
 
     def _restart(self, state: SessionState, rows: np.ndarray) -> None:
-        """Restart the progression of the ``rows`` (a boolean mask): a new session or a limit hit."""
+        """Hook: restart the progression of the ``rows`` (a boolean mask): a new session or a limit hit."""
 
     def _new_session(self, state: SessionState, rows: np.ndarray) -> None:
-        """Forget everything about the ``rows``' past (default: restart the progression)."""
+        """Hook: forget everything about the ``rows``' past (default: restart the progression)."""
         self._restart(state, rows)
 
     def _see(self, state: SessionState, seen: Seen, live: np.ndarray) -> None:
-        """Read the last coup of the ``live`` rows, whether or not the system bet on it."""
+        """Hook: read the last coup of the ``live`` rows, whether or not the system bet on it."""
 
     def _update(self, state: SessionState, win: np.ndarray, loss: np.ndarray, amount: np.ndarray) -> None:
-        """Advance the progression: ``win``/``loss`` masks of the rows whose bet was decided, and the
-        ``amount`` (units) that won or lost. Rows in neither mask had no change (après, no bet...)."""
+        """Hook: advance the progression: ``win``/``loss`` masks of the rows whose bet was decided, and
+        the ``amount`` (units) that won or lost. Rows in neither mask had no change (après, no bet...)."""
 
     def _bet(self, state: SessionState) -> tuple[np.ndarray | int, np.ndarray | int]:
-        """The box (-1: none) and stake (units) the system wants for the next coup, per row."""
+        """Hook: the box (-1: none) and stake (units) the system wants for the next coup, per row."""
         return -1, 0
 
     # -- the policy -----------------------------------------------------------------------------
+    @functools.cached_property
+    def _params(self) -> tuple[np.ndarray, np.ndarray]:
+        rules = self.rules
+        values, listed = self._kernel_values()
+        k = np.zeros(kernel.K_LIST + len(listed), dtype=np.int64)
+        k[kernel.K_KIND] = self.kind
+        k[kernel.K_BASE] = self.base
+        k[kernel.K_CAP] = self.on_limit is OnLimit.CAP
+        k[kernel.K_WAIT] = self.refait is RefaitMode.WAIT
+        k[kernel.K_INSURE] = self.insure
+        k[kernel.K_PRISON] = self.to_prison and rules.refait is Refait.CHOICE
+        k[kernel.K_COUNT] = len(listed)
+        k[kernel.K_LIST :] = listed
+        for column, value in values.items():
+            k[column] = value
+        f = np.zeros(7)
+        f[kernel.F_STOP_WIN] = np.inf if self.stop_win is None else self.stop_win
+        f[kernel.F_STOP_LOSS] = np.inf if self.stop_loss is None else self.stop_loss
+        f[kernel.F_P_BET] = getattr(self, "p_bet", 1.0)
+        f[kernel.F_TABLE_MIN] = rules.table_min
+        f[kernel.F_TABLE_MAX] = np.floor(rules.table_max)
+        f[kernel.F_RATE] = rules.insurance_rate if self.insure else 0.0
+        f[kernel.F_SPARES] = rules.refait_spares_couleur
+        k.flags.writeable = f.flags.writeable = False
+        return k, f
+
+    def kernel_params(self) -> tuple[np.ndarray, np.ndarray]:
+        """The system for :mod:`strategies.kernel`: its int64 and float64 parameter vectors."""
+        return self._params
+
+    def state_width(self) -> int:
+        """Columns of a session's state row (the Labouchère line gets room to grow)."""
+        if self.kind == kernel.LABOUCHERE:
+            return kernel.LINE + max(16, 2 * len(self._kernel_values()[1]))
+        return kernel.LINE
+
     def initial_state(self, n: int) -> SessionState:
         """A fresh memory for ``n`` sessions (each starts a session at its first observation)."""
-        state = SessionState.empty(n)
-        state.memory = self._init_memory(n)
+        state = SessionState(n, np.zeros((n, self.state_width()), dtype=np.int64), np.zeros(n))
+        kernel.init_rows(state.ints, self.kernel_params()[0])
+        if self.kind == kernel.HOOKS:
+            state.memory = self._init_memory(n)
         return state
 
     def act(
@@ -235,14 +289,15 @@ class Strategy:
         fresh = seen.coups == 0
         if episode_start is not None:
             fresh = fresh | np.asarray(episode_start, dtype=np.bool_).reshape(n)
-        if fresh.any():
-            self._begin(state, seen, fresh)
-        live = ~fresh
-        self._see(state, seen, live)
-        win, loss, amount = self._book(state, seen, live)
-        self._update(state, win, loss, amount)
-        self._check_walk(state, seen)
-        actions = self._stakes(state, seen)
+        actions = np.zeros((n, ACTION_WIDTH), dtype=np.int64)
+        if self.kind == kernel.HOOKS:
+            self._act_hooks(state, seen, fresh, actions)
+        else:
+            _make_room(state)
+            kernel.act_rows(
+                *self.kernel_params(), state.ints, state.start, seen.bankroll, seen.coups, seen.result, seen.couleur,
+                seen.prison, fresh, actions,
+            )  # fmt: skip
         return (actions[0] if single else actions), state
 
     def predict(
@@ -269,97 +324,41 @@ class Strategy:
         changed = {k: v for k, v in self.params().items() if v != defaults[k]}
         return self.name + (":" + ",".join(f"{k}={_spec_value(v)}" for k, v in changed.items()) if changed else "")
 
-    # -- the machinery --------------------------------------------------------------------------
-    def _begin(self, state: SessionState, seen: Seen, rows: np.ndarray) -> None:
-        state.start[rows] = seen.bankroll[rows]
-        state.box[rows] = -1
-        state.stake[rows] = 0
-        state.jail_box[rows] = -1
-        state.jail[rows] = 0
-        state.walked[rows] = False
-        state.episodes[rows] += 1
-        self._new_session(state, rows)
-
-    def _book(self, state: SessionState, seen: Seen, live: np.ndarray) -> tuple[np.ndarray, ...]:
-        """Which rows' last bet won or lost, and how much was at stake."""
-        won_by = box_wins(seen.result, seen.couleur)  # (n, 4)
-        rows = np.arange(state.n)
-        box = np.maximum(state.box, 0)
-        bet = live & (state.stake > 0)
-        wins = won_by[rows, box]
-        decided = (seen.result == Result.NOIR) | (seen.result == Result.ROUGE)
-        refait = seen.result == Result.REFAIT
-        win = bet & wins
-        loss = bet & decided & ~wins
-        amount = state.stake.copy()
-        spared = np.full(state.n, self.insure) | (self.rules.refait_spares_couleur & (box >= COULEUR))
-        caught = bet & refait & ~spared
-        if self.refait is RefaitMode.LOSS:
-            loss |= caught
-            return win, loss, amount
-        waiting = live & (state.jail > 0)
-        if waiting.any():
-            jail_box = np.maximum(state.jail_box, 0)
-            held = (seen.prison[rows, jail_box] + seen.prison[rows, 4 + jail_box]) > 0
-            resolved = waiting & ~held
-            lost = resolved & ~won_by[rows, jail_box]  # freed prisoners are "no change"
-            loss |= lost
-            amount = np.where(lost, state.jail, amount)
-            state.jail[resolved] = 0
-            state.jail_box[resolved] = -1
-        jailed = caught & ((seen.prison[rows, box] + seen.prison[rows, 4 + box]) > 0)
-        if jailed.any():
-            state.jail[jailed] = state.stake[jailed]
-            state.jail_box[jailed] = state.box[jailed]
-        return win, loss, amount
-
-    def _check_walk(self, state: SessionState, seen: Seen) -> None:
-        if self.stop_win is None and self.stop_loss is None:
-            return
-        profit = seen.bankroll - state.start
-        if self.stop_win is not None:
-            state.walked |= profit >= self.stop_win
-        if self.stop_loss is not None:
-            state.walked |= -profit >= self.stop_loss
+    # -- a system written as Python hooks -------------------------------------------------------
+    def _act_hooks(self, state: SessionState, seen: Seen, fresh: np.ndarray, actions: np.ndarray) -> None:
+        """The steps of :func:`strategies.kernel.step` over the batch, with the system's own rules
+        from its hooks and the common rules compiled."""
+        k, f = self.kernel_params()
+        kernel.begin_rows(state.ints, state.start, seen.bankroll, fresh)
+        if fresh.any():
+            self._new_session(state, fresh)
+        live = ~fresh
+        self._see(state, seen, live)
+        win, loss, amount = kernel.book_rows(k, f, state.ints, seen.result, seen.couleur, seen.prison, live)
+        self._update(state, win, loss, amount)
+        kernel.walk_rows(f, state.ints, seen.bankroll, state.start)
+        box, stake = self._wanted(state)
+        active, over = kernel.limit_rows(f, state.ints, seen.bankroll, box, stake)
+        if self.on_limit is OnLimit.RESET and over.any():
+            self._restart(state, over)
+            box2, stake2 = self._wanted(state)
+            box, stake = np.where(over, box2, box), np.where(over, stake2, stake)
+        kernel.place_rows(k, f, state.ints, seen.bankroll, box, stake, active, actions)
 
     def _wanted(self, state: SessionState) -> tuple[np.ndarray, np.ndarray]:
         box, stake = self._bet(state)
         n = state.n
         return (
-            np.broadcast_to(np.asarray(box, dtype=np.int64), (n,)),
-            np.broadcast_to(np.asarray(stake, dtype=np.int64), (n,)),
+            np.ascontiguousarray(np.broadcast_to(np.asarray(box, dtype=np.int64), (n,))),
+            np.ascontiguousarray(np.broadcast_to(np.asarray(stake, dtype=np.int64), (n,))),
         )
 
-    def _stakes(self, state: SessionState, seen: Seen) -> np.ndarray:
-        """Turn the wanted bets into legal ones, count limit hits, record them, build the actions."""
-        rules = self.rules
-        box, stake = self._wanted(state)
-        afford = affordable(seen.bankroll, rules.insurance_rate if self.insure else 0.0)
-        table_max = int(np.floor(rules.table_max))
-        active = (box >= 0) & (stake > 0) & ~state.walked & (state.jail == 0)
-        over_max = active & (stake > table_max)
-        over_bank = active & (stake > afford)
-        state.table_max_hits += over_max
-        state.bankroll_hits += over_bank
-        over = over_max | over_bank
-        if self.on_limit is OnLimit.RESET and over.any():
-            self._restart(state, over)
-            box2, stake2 = self._wanted(state)
-            box, stake = np.where(over, box2, box), np.where(over, stake2, stake)
-        stake = np.minimum(np.minimum(stake, table_max), afford)
-        stake = np.where(active & (stake >= rules.table_min), stake, 0)
-        placed = stake > 0
-        state.box[:] = np.where(placed, box, -1)
-        state.stake[:] = stake
-        actions = np.zeros((state.n, ACTION_WIDTH), dtype=np.int64)
-        rows = np.arange(state.n)
-        column = np.maximum(state.box, 0)
-        actions[rows, column] = stake
-        if self.insure:
-            actions[rows, 4 + column] = placed
-        if self.to_prison and rules.refait.value == "choice":
-            actions[rows, 8 + column] = placed
-        return actions
+
+def _make_room(state: SessionState) -> None:
+    """Widen the state rows when a Labouchère line may outgrow them on this coup (one number a coup)."""
+    ints = state.ints
+    if ints.shape[1] > kernel.LINE and int(ints[:, kernel.HI].max(initial=0)) + 2 > ints.shape[1] - kernel.LINE:
+        state.ints = np.pad(ints, ((0, 0), (0, ints.shape[1] - kernel.LINE)))
 
 
 def box_wins(result: np.ndarray, couleur: np.ndarray) -> np.ndarray:
@@ -369,18 +368,6 @@ def box_wins(result: np.ndarray, couleur: np.ndarray) -> np.ndarray:
     )
 
 
-def affordable(bankroll: np.ndarray, rate: float) -> np.ndarray:
-    """The largest whole stake the bankroll covers, premium included.
-
-    The observation carries the bankroll as float32; with a premium the money is no longer a whole
-    or half number, so a hair of margin keeps the stake within what the table (in float64) accepts.
-    """
-    money = np.asarray(bankroll, dtype=np.float64)
-    if rate:
-        money = money * (1 - 1e-6) / (1 + rate)
-    return np.floor(money).astype(np.int64)
-
-
 def read_observation(observation: Observation, rules: RuleSet) -> tuple[Seen, bool]:
     """The parts a strategy reads from a batch of observations (dict or flat), and whether the
     input was a single unbatched observation."""
@@ -388,12 +375,8 @@ def read_observation(observation: Observation, rules: RuleSet) -> tuple[Seen, bo
         bankroll = np.asarray(observation["bankroll"])
         single = bankroll.ndim == 1
         get = (lambda key: np.asarray(observation[key])[None]) if single else (lambda key: observation[key])
-        seen = Seen(
-            bankroll=get("bankroll")[:, 0].astype(np.float64),
-            coups=get("coups")[:, 0],
-            result=get("results")[:, 0],
-            couleur=get("couleur")[:, 0],
-            prison=get("prison"),
+        seen = _seen(
+            get("bankroll")[:, 0], get("coups")[:, 0], get("results")[:, 0], get("couleur")[:, 0], get("prison")
         )
         return seen, single
     flat = np.asarray(observation)
@@ -401,14 +384,22 @@ def read_observation(observation: Observation, rules: RuleSet) -> tuple[Seen, bo
     if single:
         flat = flat[None]
     at = _flat_offsets(rules, flat.shape[1])
-    seen = Seen(
-        bankroll=flat[:, at["bankroll"]].astype(np.float64),
-        coups=flat[:, at["coups"]],
-        result=np.argmax(flat[:, at["results"] : at["results"] + 6], axis=1),
-        couleur=np.argmax(flat[:, at["couleur"] : at["couleur"] + 3], axis=1),
-        prison=flat[:, at["prison"] : at["prison"] + 8],
+    seen = _seen(
+        flat[:, at["bankroll"]],
+        flat[:, at["coups"]],
+        np.argmax(flat[:, at["results"] : at["results"] + 6], axis=1),
+        np.argmax(flat[:, at["couleur"] : at["couleur"] + 3], axis=1),
+        flat[:, at["prison"] : at["prison"] + 8],
     )
     return seen, single
+
+
+def _seen(bankroll, coups, result, couleur, prison) -> Seen:  # noqa: ANN001
+    def ints(a: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(a, dtype=np.int64)
+
+    floats = np.ascontiguousarray(bankroll, dtype=np.float64)
+    return Seen(floats, ints(coups), ints(result), ints(couleur), np.ascontiguousarray(prison, dtype=np.float64))
 
 
 @lru_cache(maxsize=64)
@@ -471,7 +462,6 @@ __all__ = [
     "Seen",
     "SessionState",
     "Strategy",
-    "affordable",
     "box_wins",
     "read_observation",
 ]

@@ -14,9 +14,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from strategies.base import Box, Seen, SessionState, Strategy
-from trente_env.coup import Result
-from trente_env.tables import COULEUR_WINS, INVERSE_WINS
+from strategies import kernel
+from strategies.base import Box, Strategy
 
 
 class Column(str, Enum):
@@ -41,6 +40,7 @@ class _RunReader(Strategy):
 
     #: True: bet the side of the run; False: bet against it.
     follow: ClassVar[bool] = True
+    kind: ClassVar[int] = kernel.RUNS
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -50,31 +50,9 @@ class _RunReader(Strategy):
     def boxes_played(self) -> tuple[Box, ...]:
         return self.column.boxes
 
-    def _init_memory(self, n: int) -> dict[str, np.ndarray]:
-        return {"side": np.full(n, -1, dtype=np.int64), "run": np.zeros(n, dtype=np.int64)}
-
-    def _new_session(self, state: SessionState, rows: np.ndarray) -> None:
-        state.memory["side"][rows] = -1
-        state.memory["run"][rows] = 0
-
-    def _see(self, state: SessionState, seen: Seen, live: np.ndarray) -> None:
-        if self.column is Column.COLOUR:
-            side = np.where(seen.result == Result.NOIR, 0, np.where(seen.result == Result.ROUGE, 1, -1))
-        else:
-            side = np.where(seen.couleur == COULEUR_WINS, 0, np.where(seen.couleur == INVERSE_WINS, 1, -1))
-        decided = live & (side >= 0)
-        mem = state.memory
-        same = decided & (side == mem["side"])
-        other = decided & ~same
-        mem["run"][same] += 1
-        mem["run"][other] = 1
-        mem["side"][other] = side[other]
-
-    def _bet(self, state: SessionState) -> tuple[np.ndarray, int]:
-        mem = state.memory
-        side = mem["side"] if self.follow else 1 - mem["side"]
+    def _kernel_values(self) -> tuple[dict[int, int], tuple[int, ...]]:
         first = self.column.boxes[0].index
-        return np.where(mem["run"] >= self.k, first + side, -1), self.base
+        return {kernel.K_BOX: first, kernel.K_STEP: self.k, kernel.K_FOLLOW: self.follow}, ()
 
 
 @dataclass(frozen=True)
@@ -117,31 +95,6 @@ class AntiStreak(_RunReader):
     follow: ClassVar[bool] = False
 
 
-_GOLDEN_INT = 0x9E3779B97F4A7C15
-_GOLDEN = np.uint64(_GOLDEN_INT)
-
-
-def _mix(x: np.ndarray) -> np.ndarray:
-    """SplitMix64's finaliser: a well-mixed 64-bit number from each 64-bit input."""
-    x = x ^ (x >> np.uint64(30))
-    x = x * np.uint64(0xBF58476D1CE4E5B9)
-    x = x ^ (x >> np.uint64(27))
-    x = x * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
-
-
-def session_uniforms(seed: int, row: np.ndarray, episode: np.ndarray, coup: np.ndarray, stream: int) -> np.ndarray:
-    """Uniforms in [0, 1), one per row, fixed by (seed, row, session on that row, coup, stream).
-
-    Counter-based, so a row draws the same numbers whatever the batch size or the other rows do:
-    the first 100 rows of a 10,000-row batch bet exactly as a batch of 100.
-    """
-    x = np.full(np.shape(row), (seed * _GOLDEN_INT) % 2**64, dtype=np.uint64)
-    for part in (row, episode, coup, np.full(row.shape, stream)):
-        x = _mix(x ^ (np.asarray(part).astype(np.uint64) + _GOLDEN))
-    return (x >> np.uint64(11)).astype(np.float64) * 2.0**-53
-
-
 @dataclass(frozen=True)
 class RandomBettor(Strategy):
     """The random bettor: each coup, with probability ``p_bet``, stake ``base`` on a box drawn at random.
@@ -149,7 +102,7 @@ class RandomBettor(Strategy):
     Rule: a coin decides whether to bet, a die which of ``boxes``; flat stakes. The control group:
     no information in, the house edge out. Seeded and reproducible per session: the draws of row
     ``i`` depend only on (``seed``, ``i``, its session count, the coup number), never on the batch
-    size (see :func:`session_uniforms`). Flat stake: a refait changes nothing (``wait`` sits out
+    size (see :func:`strategies.kernel.uniform`). Flat stake: a refait changes nothing (``wait`` sits out
     while the stake is in prison); an après changes nothing.
 
     :param seed: the seed of the draws.
@@ -159,6 +112,7 @@ class RandomBettor(Strategy):
 
     name: ClassVar[str] = "random"
     summary: ClassVar[str] = "flat stake on a random box (seeded): the control group"
+    kind: ClassVar[int] = kernel.RANDOM
 
     seed: int = field(default=0, metadata={"help": "seed of the draws"})
     p_bet: float = field(default=1.0, metadata={"help": "probability of betting on a coup"})
@@ -168,26 +122,16 @@ class RandomBettor(Strategy):
         super().__post_init__()
         if not self.boxes:
             raise ValueError("boxes must name at least one box")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or not 0 <= self.seed < 2**63:
+            raise ValueError(f"seed must be a whole number from 0 to 2**63 - 1, got {self.seed!r}")
         if not 0.0 <= self.p_bet <= 1.0:
             raise ValueError(f"p_bet must be a probability in [0, 1], got {self.p_bet}")
 
     def boxes_played(self) -> tuple[Box, ...]:
         return self.boxes
 
-    def _init_memory(self, n: int) -> dict[str, np.ndarray]:
-        return {"coup": np.zeros(n, dtype=np.int64)}
-
-    def _see(self, state: SessionState, seen: Seen, live: np.ndarray) -> None:
-        state.memory["coup"][:] = seen.coups
-
-    def _bet(self, state: SessionState) -> tuple[np.ndarray, int]:
-        rows = np.arange(state.n)
-        coup = state.memory["coup"]
-        pick = session_uniforms(self.seed, rows, state.episodes, coup, 0)
-        go = session_uniforms(self.seed, rows, state.episodes, coup, 1) < self.p_bet
-        choices = np.array([b.index for b in self.boxes], dtype=np.int64)
-        box = choices[np.minimum((pick * choices.size).astype(np.int64), choices.size - 1)]
-        return np.where(go, box, -1), self.base
+    def _kernel_values(self) -> tuple[dict[int, int], tuple[int, ...]]:
+        return {kernel.K_SEED: self.seed}, tuple(b.index for b in self.boxes)
 
 
 @dataclass(frozen=True)
@@ -200,6 +144,7 @@ class NeverBet(Strategy):
 
     name: ClassVar[str] = "never"
     summary: ClassVar[str] = "stake nothing, ever: the zero line"
+    kind: ClassVar[int] = kernel.NEVER
 
 
-__all__ = ["AntiStreak", "Column", "NeverBet", "RandomBettor", "StreakChaser", "session_uniforms"]
+__all__ = ["AntiStreak", "Column", "NeverBet", "RandomBettor", "StreakChaser"]

@@ -14,7 +14,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from strategies.base import MAX_UNITS, Box, SessionState, Strategy
+from strategies import kernel
+from strategies.base import Box, SessionState, Strategy
+from strategies.kernel import FIBONACCI
 
 
 @dataclass(frozen=True)
@@ -26,12 +28,16 @@ class Progression(Strategy):
 
     box: Box = field(default=Box.NOIR, metadata={"help": "the box played: noir|rouge|couleur|inverse"})
 
+    kind: ClassVar[int] = kernel.FLAT
+
     def boxes_played(self) -> tuple[Box, ...]:
         return (self.box,)
 
-    def _units(self, state: SessionState) -> np.ndarray:
-        return state.memory["units"]
+    def _kernel_values(self) -> tuple[dict[int, int], tuple[int, ...]]:
+        return {kernel.K_BOX: self.box.index}, ()
 
+    # Python hooks for systems built on this class outside the kernel (plugins): a count of units,
+    # 1 at the start, staked on the box. The built-in systems below run on the kernel.
     def _init_memory(self, n: int) -> dict[str, np.ndarray]:
         return {"units": np.ones(n, dtype=np.int64)}
 
@@ -39,7 +45,7 @@ class Progression(Strategy):
         state.memory["units"][rows] = 1
 
     def _bet(self, state: SessionState) -> tuple[int, np.ndarray]:
-        return self.box.index, self.base * self._units(state)
+        return self.box.index, self.base * state.memory["units"]
 
 
 @dataclass(frozen=True)
@@ -71,11 +77,7 @@ class Martingale(Progression):
 
     name: ClassVar[str] = "martingale"
     summary: ClassVar[str] = "double after a loss, back to the base after a win"
-
-    def _update(self, state: SessionState, win: np.ndarray, loss: np.ndarray, amount: np.ndarray) -> None:
-        units = state.memory["units"]
-        units[win] = 1
-        units[loss] = np.minimum(units[loss] * 2, MAX_UNITS)
+    kind: ClassVar[int] = kernel.MARTINGALE
 
 
 @dataclass(frozen=True)
@@ -89,11 +91,7 @@ class GrandMartingale(Progression):
 
     name: ClassVar[str] = "grand-martingale"
     summary: ClassVar[str] = "double plus one unit after a loss, back to the base after a win"
-
-    def _update(self, state: SessionState, win: np.ndarray, loss: np.ndarray, amount: np.ndarray) -> None:
-        units = state.memory["units"]
-        units[win] = 1
-        units[loss] = np.minimum(units[loss] * 2 + 1, MAX_UNITS)
+    kind: ClassVar[int] = kernel.GRAND
 
 
 @dataclass(frozen=True)
@@ -109,11 +107,7 @@ class ReverseMartingale(Progression):
 
     name: ClassVar[str] = "reverse-martingale"
     summary: ClassVar[str] = "double after a win, back to the base after a loss"
-
-    def _update(self, state: SessionState, win: np.ndarray, loss: np.ndarray, amount: np.ndarray) -> None:
-        units = state.memory["units"]
-        units[win] = np.minimum(units[win] * 2, MAX_UNITS)
-        units[loss] = 1
+    kind: ClassVar[int] = kernel.REVERSE
 
 
 @dataclass(frozen=True)
@@ -121,26 +115,14 @@ class _Sequence(Progression):
     """A positive progression through a fixed sequence of units: advance on a win, restart on a loss
     or after the last step has won (a completed cycle)."""
 
+    kind: ClassVar[int] = kernel.SEQUENCE
+
     def units_sequence(self) -> tuple[int, ...]:
         """The units of each step."""
         raise NotImplementedError
 
-    def _init_memory(self, n: int) -> dict[str, np.ndarray]:
-        return {"level": np.zeros(n, dtype=np.int64)}
-
-    def _restart(self, state: SessionState, rows: np.ndarray) -> None:
-        state.memory["level"][rows] = 0
-
-    def _units(self, state: SessionState) -> np.ndarray:
-        return np.asarray(self.units_sequence(), dtype=np.int64)[state.memory["level"]]
-
-    def _update(self, state: SessionState, win: np.ndarray, loss: np.ndarray, amount: np.ndarray) -> None:
-        level = state.memory["level"]
-        level[loss] = 0
-        level[win] += 1
-        done = win & (level >= len(self.units_sequence()))
-        level[done] = 0
-        state.cycles += done
+    def _kernel_values(self) -> tuple[dict[int, int], tuple[int, ...]]:
+        return {kernel.K_BOX: self.box.index}, self.units_sequence()
 
 
 @dataclass(frozen=True)
@@ -212,14 +194,14 @@ class DAlembert(Progression):
 
     step: int = field(default=1, metadata={"help": "units added after a loss, removed after a win"})
 
+    kind: ClassVar[int] = kernel.DALEMBERT
+
     def __post_init__(self) -> None:
         super().__post_init__()
         _check_units("step", (self.step,))
 
-    def _update(self, state: SessionState, win: np.ndarray, loss: np.ndarray, amount: np.ndarray) -> None:
-        units = state.memory["units"]
-        units[loss] = np.minimum(units[loss] + self.step, MAX_UNITS)
-        units[win] = np.maximum(units[win] - self.step, 1)
+    def _kernel_values(self) -> tuple[dict[int, int], tuple[int, ...]]:
+        return {kernel.K_BOX: self.box.index, kernel.K_STEP: self.step}, ()
 
 
 @dataclass(frozen=True)
@@ -235,15 +217,7 @@ class ContraDAlembert(DAlembert):
 
     name: ClassVar[str] = "contra-dalembert"
     summary: ClassVar[str] = "one unit more after a win, one less after a loss"
-
-    def _update(self, state: SessionState, win: np.ndarray, loss: np.ndarray, amount: np.ndarray) -> None:
-        super()._update(state, loss, win, amount)
-
-
-#: Fibonacci numbers 1, 1, 2, 3, 5, ... up to what int64 stakes can hold.
-FIBONACCI = np.array([1, 1] + [0] * 58, dtype=np.int64)
-for _i in range(2, FIBONACCI.size):
-    FIBONACCI[_i] = FIBONACCI[_i - 1] + FIBONACCI[_i - 2]
+    kind: ClassVar[int] = kernel.CONTRA
 
 
 @dataclass(frozen=True)
@@ -264,23 +238,14 @@ class Fibonacci(Progression):
 
     back: int = field(default=2, metadata={"help": "steps down the sequence after a win"})
 
+    kind: ClassVar[int] = kernel.FIB
+
     def __post_init__(self) -> None:
         super().__post_init__()
         _check_units("back", (self.back,))
 
-    def _init_memory(self, n: int) -> dict[str, np.ndarray]:
-        return {"step": np.zeros(n, dtype=np.int64)}
-
-    def _restart(self, state: SessionState, rows: np.ndarray) -> None:
-        state.memory["step"][rows] = 0
-
-    def _units(self, state: SessionState) -> np.ndarray:
-        return FIBONACCI[state.memory["step"]]
-
-    def _update(self, state: SessionState, win: np.ndarray, loss: np.ndarray, amount: np.ndarray) -> None:
-        step = state.memory["step"]
-        step[loss] = np.minimum(step[loss] + 1, FIBONACCI.size - 1)
-        step[win] = np.maximum(step[win] - self.back, 0)
+    def _kernel_values(self) -> tuple[dict[int, int], tuple[int, ...]]:
+        return {kernel.K_BOX: self.box.index, kernel.K_STEP: self.back}, ()
 
 
 @dataclass(frozen=True)
@@ -303,52 +268,14 @@ class Labouchere(Progression):
 
     line: tuple[int, ...] = field(default=(1, 2, 3, 4), metadata={"help": "the starting line, in units"})
 
+    kind: ClassVar[int] = kernel.LABOUCHERE
+
     def __post_init__(self) -> None:
         super().__post_init__()
         _check_units("line", self.line)
 
-    def _init_memory(self, n: int) -> dict[str, np.ndarray]:
-        start = np.asarray(self.line, dtype=np.int64)
-        width = max(16, 2 * start.size)
-        numbers = np.zeros((n, width), dtype=np.int64)
-        numbers[:, : start.size] = start
-        return {
-            "numbers": numbers,
-            "lo": np.zeros(n, dtype=np.int64),
-            "hi": np.full(n, start.size, dtype=np.int64),
-        }
-
-    def _restart(self, state: SessionState, rows: np.ndarray) -> None:
-        mem = state.memory
-        mem["numbers"][rows, : len(self.line)] = self.line
-        mem["lo"][rows] = 0
-        mem["hi"][rows] = len(self.line)
-
-    def _units(self, state: SessionState) -> np.ndarray:
-        mem = state.memory
-        rows = np.arange(state.n)
-        first = mem["numbers"][rows, mem["lo"]]
-        last = mem["numbers"][rows, mem["hi"] - 1]
-        return np.where(mem["hi"] - mem["lo"] >= 2, first + last, first)
-
-    def _update(self, state: SessionState, win: np.ndarray, loss: np.ndarray, amount: np.ndarray) -> None:
-        if not (win.any() or loss.any()):
-            return
-        mem = state.memory
-        lost = np.flatnonzero(loss)
-        if lost.size:
-            units = np.minimum(self._units(state)[lost], MAX_UNITS)
-            if int(mem["hi"][lost].max()) >= mem["numbers"].shape[1]:
-                mem["numbers"] = np.pad(mem["numbers"], ((0, 0), (0, mem["numbers"].shape[1])))
-            mem["numbers"][lost, mem["hi"][lost]] = units
-            mem["hi"][lost] += 1
-        length = mem["hi"] - mem["lo"]
-        mem["lo"][win] += 1
-        mem["hi"][win & (length >= 2)] -= 1
-        done = win & (mem["hi"] <= mem["lo"])
-        if done.any():
-            state.cycles += done
-            self._restart(state, done)
+    def _kernel_values(self) -> tuple[dict[int, int], tuple[int, ...]]:
+        return {kernel.K_BOX: self.box.index}, self.line
 
 
 @dataclass(frozen=True)
@@ -371,30 +298,14 @@ class OscarsGrind(Progression):
 
     goal: int = field(default=1, metadata={"help": "profit of a cycle, in base units"})
 
+    kind: ClassVar[int] = kernel.OSCAR
+
     def __post_init__(self) -> None:
         super().__post_init__()
         _check_units("goal", (self.goal,))
 
-    def _init_memory(self, n: int) -> dict[str, np.ndarray]:
-        return {"units": np.ones(n, dtype=np.int64), "profit": np.zeros(n, dtype=np.int64)}
-
-    def _restart(self, state: SessionState, rows: np.ndarray) -> None:
-        state.memory["units"][rows] = 1
-        state.memory["profit"][rows] = 0
-
-    def _update(self, state: SessionState, win: np.ndarray, loss: np.ndarray, amount: np.ndarray) -> None:
-        mem = state.memory
-        profit, units = mem["profit"], mem["units"]  # profit in money, units in base units
-        profit[loss] -= amount[loss]
-        profit[win] += amount[win]
-        goal = self.goal * self.base
-        done = win & (profit >= goal)
-        left = -(-(goal - profit) // self.base)  # base units still to win, rounded up
-        grow = win & ~done
-        units[grow] = np.maximum(np.minimum(units[grow] + 1, left[grow]), 1)
-        if done.any():
-            state.cycles += done
-            self._restart(state, done)
+    def _kernel_values(self) -> tuple[dict[int, int], tuple[int, ...]]:
+        return {kernel.K_BOX: self.box.index, kernel.K_STEP: self.goal}, ()
 
 
 def _check_units(name: str, values: tuple[int, ...]) -> None:

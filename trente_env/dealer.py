@@ -136,7 +136,7 @@ def deal_next(cards: np.ndarray, pos: int, cut_card: int) -> tuple[int, int, int
     be shuffled before the next coup.
     """
     noir, rouge, middle, end = deal_coup(cards, pos)
-    return noir, rouge, middle, end, noir == 0 or end > cards.size - cut_card or end == cards.size
+    return noir, rouge, middle, end, (noir == 0) | (end > cards.size - cut_card) | (end == cards.size)
 
 
 @numba.njit(cache=True, parallel=True)

@@ -31,6 +31,7 @@ import numpy as np
 from trente_env.cards import CARD_BLACK, CARD_VALUE, composition, new_shoe
 from trente_env.coup import Result, decide
 from trente_env.dealer import deal_next, shuffle, shuffle_seeds
+from trente_env.jit import hot
 from trente_env.rules import RuleSet
 from trente_env.settle import _settle_box, rule_codes
 
@@ -84,59 +85,100 @@ def make_legal(
 _make_legal = numba.njit(cache=True)(make_legal)
 
 
+def next_coup(cards, pos, needs_shuffle, seed, base, burn, cut_card):  # fmt: skip
+    """Deal one table's next coup: shuffle first if the shoe needs it (``base`` order, ``seed``),
+    then :func:`~trente_env.dealer.deal_next` and the result.
+
+    Returns (noir, rouge, result, couleur, start, middle, end, reshuffle): the totals, the
+    :class:`~trente_env.coup.Result` code, whether Couleur wins, where the coup's cards lie in
+    ``cards``, and whether the shoe must be shuffled before the next coup.
+    """
+    if needs_shuffle:
+        for i in range(base.size):
+            cards[i] = base[i]
+        shuffle(cards, seed)
+        pos = burn
+    noir, rouge, middle, end, reshuffle = deal_next(cards, pos, cut_card)
+    first_black = False
+    if noir > 0:
+        first_black = _BLACK[cards[pos]]
+    result, couleur = _decide(noir, rouge, first_black)
+    return noir, rouge, result, couleur, pos, middle, end, reshuffle
+
+
+def bet_and_settle(
+    action, bankroll, prison, result, couleur, n_boxes, insurance, table_min, table_max, refait_rule, second_refait,
+    spares, rate, placed, insured, back,
+):  # fmt: skip
+    """One table's coup for the player: make the ``action``'s bets legal (:func:`make_legal`, box by
+    box), then settle every box and its prisoners (``prison``, (4, 2), updated) on the result.
+
+    Writes the stakes taken, their insurance and what came back into ``placed``, ``insured`` and
+    ``back``; returns (gain, clipped): what the coup added to the bankroll (back - stakes -
+    premiums) and whether any wanted stake was changed. A box with no stake and no prisoner has
+    nothing to settle.
+    """
+    avail = bankroll
+    clipped = False
+    for b in range(4):
+        want = action[b]
+        if want == 0.0:  # what make_legal makes of no stake, without the arithmetic
+            placed[b] = 0.0
+            insured[b] = False
+            continue
+        stake, ins = _make_legal(want, action[4 + b] > 0.5, avail, b < n_boxes, insurance, rate, table_min, table_max)
+        if stake != want:
+            clipped = True
+        avail -= stake * (1.0 + rate) if ins else stake
+        placed[b] = stake
+        insured[b] = ins
+    gain = 0.0
+    for b in range(4):
+        stake = placed[b]
+        if (stake == 0.0) & (prison[b, 0] == 0.0) & (prison[b, 1] == 0.0):
+            back[b] = 0.0
+            continue
+        ins = insured[b]
+        out = _settle_box(
+            b, stake, ins, prison[b, 0], prison[b, 1], action[8 + b] > 0.5, result, couleur, refait_rule,
+            second_refait, spares, rate,
+        )  # fmt: skip
+        back[b] = out[0]
+        prison[b, 0] = out[1]
+        prison[b, 1] = out[2]
+        gain += out[0] - (stake * (1.0 + rate) if ins else stake)
+    return gain, clipped
+
+
+next_coup = hot(next_coup)
+bet_and_settle = hot(bet_and_settle)
+
+
 def _play(
     actions, skip, seeds, shoes, pos, needs_shuffle, slots, base, bankroll, prison, coups, results, couleurs,
     seen, track_shoe, burn, cut_card, n_boxes, insurance, table_min, table_max, refait_rule, second_refait, spares,
     rate, target, reward, placed, insured, back, coup, clipped, terminated, flat, offsets, one_hot, full,
 ):  # fmt: skip
-    """Play one coup on every table not in ``skip``: make the bets legal, deal, settle, record.
+    """Play one coup on every table not in ``skip``: deal (:func:`next_coup`), make the bets legal
+    and settle them (:func:`bet_and_settle`), record.
 
     Then write the table's observation into its row of ``flat`` and whether its session is over
     (ruin, or ``target`` reached, with nothing in prison) into ``terminated``.
     """
     k = results.shape[1]
-    n_cards = shoes.shape[1]
     for t in numba.prange(actions.shape[0]):
         if skip[t]:
             continue
-        avail = bankroll[t]
-        was_clipped = False
-        for b in range(4):
-            want = actions[t, b]
-            stake, ins = _make_legal(
-                want, actions[t, 4 + b] > 0.5, avail, b < n_boxes, insurance, rate, table_min, table_max
-            )
-            if stake != want:
-                was_clipped = True
-            avail -= stake * (1.0 + rate) if ins else stake
-            placed[t, b] = stake
-            insured[t, b] = ins
-        clipped[t] = was_clipped
         cards = shoes[t]
-        if needs_shuffle[t]:
-            cards[:] = base
-            shuffle(cards, seeds[slots[t]])
-            pos[t] = burn
-            if track_shoe:
-                seen[t, :] = 0
-        start = pos[t]
-        noir, rouge, middle, end, reshuffle = deal_next(cards, start, cut_card)
-        first_black = False
-        if noir > 0:
-            first_black = _BLACK[cards[start]]
-        result, couleur = _decide(noir, rouge, first_black)
-        gain = 0.0
-        for b in range(4):
-            stake = placed[t, b]
-            ins = insured[t, b]
-            out = _settle_box(
-                b, stake, ins, prison[t, b, 0], prison[t, b, 1], actions[t, 8 + b] > 0.5, result, couleur,
-                refait_rule, second_refait, spares, rate,
-            )  # fmt: skip
-            back[t, b] = out[0]
-            prison[t, b, 0] = out[1]
-            prison[t, b, 1] = out[2]
-            gain += out[0] - (stake * (1.0 + rate) if ins else stake)
+        if needs_shuffle[t] & track_shoe:
+            seen[t, :] = 0
+        noir, rouge, result, couleur, start, middle, end, reshuffle = next_coup(
+            cards, pos[t], needs_shuffle[t], seeds[slots[t]], base, burn, cut_card
+        )
+        gain, clipped[t] = bet_and_settle(
+            actions[t], bankroll[t], prison[t], result, couleur, n_boxes, insurance, table_min, table_max,
+            refait_rule, second_refait, spares, rate, placed[t], insured[t], back[t],
+        )  # fmt: skip
         reward[t] = gain
         bankroll[t] += gain
         coups[t] += 1
@@ -144,10 +186,7 @@ def _play(
             results[t, j] = results[t, j - 1]
             couleurs[t, j] = couleurs[t, j - 1]
         results[t, 0] = result
-        if result == 0 or result == 1:
-            couleurs[t, 0] = 0 if couleur else 1
-        else:
-            couleurs[t, 0] = 2
+        couleurs[t, 0] = scoreboard_couleur(result, couleur)
         if track_shoe:
             if reshuffle:
                 seen[t, :] = 0
@@ -165,15 +204,29 @@ def _play(
         coup[t, 5] = middle
         coup[t, 6] = end
         coup[t, 7] = reshuffle
-        free = True
-        for b in range(4):
-            if prison[t, b, 0] != 0.0 or prison[t, b, 1] != 0.0:
-                free = False
-        terminated[t] = free and (bankroll[t] < table_min or bankroll[t] >= target)
+        terminated[t] = is_free(prison[t]) & ((bankroll[t] < table_min) | (bankroll[t] >= target))
         _observe_row(
-            t, flat, bankroll, coups, prison, results, couleurs, seen, needs_shuffle, pos, full, n_cards, burn,
+            t, flat, bankroll, coups, prison, results, couleurs, seen, needs_shuffle, pos, full, shoes.shape[1], burn,
             offsets, one_hot,
         )  # fmt: skip
+
+
+@hot
+def scoreboard_couleur(result: int, couleur: bool) -> int:
+    """The scoreboard's Couleur/Inverse code of a coup: Couleur or Inverse won, or neither (a tie or
+    a void coup)."""
+    if result == 0 or result == 1:
+        return COULEUR_WINS if couleur else INVERSE_WINS
+    return UNDECIDED
+
+
+@hot
+def is_free(prison: np.ndarray) -> bool:
+    """Whether a table's (4, 2) prison holds no stake."""
+    for b in range(4):  # noqa: SIM110
+        if (prison[b, 0] != 0.0) | (prison[b, 1] != 0.0):
+            return False
+    return True
 
 
 def _observe_row(

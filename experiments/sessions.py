@@ -1,0 +1,272 @@
+"""The tournament's compiled session loop: every built-in system plays the same sessions, in one kernel.
+
+For each session the coups are dealt once, as a table of the native vector env seeded with the
+session's seed would deal them (:func:`~trente_env.tables.next_coup`: the same shuffles, the same
+cut card), and kept; then every system plays them in turn: its compiled policy
+(:func:`strategies.kernel.step`, the code behind :meth:`strategies.base.Strategy.act`) reads what
+the observation would show, and the table makes its bets legal and settles them
+(:func:`~trente_env.tables.bet_and_settle`, the code behind the environments). No observation is
+built, no Python runs between coups, and the cards of a session are dealt once for all systems.
+
+The bookkeeping is the one of :func:`experiments.tournament.play_sessions`, which plays any policy
+(a trained model, a plugin) on the vector env; a test proves both give identical numbers.
+
+Shuffle seeds: a table's generator gives one 64-bit seed per shuffle. They are drawn ahead,
+``shuffles`` per session; a session that needs more is flagged ``short`` and played again by the
+caller with more seeds, so the result never depends on how many were drawn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numba
+import numpy as np
+
+from strategies import kernel
+from trente_env.cards import new_shoe
+from trente_env.rules import RuleSet
+from trente_env.settle import rule_codes
+from trente_env.tables import NO_COUP, UNDECIDED, bet_and_settle, is_free, next_coup, scoreboard_couleur
+
+#: Coups allowed after the end of a session for prisoners to settle (no new stakes).
+SETTLE_LIMIT = 1000
+
+
+@numba.njit(cache=True)
+def _play_block(
+    params, floats, width, rows, seeds, bankroll, coups, keep, base, burn, cut_card, n_boxes, insurance, table_min,
+    table_max, refait_rule, second_refait, spares, rate,
+    net, staked, final, played, walked, drawdown, longest, table_hits, bank_hits, box_stakes, trajectories, short,
+):  # fmt: skip
+    """Play the sessions ``rows`` (session ``rows[i]`` shuffles with ``seeds[i]``) with every system
+    ``j`` (``params[j]``, ``floats[j]``); write the results of each into ``[j, rows[i]]``.
+
+    A session that runs out of shuffle seeds is flagged in ``short`` and its results are partial.
+    """
+    n_systems = params.shape[0]
+    horizon = coups + SETTLE_LIMIT
+    results = np.empty(horizon, dtype=np.int64)
+    couleurs = np.empty(horizon, dtype=np.bool_)
+    cards = base.copy()
+    state = np.zeros(width, dtype=np.int64)
+    action = np.zeros(12)
+    prison = np.zeros((4, 2))
+    seen_prison = np.zeros(8)
+    placed = np.zeros(4)
+    insured = np.zeros(4, dtype=np.bool_)
+    back = np.zeros(4)
+    for i in range(rows.size):
+        r = rows[i]
+        dealt = 0
+        shuffles = 0
+        pos = 0
+        needs_shuffle = True
+        for j in range(n_systems):
+            k = params[j]
+            f = floats[j]
+            staked[j, r] = 0.0
+            box_stakes[j, r] = 0.0
+            state[:] = 0
+            state[kernel.BOX] = -1
+            state[kernel.JAIL_BOX] = -1
+            kernel.new_session(state, k)
+            prison[:] = 0.0
+            money_in_hand = bankroll  # the table's bankroll
+            last_result = NO_COUP
+            last_couleur = UNDECIDED
+            start = 0.0
+            gained = 0.0  # the session's net result
+            peak = bankroll
+            worst = 0.0
+            run = 0
+            long_run = 0
+            n_played = 0
+            t_hits = 0
+            b_hits = 0
+            active = True
+            gone = False
+            c = 0
+            while c < horizon:
+                free = is_free(prison)
+                if c >= coups:
+                    active = False
+                if (not active) & free:
+                    break  # nothing on the table and no more bets: the session is over
+                action[:] = 0.0
+                if active:
+                    for b in range(4):
+                        seen_prison[b] = prison[b, 0]
+                        seen_prison[4 + b] = prison[b, 1]
+                    hits0 = state[kernel.TABLE_MAX_HITS]
+                    bhits0 = state[kernel.BANKROLL_HITS]
+                    seen_money = np.float64(np.float32(money_in_hand))  # as the observation shows it
+                    start = kernel.step(
+                        state, k, f, start, seen_money, c, last_result, last_couleur, seen_prison, c == 0, r,
+                        action,
+                    )  # fmt: skip
+                    if state[kernel.WALKED] != 0:
+                        gone = True
+                        active = False
+                        action[:] = 0.0
+                    else:
+                        t_hits += state[kernel.TABLE_MAX_HITS] - hits0
+                        b_hits += state[kernel.BANKROLL_HITS] - bhits0
+                        n_played += 1
+                if c == dealt:  # the session's next coup, dealt once for every system
+                    if needs_shuffle:
+                        if shuffles == seeds.shape[1]:
+                            short[i] = True
+                            break
+                        seed = seeds[i, shuffles]
+                        shuffles += 1
+                    else:
+                        seed = np.uint64(0)
+                    noir, rouge, result, couleur, _, _, pos, needs_shuffle = next_coup(
+                        cards, pos, needs_shuffle, seed, base, burn, cut_card
+                    )
+                    results[c] = result
+                    couleurs[c] = couleur
+                    dealt += 1
+                result = results[c]
+                couleur = couleurs[c]
+                gain, _ = bet_and_settle(
+                    action, money_in_hand, prison, result, couleur, n_boxes, insurance, table_min, table_max,
+                    refait_rule, second_refait, spares, rate, placed, insured, back,
+                )  # fmt: skip
+                for b in range(4):
+                    box_stakes[j, r, 1 if insured[b] else 0, b] += placed[b]
+                    staked[j, r] += placed[b]
+                money_in_hand += gain
+                gained += gain
+                money = gained + bankroll
+                peak = max(peak, money)
+                worst = max(worst, peak - money)
+                if gain < 0:
+                    run += 1
+                elif gain > 0:
+                    run = 0
+                long_run = max(long_run, run)
+                if (c < coups) & (r < keep):
+                    trajectories[j, r, c + 1] = money
+                c += 1
+                last_result = result
+                last_couleur = scoreboard_couleur(result, couleur)
+                # ruin; two ifs, as a short-circuit `and` over arrays costs reference counting here
+                if money_in_hand < table_min:  # noqa: SIM102
+                    if is_free(prison):
+                        break
+            if short[i]:
+                break
+            if r < keep:  # a finished session keeps its final bankroll (prisoners settled after the end too)
+                for later in range(min(c, coups - 1) + 1, coups + 1):
+                    trajectories[j, r, later] = gained + bankroll
+            net[j, r] = gained
+            final[j, r] = bankroll + gained
+            played[j, r] = n_played
+            walked[j, r] = gone
+            drawdown[j, r] = worst
+            longest[j, r] = long_run
+            table_hits[j, r] = t_hits
+            bank_hits[j, r] = b_hits
+
+
+@numba.njit(cache=True, parallel=True)
+def _play_threads(chunks, params, floats, width, rows, seeds, *rest):  # fmt: skip
+    """:func:`_play_block` on every thread: thread ``c`` plays the sessions ``chunks[c]`` to
+    ``chunks[c + 1]`` (each session's results land in its own place, whoever plays it)."""
+    for c in numba.prange(chunks.size - 1):
+        lo, hi = chunks[c], chunks[c + 1]
+        _play_block(params, floats, width, rows[lo:hi], seeds[lo:hi], *rest[:-1], rest[-1][lo:hi])
+
+
+def compiled(policy: object) -> bool:
+    """Whether a policy runs on the compiled session loop (a built-in system, not a model or hooks)."""
+    return getattr(policy, "kind", kernel.HOOKS) != kernel.HOOKS
+
+
+def shuffle_seeds(session_seeds: Sequence[int], shuffles: int) -> np.ndarray:
+    """(sessions, shuffles) uint64: the seeds of each session's first shuffles, as its table draws
+    them (the raw outputs of ``numpy.random.default_rng(session seed)``)."""
+    out = np.empty((len(session_seeds), shuffles), dtype=np.uint64)
+    for i, seed in enumerate(session_seeds):
+        out[i] = np.random.default_rng(seed).bit_generator.random_raw(shuffles)
+    return out
+
+
+def play_compiled(
+    policies: Sequence[object],
+    rules: RuleSet,
+    bankroll: float,
+    coups: int,
+    seeds: Sequence[int],
+    keep: int = 0,
+    threads: int = 1,
+    shuffles: int | None = None,
+) -> list[dict[str, np.ndarray]]:
+    """Play one session per seed with every (built-in) policy: the results of
+    :func:`experiments.tournament.play_sessions` for each, in one compiled loop.
+
+    :param policies: built-in strategies (:func:`compiled` is true for each).
+    :param seeds: one table seed per session (the session's row in the block is its position here).
+    :param keep: record the bankroll after every coup of the first ``keep`` sessions.
+    :param threads: numba threads sharing the sessions (the numbers do not depend on it).
+    :param shuffles: shuffle seeds drawn ahead per session (default: plenty for ``coups``); a
+        session that needs more is played again with four times as many.
+    """
+    n_systems, n = len(policies), len(seeds)
+    widths, lists = [kernel.LINE], [kernel.K_LIST]
+    for policy in policies:
+        k, _ = policy.kernel_params()
+        lists.append(k.size)
+        if k[kernel.K_KIND] == kernel.LABOUCHERE:  # the line grows by at most one number a coup
+            widths.append(kernel.LINE + k[kernel.K_COUNT] + coups + 2)
+    params = np.zeros((n_systems, max(lists)), dtype=np.int64)
+    floats = np.zeros((n_systems, kernel.F_SPARES + 1))
+    for j, policy in enumerate(policies):
+        k, f = policy.kernel_params()
+        params[j, : k.size] = k
+        floats[j] = f
+    keep = min(keep, n)
+    out = {
+        "net": np.zeros((n_systems, n)),
+        "staked": np.zeros((n_systems, n)),
+        "final_bankroll": np.zeros((n_systems, n)),
+        "coups": np.zeros((n_systems, n), dtype=np.int64),
+        "walked": np.zeros((n_systems, n), dtype=np.bool_),
+        "max_drawdown": np.zeros((n_systems, n)),
+        "longest_losing_run": np.zeros((n_systems, n), dtype=np.int64),
+        "table_max_hits": np.zeros((n_systems, n), dtype=np.int64),
+        "bankroll_hits": np.zeros((n_systems, n), dtype=np.int64),
+    }
+    box_stakes = np.zeros((n_systems, n, 2, 4))  # per session: uninsured and insured stakes per box
+    trajectories = np.full((n_systems, keep, coups + 1), bankroll, dtype=np.float32)
+    table = (
+        new_shoe(rules.decks), rules.burn, rules.cut_card, len(rules.boxes), rules.insurance, float(rules.table_min),
+        float(rules.table_max), *rule_codes(rules),
+    )  # fmt: skip
+    todo = np.arange(n)
+    if shuffles is None:
+        shuffles = coups // 4 + 8  # a shoe deals about 25 coups
+    while todo.size:
+        short = np.zeros(todo.size, dtype=np.bool_)
+        args = (
+            params, floats, max(widths), todo, shuffle_seeds([seeds[i] for i in todo], shuffles), float(bankroll),
+            coups, keep, *table, *out.values(), box_stakes, trajectories, short,
+        )  # fmt: skip
+        if threads > 1 and todo.size > 1:
+            numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+            _play_threads(np.linspace(0, todo.size, min(threads, todo.size) + 1).astype(np.int64), *args)
+        else:
+            _play_block(*args)
+        todo, shuffles = todo[short], shuffles * 4
+    return [
+        {
+            **{key: value[j] for key, value in out.items()},
+            "ahead": out["net"][j] > 0,
+            "ruined": out["final_bankroll"][j] < rules.table_min,
+            "box_stakes": box_stakes[j].sum(axis=0),
+            "trajectories": trajectories[j],
+        }
+        for j in range(n_systems)
+    ]

@@ -1,0 +1,422 @@
+"""The built-in systems as one compiled state machine: the only copy of their rules.
+
+The per-session functions are compiled by :data:`trente_env.jit.hot` (no reference counting);
+their conditions join with ``&`` and ``|``, which compile to straight-line code.
+
+Every built-in system reads a coup and chooses its next bet through the functions below, compiled
+with numba. :meth:`strategies.base.Strategy.act` runs them over a batch of observations (the
+policy an RL agent's twin uses under gymnasium and SB3), and the tournament's compiled session loop
+(:mod:`experiments.sessions`) runs the very same functions coup after coup without building an
+observation, so a martingale stakes the same under both by construction.
+
+**State.** One row of int64 numbers per session (columns below): the common part (the last bet,
+the stake waited for in prison, walk-away, limit hits, cycles, sessions), then the system's own
+memory (:data:`UNITS` ... :data:`HI`, and from :data:`LINE` on the Labouchère line). The bankroll
+at the start of the session is kept beside it, as a float.
+
+**Parameters.** A system is a kind (:data:`NEVER` ... :data:`RANDOM`) with an int64 vector of
+parameters (``K_*``: base, on-limit, refait booking, insurance, box, step, list of units...) and a
+float64 vector (``F_*``: stop-win, stop-loss, probability of betting, table limits, premium).
+:meth:`strategies.base.Strategy.kernel_params` builds both from the dataclass fields.
+
+The rules common to every system are described in :mod:`strategies.base`; each system's own rule
+is in its class docstring (:mod:`strategies.progressions`, :mod:`strategies.patterns`).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from trente_env.coup import Result
+from trente_env.jit import hot
+
+#: Columns of a session's state row.
+BOX, STAKE, JAIL_BOX, JAIL, WALKED, TABLE_MAX_HITS, BANKROLL_HITS, CYCLES, EPISODES = range(9)
+UNITS, LEVEL, PROFIT, SIDE, RUN, COUP, LO, HI = range(9, 17)
+#: The Labouchère line starts at this column (``LO``/``HI`` index it from there).
+LINE = 17
+#: Columns of the common part (what every system, plugins included, keeps).
+COMMON = 9
+
+#: Kinds of system.
+NEVER, FLAT, MARTINGALE, GRAND, REVERSE, SEQUENCE, DALEMBERT, CONTRA, FIB, LABOUCHERE, OSCAR, RUNS, RANDOM = range(13)
+#: A plugin: the common rules run here, the system's own rules in its Python hooks.
+HOOKS = -1
+
+#: Integer parameters.
+K_KIND, K_BASE, K_CAP, K_WAIT, K_INSURE, K_PRISON, K_BOX, K_STEP, K_FOLLOW, K_SEED, K_COUNT, K_LIST = range(12)
+#: Float parameters.
+F_STOP_WIN, F_STOP_LOSS, F_P_BET, F_TABLE_MIN, F_TABLE_MAX, F_RATE, F_SPARES = range(7)
+
+#: Units never grow past this (a doubling progression capped at the table keeps counting).
+MAX_UNITS = 2**40
+#: Fibonacci numbers 1, 1, 2, 3, 5, ... up to what int64 stakes can hold.
+FIBONACCI = np.array([1, 1] + [0] * 58, dtype=np.int64)
+for _i in range(2, FIBONACCI.size):
+    FIBONACCI[_i] = FIBONACCI[_i - 1] + FIBONACCI[_i - 2]
+
+_NOIR, _ROUGE, _REFAIT = int(Result.NOIR), int(Result.ROUGE), int(Result.REFAIT)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+@hot
+def box_won(box: int, result: int, couleur: int) -> bool:
+    """Whether ``box`` won a coup, from the scoreboard: its result and its Couleur code (0 Couleur,
+    1 Inverse, 2 neither)."""
+    if box == 0:
+        return result == _NOIR
+    if box == 1:
+        return result == _ROUGE
+    return couleur == box - 2
+
+
+@hot
+def _mix(x: np.uint64) -> np.uint64:
+    """SplitMix64's finaliser: a well-mixed 64-bit number from a 64-bit input."""
+    x = x ^ (x >> np.uint64(30))
+    x = x * _M1
+    x = x ^ (x >> np.uint64(27))
+    x = x * _M2
+    return x ^ (x >> np.uint64(31))
+
+
+@hot
+def uniform(seed: int, row: int, episode: int, coup: int, stream: int) -> float:
+    """A uniform in [0, 1) fixed by (seed, row, session on that row, coup, stream): counter-based,
+    so a row draws the same numbers whatever the batch size or the other rows do."""
+    x = np.uint64(seed) * _GOLDEN
+    x = _mix(x ^ (np.uint64(row) + _GOLDEN))
+    x = _mix(x ^ (np.uint64(episode) + _GOLDEN))
+    x = _mix(x ^ (np.uint64(coup) + _GOLDEN))
+    x = _mix(x ^ (np.uint64(stream) + _GOLDEN))
+    return float(x >> np.uint64(11)) * 2.0**-53
+
+
+# -- the common rules ------------------------------------------------------------------------------
+
+
+@hot
+def begin(s: np.ndarray) -> None:
+    """A new session on this row: no bet, nothing waited for, no walk-away (the caller notes the
+    starting bankroll and restarts the system)."""
+    s[BOX] = -1
+    s[STAKE] = 0
+    s[JAIL_BOX] = -1
+    s[JAIL] = 0
+    s[WALKED] = 0
+    s[EPISODES] += 1
+
+
+@hot
+def book(s: np.ndarray, k: np.ndarray, f: np.ndarray, result: int, couleur: int, prison: np.ndarray):
+    """Whether the last bet won or lost, and the amount (units) that did: (win, loss, amount).
+
+    A refait is a loss (``refait="loss"``), or (``"wait"``) the stake waits in prison, where being
+    freed is no change and being lost is a loss. A stake the refait hands back whole (insured, or
+    Couleur/Inverse at tables that spare them) is no change. ``prison`` is the observation's 8
+    prisoner amounts (first prison per box, then second).
+    """
+    box = max(s[BOX], 0)
+    stake = s[STAKE]
+    bet = stake > 0
+    wins = box_won(box, result, couleur)
+    win = bet & wins
+    loss = bet & ((result == _NOIR) | (result == _ROUGE)) & (not wins)
+    amount = stake
+    spared = (k[K_INSURE] != 0) | ((f[F_SPARES] != 0.0) & (box >= 2))
+    caught = bet & (result == _REFAIT) & (not spared)
+    if k[K_WAIT] == 0:
+        return win, loss | caught, amount
+    if s[JAIL] > 0:
+        held = max(s[JAIL_BOX], 0)
+        if prison[held] + prison[4 + held] <= 0.0:  # settled: freed (no change) or lost
+            if not box_won(held, result, couleur):
+                loss = True
+                amount = s[JAIL]
+            s[JAIL] = 0
+            s[JAIL_BOX] = -1
+    if caught & (prison[box] + prison[4 + box] > 0.0):
+        s[JAIL] = stake
+        s[JAIL_BOX] = s[BOX]
+    return win, loss, amount
+
+
+@hot
+def walk(s: np.ndarray, f: np.ndarray, bankroll: float, start: float) -> None:
+    """Walk away for the rest of the session once ``stop_win`` ahead or ``stop_loss`` behind."""
+    profit = bankroll - start
+    if (profit >= f[F_STOP_WIN]) | (-profit >= f[F_STOP_LOSS]):
+        s[WALKED] = 1
+
+
+@hot
+def affordable(bankroll: float, rate: float) -> int:
+    """The largest whole stake the bankroll covers, premium included.
+
+    The observation carries the bankroll as float32; with a premium the money is no longer a whole
+    or half number, so a hair of margin keeps the stake within what the table (in float64) accepts.
+    """
+    money = bankroll * (1 - 1e-6) / (1 + rate) if rate != 0.0 else bankroll
+    return int(np.floor(money))
+
+
+@hot
+def limit(s: np.ndarray, f: np.ndarray, bankroll: float, box: int, stake: int) -> tuple[bool, bool]:
+    """Whether the wanted bet is to be played at all (a box, a stake, no walk-away, nothing waited
+    for in prison), and whether it passes the table maximum or the bankroll; hits are counted."""
+    active = (box >= 0) & (stake > 0) & (s[WALKED] == 0) & (s[JAIL] == 0)
+    if not active:
+        return False, False
+    over_max = stake > int(f[F_TABLE_MAX])
+    over_bank = stake > affordable(bankroll, f[F_RATE])
+    if over_max:
+        s[TABLE_MAX_HITS] += 1
+    if over_bank:
+        s[BANKROLL_HITS] += 1
+    return True, over_max | over_bank
+
+
+@hot
+def place(s: np.ndarray, k: np.ndarray, f: np.ndarray, bankroll: float, box: int, stake: int, active: bool,
+          action: np.ndarray) -> None:  # fmt: skip
+    """Make the bet legal (capped at the maximum and the bankroll, dropped under the minimum),
+    remember it, and write it into ``action`` (a row of the env's full action form, zeroed)."""
+    if active:
+        stake = min(stake, int(f[F_TABLE_MAX]), affordable(bankroll, f[F_RATE]))
+    if (not active) | (stake < f[F_TABLE_MIN]):
+        stake = 0
+    s[STAKE] = stake
+    s[BOX] = box if stake > 0 else -1
+    if stake > 0:
+        action[box] = stake
+        if k[K_INSURE] != 0:
+            action[4 + box] = 1
+        if k[K_PRISON] != 0:
+            action[8 + box] = 1
+
+
+# -- the systems -----------------------------------------------------------------------------------
+
+
+@hot
+def restart(s: np.ndarray, k: np.ndarray) -> None:
+    """Restart the progression: a new session or a limit hit under ``on_limit="reset"``."""
+    kind = k[K_KIND]
+    s[UNITS] = 1
+    s[LEVEL] = 0
+    s[PROFIT] = 0
+    if kind == LABOUCHERE:
+        n = k[K_COUNT]
+        for i in range(n):
+            s[LINE + i] = k[K_LIST + i]
+        s[LO] = 0
+        s[HI] = n
+
+
+@hot
+def new_session(s: np.ndarray, k: np.ndarray) -> None:
+    """Forget the row's past: the progression restarts, a scoreboard reader forgets its run."""
+    restart(s, k)
+    s[SIDE] = -1
+    s[RUN] = 0
+
+
+@hot
+def see(s: np.ndarray, k: np.ndarray, result: int, couleur: int, coups: int, live: bool) -> None:
+    """Read the last coup, bet on or not: a scoreboard reader follows the run of its column
+    (après, refait and void coups leave it as it was); the random bettor notes the coup number."""
+    kind = k[K_KIND]
+    if (kind == RUNS) & live:
+        if k[K_BOX] == 0:
+            side = 0 if result == _NOIR else (1 if result == _ROUGE else -1)
+        else:
+            side = couleur if couleur < 2 else -1
+        if side >= 0:
+            if side == s[SIDE]:
+                s[RUN] += 1
+            else:
+                s[RUN] = 1
+                s[SIDE] = side
+    elif kind == RANDOM:
+        s[COUP] = coups
+
+
+@hot
+def update(s: np.ndarray, k: np.ndarray, win: bool, loss: bool, amount: int) -> None:
+    """Advance the progression after a decided bet: ``win`` or ``loss`` of ``amount`` units."""
+    kind = k[K_KIND]
+    if not (win | loss):
+        return
+    if kind == MARTINGALE:
+        s[UNITS] = 1 if win else min(s[UNITS] * 2, MAX_UNITS)
+    elif kind == GRAND:
+        s[UNITS] = 1 if win else min(s[UNITS] * 2 + 1, MAX_UNITS)
+    elif kind == REVERSE:
+        s[UNITS] = min(s[UNITS] * 2, MAX_UNITS) if win else 1
+    elif kind == SEQUENCE:
+        s[LEVEL] = s[LEVEL] + 1 if win else 0
+        if s[LEVEL] >= k[K_COUNT]:
+            s[LEVEL] = 0
+            s[CYCLES] += 1
+    elif (kind == DALEMBERT) | (kind == CONTRA):
+        if win == (kind == DALEMBERT):
+            s[UNITS] = max(s[UNITS] - k[K_STEP], 1)
+        else:
+            s[UNITS] = min(s[UNITS] + k[K_STEP], MAX_UNITS)
+    elif kind == FIB:
+        s[LEVEL] = max(s[LEVEL] - k[K_STEP], 0) if win else min(s[LEVEL] + 1, FIBONACCI.size - 1)
+    elif kind == LABOUCHERE:
+        if loss:  # write the lost stake at the end of the line
+            s[LINE + s[HI]] = min(units(s, k), MAX_UNITS)
+            s[HI] += 1
+        else:  # cross off both ends (the only number when one is left)
+            if s[HI] - s[LO] >= 2:
+                s[HI] -= 1
+            s[LO] += 1
+            if s[HI] <= s[LO]:
+                s[CYCLES] += 1
+                restart(s, k)
+    elif kind == OSCAR:
+        s[PROFIT] += amount if win else -amount
+        if win:
+            goal = k[K_STEP] * k[K_BASE]
+            if s[PROFIT] >= goal:
+                s[CYCLES] += 1
+                restart(s, k)
+            else:
+                left = -(-(goal - s[PROFIT]) // k[K_BASE])  # base units still to win, rounded up
+                s[UNITS] = max(min(s[UNITS] + 1, left), 1)
+
+
+@hot
+def units(s: np.ndarray, k: np.ndarray) -> int:
+    """The system's count of units for the next stake."""
+    kind = k[K_KIND]
+    if kind == SEQUENCE:
+        return k[K_LIST + s[LEVEL]]
+    if kind == FIB:
+        return FIBONACCI[s[LEVEL]]
+    if kind == LABOUCHERE:
+        first = s[LINE + s[LO]]
+        return first + s[LINE + s[HI] - 1] if s[HI] - s[LO] >= 2 else first
+    return s[UNITS]
+
+
+@hot
+def want(s: np.ndarray, k: np.ndarray, f: np.ndarray, row: int) -> tuple[int, int]:
+    """The box (-1: none) and stake the system wants for the next coup. ``row`` keys the random
+    bettor's draws."""
+    kind = k[K_KIND]
+    if kind == NEVER:
+        return -1, 0
+    if kind == RUNS:
+        if s[RUN] < k[K_STEP]:
+            return -1, k[K_BASE]
+        side = s[SIDE] if k[K_FOLLOW] != 0 else 1 - s[SIDE]
+        return k[K_BOX] + side, k[K_BASE]
+    if kind == RANDOM:
+        pick = uniform(k[K_SEED], row, s[EPISODES], s[COUP], 0)
+        go = uniform(k[K_SEED], row, s[EPISODES], s[COUP], 1) < f[F_P_BET]
+        n = k[K_COUNT]
+        box = k[K_LIST + min(int(pick * n), n - 1)]
+        return (box if go else -1), k[K_BASE]
+    return k[K_BOX], k[K_BASE] * units(s, k)
+
+
+# -- one coup of one session, and a batch of them ----------------------------------------------
+
+
+@hot
+def step(s, k, f, start, bankroll, coups, result, couleur, prison, fresh, row, action):  # fmt: skip
+    """Read one observation and choose the next bet: the whole policy for one session.
+
+    :param s: the session's state row (updated).
+    :param start: the bankroll when the session began; returns it (the bankroll seen, when
+        ``fresh``).
+    :param bankroll: money in hand as the observation shows it (float32 precision).
+    :param coups: coups played this session; ``result``, ``couleur``: the scoreboard's last coup;
+        ``prison``: the 8 prisoner amounts.
+    :param fresh: a new session begins on this row.
+    :param action: the 12-number action row to fill (zeroed by the caller).
+    """
+    if fresh:
+        begin(s)
+        start = bankroll
+        new_session(s, k)
+    see(s, k, result, couleur, coups, not fresh)
+    win, loss, amount = book(s, k, f, result, couleur, prison)
+    update(s, k, win, loss, amount)
+    walk(s, f, bankroll, start)
+    box, stake = want(s, k, f, row)
+    active, over = limit(s, f, bankroll, box, stake)
+    if over & (k[K_CAP] == 0):
+        restart(s, k)
+        box, stake = want(s, k, f, row)
+    place(s, k, f, bankroll, box, stake, active, action)
+    return start
+
+
+@numba.njit(cache=True)
+def act_rows(k, f, state, start, bankroll, coups, result, couleur, prison, fresh, actions):  # fmt: skip
+    """:func:`step` for every row of a batch of observations (a built-in system's ``act``)."""
+    for t in range(state.shape[0]):
+        start[t] = step(
+            state[t], k, f, start[t], bankroll[t], coups[t], result[t], couleur[t], prison[t], fresh[t], t, actions[t]
+        )
+
+
+@numba.njit(cache=True)
+def init_rows(state, k):  # fmt: skip
+    """Every row at its starting values: no bet, and the system as at a session's start."""
+    for t in range(state.shape[0]):
+        state[t, BOX] = -1
+        state[t, JAIL_BOX] = -1
+        new_session(state[t], k)
+
+
+# -- the common rules over a batch, for systems written as Python hooks (plugins) ------------------
+
+
+@numba.njit(cache=True)
+def begin_rows(state, start, bankroll, fresh):  # fmt: skip
+    for t in range(state.shape[0]):
+        if fresh[t]:
+            begin(state[t])
+            start[t] = bankroll[t]
+
+
+@numba.njit(cache=True)
+def book_rows(k, f, state, result, couleur, prison, live):  # fmt: skip
+    n = state.shape[0]
+    win = np.zeros(n, dtype=np.bool_)
+    loss = np.zeros(n, dtype=np.bool_)
+    amount = np.zeros(n, dtype=np.int64)
+    for t in range(n):
+        if live[t]:
+            win[t], loss[t], amount[t] = book(state[t], k, f, result[t], couleur[t], prison[t])
+    return win, loss, amount
+
+
+@numba.njit(cache=True)
+def walk_rows(f, state, bankroll, start):  # fmt: skip
+    for t in range(state.shape[0]):
+        walk(state[t], f, bankroll[t], start[t])
+
+
+@numba.njit(cache=True)
+def limit_rows(f, state, bankroll, box, stake):  # fmt: skip
+    n = state.shape[0]
+    active = np.zeros(n, dtype=np.bool_)
+    over = np.zeros(n, dtype=np.bool_)
+    for t in range(n):
+        active[t], over[t] = limit(state[t], f, bankroll[t], box[t], stake[t])
+    return active, over
+
+
+@numba.njit(cache=True)
+def place_rows(k, f, state, bankroll, box, stake, active, actions):  # fmt: skip
+    for t in range(state.shape[0]):
+        place(state[t], k, f, bankroll[t], box[t], stake[t], active[t], actions[t])
