@@ -18,6 +18,7 @@ so ``evaluate_policy(make_strategy("martingale"), env)`` scores it like a traine
         obs, reward, terminated, truncated, info = venv.step(actions)
 
 Modules: :mod:`strategies.base` (the interface and the rules common to every system),
+:mod:`strategies.kernel` (the compiled state machine behind every built-in system),
 :mod:`strategies.progressions` (martingale, paroli, Labouchère...), :mod:`strategies.patterns`
 (streaks, the gambler's fallacy, random, never), :mod:`strategies.registry` (names, spec strings,
 config files, plugins), :mod:`strategies.model` (trained SB3 models).
