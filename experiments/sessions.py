@@ -185,7 +185,7 @@ def compiled(policy: object) -> bool:
     return getattr(policy, "kind", kernel.HOOKS) != kernel.HOOKS
 
 
-def shuffle_seeds(session_seeds: Sequence[int], shuffles: int) -> np.ndarray:
+def session_shuffle_seeds(session_seeds: Sequence[int], shuffles: int) -> np.ndarray:
     """(sessions, shuffles) uint64: the seeds of each session's first shuffles, as its table draws
     them (the raw outputs of ``numpy.random.default_rng(session seed)``)."""
     out = np.empty((len(session_seeds), shuffles), dtype=np.uint64)
@@ -251,12 +251,16 @@ def play_compiled(
     while todo.size:
         short = np.zeros(todo.size, dtype=np.bool_)
         args = (
-            params, floats, max(widths), todo, shuffle_seeds([seeds[i] for i in todo], shuffles), float(bankroll),
+            params, floats, max(widths), todo, session_shuffle_seeds([seeds[i] for i in todo], shuffles), float(bankroll),
             coups, keep, *table, *out.values(), box_stakes, trajectories, short,
         )  # fmt: skip
         if threads > 1 and todo.size > 1:
+            before = numba.get_num_threads()
             numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
-            _play_threads(np.linspace(0, todo.size, min(threads, todo.size) + 1).astype(np.int64), *args)
+            try:
+                _play_threads(np.linspace(0, todo.size, min(threads, todo.size) + 1).astype(np.int64), *args)
+            finally:
+                numba.set_num_threads(before)
         else:
             _play_block(*args)
         todo, shuffles = todo[short], shuffles * 4
