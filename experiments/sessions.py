@@ -250,9 +250,10 @@ def play_compiled(
         shuffles = coups // 4 + 8  # a shoe deals about 25 coups
     while todo.size:
         short = np.zeros(todo.size, dtype=np.bool_)
+        first_shuffles = session_shuffle_seeds([seeds[i] for i in todo], shuffles)
         args = (
-            params, floats, max(widths), todo, session_shuffle_seeds([seeds[i] for i in todo], shuffles), float(bankroll),
-            coups, keep, *table, *out.values(), box_stakes, trajectories, short,
+            params, floats, max(widths), todo, first_shuffles, float(bankroll), coups, keep, *table, *out.values(),
+            box_stakes, trajectories, short,
         )  # fmt: skip
         if threads > 1 and todo.size > 1:
             before = numba.get_num_threads()
