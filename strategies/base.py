@@ -49,10 +49,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from strategies import kernel
-from trente_env.coup import Result
 from trente_env.rules import Refait, RuleSet, get_rules
 from trente_env.settle import COULEUR, INVERSE, NOIR, ROUGE
-from trente_env.tables import ACTION_WIDTH, COULEUR_WINS, INVERSE_WINS
+from trente_env.tables import ACTION_WIDTH
 
 Observation = np.ndarray | dict[str, np.ndarray]
 
@@ -361,13 +360,6 @@ def _make_room(state: SessionState) -> None:
         state.ints = np.pad(ints, ((0, 0), (0, ints.shape[1] - kernel.LINE)))
 
 
-def box_wins(result: np.ndarray, couleur: np.ndarray) -> np.ndarray:
-    """(n, 4) booleans: which boxes won the coup, from the scoreboard's two columns."""
-    return np.stack(
-        [result == Result.NOIR, result == Result.ROUGE, couleur == COULEUR_WINS, couleur == INVERSE_WINS], axis=1
-    )
-
-
 def read_observation(observation: Observation, rules: RuleSet) -> tuple[Seen, bool]:
     """The parts a strategy reads from a batch of observations (dict or flat), and whether the
     input was a single unbatched observation."""
@@ -462,6 +454,5 @@ __all__ = [
     "Seen",
     "SessionState",
     "Strategy",
-    "box_wins",
     "read_observation",
 ]
