@@ -8,6 +8,10 @@ from enum import Enum
 
 from trente_env.cards import CARDS_PER_DECK
 
+#: The largest bankroll, stake or table limit anything accepts, in units: float64 holds every whole
+#: unit below it exactly, and stakes counted in int64 units cannot overflow.
+MAX_MONEY = 10**12
+
 
 class Refait(str, Enum):
     """What happens to a stake on a 31-31 *refait*."""
