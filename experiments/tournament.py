@@ -91,10 +91,14 @@ Files written to ``--out`` (every write is atomic: a temporary file, then ``os.r
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
 import functools
+import hashlib
+import inspect
 import io
+import itertools
 import json
 import math
 import os
@@ -102,7 +106,7 @@ import platform
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -112,6 +116,11 @@ from typing import Annotated, Any
 
 import numpy as np
 import typer
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
 
 from experiments.console import JsonOption, err, fail, out, print_json
 from experiments.files import atomic_write, atomic_write_bytes, atomic_write_text, json_default
@@ -235,10 +244,15 @@ class TournamentConfig:
             s for s, spec in enumerate(self.specs) if not _is_model(spec) and compiled(make_strategy(spec, rules))
         )
 
-    def tasks(self) -> list[tuple[int, tuple[int, ...]]]:
-        """Every (block, group of strategy indices) to play, block by block (:meth:`groups`)."""
+    def tasks(self) -> Iterator[tuple[int, tuple[int, ...]]]:
+        """Every (block, group of strategy indices) to play, block by block (:meth:`groups`), made
+        one at a time: nothing proportional to the number of sessions is held."""
         groups = self.groups()
-        return [(b, g) for b in range(self.n_blocks) for g in groups]
+        return ((b, g) for b in range(self.n_blocks) for g in groups)
+
+    @property
+    def n_tasks(self) -> int:
+        return self.n_blocks * len(self.groups())
 
 
 def split_strategies(text: str | Sequence[str]) -> list[str]:
@@ -285,9 +299,13 @@ def _resolve_spec(entry: str | Mapping[str, Any], unit: int, rules) -> tuple[str
             label = entry.strip()
             name, params = parse_spec(entry)
         policy = make_strategy({"name": name, "base": unit, **params}, rules)
+        spec = policy.spec()
+        again = make_strategy(spec, rules)  # the spec is what blocks and worker processes replay
     except StrategyError as exc:
         raise TournamentError(str(exc)) from None
-    return label, policy.spec(), policy
+    if type(again) is not type(policy) or again.params() != policy.params():
+        raise TournamentError(f"strategy {label!r} is not made again by its spec {spec!r}; name its class by path")
+    return label, spec, policy
 
 
 def _is_model(entry: str) -> bool:
@@ -616,42 +634,237 @@ def run_task(
     return dict(zip(group, results))
 
 
-# -- files ---------------------------------------------------------------------------------------
+# -- the run's identity --------------------------------------------------------------------------
+
+#: The source files whose code computes a block's numbers (globs under the project's root).
+SOURCE_FILES = ("trente_env/*.py", "strategies/*.py", "experiments/sessions.py", "experiments/tournament.py")
+
+
+@dataclass(frozen=True)
+class RunIdentity:
+    """What a checkpoint must match to be summed into a run.
+
+    :param config_hash: sha256 of the configuration (every field of :class:`TournamentConfig`).
+    :param code_hash: sha256 of ``code``.
+    :param code: what computes the numbers (:func:`code_version`), and a sha256 of the files behind
+        each system that is not built in, by spec (a plugin's module; a model's ``.zip`` and
+        ``model.json``).
+    """
+
+    config_hash: str
+    code_hash: str
+    code: Mapping[str, Any]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"config_hash": self.config_hash, "code_hash": self.code_hash, "code": dict(self.code)}
+
+
+def run_identity(config: TournamentConfig) -> RunIdentity:
+    """The identity of a run of ``config`` with the code of this process."""
+    code = {**code_version(), "systems": _system_files(config)}
+    return RunIdentity(_digest(config.as_dict()), _digest(code), code)
+
+
+@functools.lru_cache(maxsize=1)
+def code_version() -> dict[str, str]:
+    """trente-lab's, numpy's and numba's versions, and a sha256 of the :data:`SOURCE_FILES` (read
+    once a process: a run's numbers come from the code it started with)."""
+    import numba
+
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for pattern in SOURCE_FILES:
+        for path in sorted(root.glob(pattern)):
+            digest.update(
+                path.relative_to(root).as_posix().encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest()
+            )
+    return {
+        "trente_lab": _version(),
+        "numpy": np.__version__,
+        "numba": numba.__version__,
+        "sources": digest.hexdigest(),
+    }
+
+
+def _system_files(config: TournamentConfig) -> dict[str, str]:
+    """sha256 of the files behind each system that is not built in, by spec."""
+    from strategies.registry import STRATEGIES, StrategyError, parse_spec, strategy_class
+
+    hashes = {}
+    for spec in config.specs:
+        name, _ = parse_spec(spec.removeprefix("model:"))
+        if name in STRATEGIES:
+            continue
+        if name.endswith(".zip"):
+            paths = [Path(name), Path(name).with_suffix(".json")]
+        else:
+            try:
+                paths = [Path(inspect.getsourcefile(strategy_class(name)) or "")]
+            except (StrategyError, TypeError) as exc:
+                raise TournamentError(f"cannot find the code of {spec!r}: {exc}") from None
+        hashes[spec] = _digest({str(p): _file_hash(p) for p in paths})
+    return hashes
+
+
+def _file_hash(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=json_default).encode()).hexdigest()
+
+
+# -- checkpoints ---------------------------------------------------------------------------------
+
+BLOCK_SCHEMA = "trente-lab/tournament-block/1"
+#: The arrays of a block file and their types: :data:`SESSION_FIELDS` (one value per session),
+#: ``box_stakes`` (2, 4) and ``trajectories`` (sessions kept, coups + 1).
+BLOCK_ARRAYS: dict[str, str] = {
+    "net": "float64", "staked": "float64", "final_bankroll": "float64", "coups": "int64", "ahead": "bool",
+    "ruined": "bool", "walked": "bool", "max_drawdown": "float64", "longest_losing_run": "int64",
+    "table_max_hits": "int64", "bankroll_hits": "int64", "box_stakes": "float64", "trajectories": "float32",
+}  # fmt: skip
+#: Damaged blocks reported one by one before the rest are counted in one line.
+REPORT_BLOCKS = 10
+
+
+class DamagedBlock(Exception):
+    """A block file that is not the block it should be (its message says why, in one line)."""
 
 
 def task_path(out: Path, b: int, s: int) -> Path:
     return Path(out) / "blocks" / f"b{b:05d}-s{s:03d}.npz"
 
 
-def save_task(out: Path, b: int, s: int, result: Mapping[str, np.ndarray]) -> None:
-    buffer = io.BytesIO()
-    np.savez(buffer, **result)
-    atomic_write_bytes(task_path(out, b, s), buffer.getvalue())
+class Checkpoints:
+    """The block files of one run, ``OUT/blocks/b{block}-s{strategy}.npz``.
 
+    A block file holds one system's results over one block of sessions (:data:`BLOCK_ARRAYS`) and
+    a note (:meth:`note`) of what they are: the run's :class:`RunIdentity`, the block, the system,
+    its sessions and the type and shape of every array. A file is read back only when it proves
+    that it is this block of this run, with every array whole and no NaN.
+    """
 
-def load_task(out: Path, b: int, s: int) -> dict[str, np.ndarray] | None:
-    """A saved task, or None if it is missing or unreadable (it will be run again)."""
-    path = task_path(out, b, s)
-    try:
-        with np.load(path) as data:
-            return {k: data[k] for k in data.files}
-    except (OSError, ValueError, EOFError):
+    def __init__(self, out: str | Path, config: TournamentConfig, identity: RunIdentity) -> None:
+        self.out, self.config, self.identity = Path(out), config, identity
+
+    def note(self, b: int, s: int) -> dict[str, Any]:
+        """What block ``b`` of system ``s`` of this run is."""
+        config = self.config
+        start, stop = config.block_range(b)
+        keep = max(0, min(trajectory_sessions(config), stop) - start)
+        shapes = {k: [stop - start] for k in SESSION_FIELDS} | {
+            "box_stakes": [2, 4], "trajectories": [keep, config.coups + 1]
+        }  # fmt: skip
+        return {
+            "schema": BLOCK_SCHEMA,
+            "config_hash": self.identity.config_hash,
+            "code_hash": self.identity.code_hash,
+            "block": b,
+            "strategy": s,
+            "spec": config.specs[s],
+            "first_session": start,
+            "sessions": stop - start,
+            "arrays": {k: [dtype, shapes[k]] for k, dtype in BLOCK_ARRAYS.items()},
+        }
+
+    def save(self, b: int, results: Mapping[int, Mapping[str, np.ndarray]]) -> None:
+        """Save block ``b`` of each system in ``results`` (system index -> its arrays), atomically."""
+        for s, result in results.items():
+            arrays = {k: np.asarray(result[k], dtype=dtype) for k, dtype in BLOCK_ARRAYS.items()}
+            buffer = io.BytesIO()
+            np.savez(buffer, note=np.array(json.dumps(self.note(b, s))), **arrays)
+            atomic_write_bytes(task_path(self.out, b, s), buffer.getvalue())
+
+    def load(self, b: int, s: int) -> dict[str, np.ndarray] | None:
+        """Block ``b`` of system ``s``, or None when it is not saved yet.
+
+        :raises DamagedBlock: the file is unreadable (truncated, corrupted), belongs to another run
+            or another code version, is another block, or holds a short, mistyped or NaN array.
+        """
+        path = task_path(self.out, b, s)
+        if not path.is_file():
+            return None
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                names = set(data.files)
+                text = str(data["note"][()]) if "note" in names else ""
+                arrays = {k: data[k] for k in BLOCK_ARRAYS if k in names}
+        except Exception as exc:  # a damaged zip fails in many ways: BadZipFile, ValueError, EOFError, OSError...
+            raise DamagedBlock(f"block {path.stem} cannot be read ({type(exc).__name__}: {_first_line(exc)})") from None
+        try:
+            note = json.loads(text)
+        except ValueError:
+            note = None
+        problem = self._problem(b, s, note, names, arrays)
+        if problem:
+            raise DamagedBlock(f"block {path.stem} {problem}")
+        return arrays
+
+    def _problem(self, b: int, s: int, note: Any, names: set[str], arrays: Mapping[str, np.ndarray]) -> str | None:
+        expected = self.note(b, s)
+        if not isinstance(note, dict) or note.get("schema") != BLOCK_SCHEMA:
+            return "does not say which run it belongs to (written by an older trente-lab?)"
+        for key, what in (("config_hash", "belongs to another run"), ("code_hash", "was computed by other code")):
+            if note.get(key) != expected[key]:
+                return f"{what} ({key.replace('_', ' ')} {str(note.get(key))[:12]}, this run's {expected[key][:12]})"
+        for key in ("block", "strategy", "first_session", "sessions", "spec"):
+            if note.get(key) != expected[key]:
+                return f"says {key} {note.get(key)!r} where this block has {expected[key]!r}"
+        if names != {"note", *BLOCK_ARRAYS}:
+            return f"holds the arrays {', '.join(sorted(names - {'note'}))}; expected {', '.join(sorted(BLOCK_ARRAYS))}"
+        for key, (dtype, shape) in expected["arrays"].items():
+            array = arrays[key]
+            if array.dtype != np.dtype(dtype) or list(array.shape) != shape:
+                return f"has {key} as {array.dtype} {array.shape}, expected {dtype} {tuple(shape)}"
+            if array.dtype.kind == "f" and not np.isfinite(array).all():
+                return f"has NaN or infinite values in {key}"
+        coups = arrays["coups"]
+        if coups.size and not 0 <= coups.min() <= coups.max() <= self.config.coups:
+            return f"has sessions of {coups.min()} to {coups.max()} coups, outside 0 to {self.config.coups}"
         return None
 
+    def scan(self, groups: Sequence[tuple[int, ...]]) -> np.ndarray:
+        """(blocks, groups) flags: the tasks whose every file is saved and proves to be of this run.
+        Each damaged or foreign file is reported in one line on stderr; its task is played again."""
+        done = np.zeros((self.config.n_blocks, len(groups)), dtype=np.bool_)
+        try:
+            present = set(os.listdir(self.out / "blocks"))
+        except OSError:
+            present = set()
+        problems = []
+        for b in range(self.config.n_blocks if present else 0):
+            for i, group in enumerate(groups):
+                ok = True
+                for s in group:
+                    try:
+                        ok = task_path(self.out, b, s).name in present and self.load(b, s) is not None and ok
+                    except DamagedBlock as exc:
+                        problems.append(str(exc))
+                        ok = False
+                done[b, i] = ok
+        for problem in problems[:REPORT_BLOCKS]:
+            _say(f"{problem}; recomputing it")
+        if len(problems) > REPORT_BLOCKS:
+            _say(f"{len(problems) - REPORT_BLOCKS} more blocks are damaged or not of this run; recomputing them")
+        return done
 
-def task_done(out: Path, b: int, group: tuple[int, ...]) -> bool:
-    """Whether every strategy of a task has its block saved (readable) in ``out``."""
-    return all(load_task(out, b, s) is not None for s in group)
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else "no detail"
 
 
-def save_results(out: Path, b: int, results: Mapping[int, Mapping[str, np.ndarray]]) -> None:
-    for s, result in results.items():
-        save_task(out, b, s, result)
+def _say(line: str) -> None:
+    """A one-line notice on stderr."""
+    err.print(f"trente-lab: {line}", markup=False, soft_wrap=True, highlight=False)
 
 
-def _task_worker(config: TournamentConfig, out: str, b: int, group: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
-    save_results(Path(out), b, run_task(config, b, group))
-    return b, group
+def _task_worker(config: TournamentConfig, identity: RunIdentity, out: str, b: int, group: tuple[int, ...]) -> None:
+    Checkpoints(out, config, identity).save(b, run_task(config, b, group))
 
 
 def _init_worker() -> None:
@@ -663,8 +876,134 @@ def _init_worker() -> None:
     numba.set_num_threads(1)
 
 
-def write_manifest(out: Path, config: TournamentConfig, workers: int, done: int, extra: Mapping | None = None) -> None:
-    total = len(config.tasks())
+# -- the output folder ---------------------------------------------------------------------------
+
+#: The lock file that claims an output folder for one run.
+LOCK_FILE = ".lock"
+
+
+@contextlib.contextmanager
+def claim_folder(out: Path) -> Iterator[None]:
+    """Hold the folder ``out`` (created if needed) for one run: an exclusive lock on ``OUT/.lock``,
+    with this process's id written in it, taken before anything in the folder is read and kept
+    until the run ends. The system drops the lock when the process ends, however it ends.
+
+    :raises TournamentError: another run holds the folder, or it cannot be created.
+    """
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise TournamentError(f"cannot create output folder {str(out)!r}: {exc.strerror or exc}") from None
+    try:
+        fd = os.open(out / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError as exc:
+        raise TournamentError(f"cannot write in output folder {str(out)!r}: {exc.strerror or exc}") from None
+    try:
+        if not _lock(fd):
+            try:
+                holder = os.read(fd, 32).decode(errors="replace").strip()
+            except OSError:
+                holder = ""
+            raise TournamentError(
+                f"{str(out)!r} is in use by another tournament (pid {holder or 'unknown'}): "
+                "wait for it to end, or choose another --out"
+            )
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        yield
+    finally:
+        os.close(fd)  # drops the lock
+
+
+def _lock(fd: int) -> bool:
+    """Lock the open file ``fd`` for this process, without waiting; False if another holds it."""
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        else:  # Windows: lock the first byte
+            import msvcrt
+
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+    except OSError:
+        return False
+    return True
+
+
+# -- sizes ---------------------------------------------------------------------------------------
+
+#: Bytes of a running trente-lab before any session (interpreter, numpy, numba, matplotlib).
+BASE_MEMORY = 512 * 2**20
+
+
+def memory_needed(config: TournamentConfig, workers: int = 1) -> int:
+    """Bytes a run holds at its peak, roughly: :data:`BASE_MEMORY` and the larger of what its
+    threads or workers hold while playing (a block of results of every system each, and a
+    session's coups) and what :func:`collect` and the output files hold (every session of every
+    system, the trajectories, a few arrays of one value per session)."""
+    from experiments.sessions import SETTLE_LIMIT
+
+    per_session = sum(np.dtype(BLOCK_ARRAYS[k]).itemsize for k in SESSION_FIELDS)
+    n, width = len(config.specs), config.coups + 1
+    block = min(config.block, config.sessions)
+    kept = min(trajectory_sessions(config), config.sessions)
+    playing = workers * (
+        n * (block * 4 * per_session + min(kept, block) * width * 4) + (config.coups + SETTLE_LIMIT) * 16
+    )
+    together = n * (config.sessions * per_session + kept * width * 4) + config.sessions * 64 + kept * width * 24
+    return BASE_MEMORY + max(playing, together)
+
+
+def machine_memory() -> int | None:
+    """The memory this process may use, bytes: the machine's physical memory, or its control
+    group's limit when lower (a container); None when the system does not say."""
+    try:
+        total: int | None = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        total = None
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            limit = int(Path(path).read_text().strip())
+        except (OSError, ValueError):  # absent, or "max" (no limit)
+            continue
+        total = limit if total is None else min(total, limit)
+    return total
+
+
+def check_size(config: TournamentConfig, workers: int = 1) -> None:
+    """Refuse, before any work, a run that cannot fit in this machine's memory (one line)."""
+    need, have = memory_needed(config, workers), machine_memory()
+    if have is not None and need > have:
+        raise TournamentError(
+            f"{config.sessions:,} sessions x {config.coups:,} coups x {len(config.specs)} strategies need about "
+            f"{_size(need)} of memory (on {workers} worker{'s' if workers > 1 else ''}); this machine has "
+            f"{_size(have)}: play fewer sessions, coups or strategies, or fewer workers"
+        )
+
+
+def _size(n: int) -> str:
+    for unit in ("bytes", "KB", "MB", "GB", "TB", "PB"):
+        if n < 1000 or unit == "PB":
+            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
+        n /= 1000
+    raise AssertionError
+
+
+# -- the manifest --------------------------------------------------------------------------------
+
+
+def write_manifest(
+    out: Path,
+    config: TournamentConfig,
+    identity: RunIdentity,
+    workers: int,
+    done: int,
+    total: int,
+    complete: bool = False,
+    files: Sequence[str] = (),
+    extra: Mapping[str, Any] | None = None,
+) -> None:
+    """Write ``OUT/manifest.json`` (atomically): the configuration, the run's identity, how many
+    tasks are done, whether the run is complete and the output files written so far."""
     manifest = {
         "schema": MANIFEST_SCHEMA,
         "command": "trente-lab tournament",
@@ -674,10 +1013,12 @@ def write_manifest(out: Path, config: TournamentConfig, workers: int, done: int,
         "python": platform.python_version(),
         "numpy": np.__version__,
         "config": config.as_dict(),
+        "identity": identity.as_dict(),
         "workers": workers,
-        "complete": done == total,
+        "complete": complete,
         "tasks_done": done,
         "tasks_total": total,
+        "files": list(files),
         **(extra or {}),
     }
     atomic_write_text(Path(out) / "manifest.json", json.dumps(manifest, indent=2, default=json_default) + "\n")
@@ -696,6 +1037,45 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
     return manifest
 
 
+def manifest_config(folder: str | Path) -> TournamentConfig:
+    """The configuration in ``folder/manifest.json``, validated like a fresh one: rebuilt by
+    :func:`make_config` from its values, which must give it back exactly (so a hand-edited seed is
+    a new run, whose blocks then do not match, but ``coups = 0``, a spec without its label or an
+    unknown key is refused). Rebuilding loads the plugins and models it names: that runs their code.
+    """
+    where = f"{Path(folder) / 'manifest.json'}"
+    data = read_manifest(folder)["config"]
+    names = [f.name for f in dataclasses.fields(TournamentConfig)]
+    if not isinstance(data, dict):
+        raise TournamentError(f"{where}: config is not a table")
+    unknown, missing = sorted(set(data) - set(names)), [k for k in names if k not in data]
+    if unknown or missing:
+        what = [f"unknown key(s) {', '.join(unknown)}"] * bool(unknown) + [f"no {', '.join(missing)}"] * bool(missing)
+        raise TournamentError(f"{where}: config has {' and '.join(what)}")
+    strategies, rule_values = data["strategies"], data["rule_values"]
+    if not isinstance(strategies, list) or not all(isinstance(x, str) for x in strategies):
+        raise TournamentError(f"{where}: strategies must be a list of spec strings, got {strategies!r}")
+    if not isinstance(rule_values, dict):
+        raise TournamentError(f"{where}: rule_values must be a table, got {rule_values!r}")
+    if not strategies:
+        raise TournamentError(f"{where}: no strategies")
+    try:
+        config = make_config(
+            strategies, data["sessions"], data["coups"], data["bankroll"], data["unit"], data["rules"], data["seed"],
+            data["block"], data["trajectories"], rule_values,
+        )  # fmt: skip
+    except TournamentError as exc:
+        raise TournamentError(f"{where}: {exc}") from None
+    rebuilt = json.loads(json.dumps(config.as_dict(), default=json_default))
+    changed = [k for k in names if rebuilt[k] != data[k]]
+    if changed:
+        k = changed[0]
+        raise TournamentError(
+            f"{where}: config does not hold together: {k} is {data[k]!r}, its values give {rebuilt[k]!r}"
+        )
+    return config
+
+
 def default_out_dir() -> Path:
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     path = Path("runs") / f"tournament-{stamp}"
@@ -711,89 +1091,123 @@ def default_out_dir() -> Path:
 
 def run_tasks(
     config: TournamentConfig,
-    out: Path,
+    blocks: Checkpoints,
+    done: np.ndarray,
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
     max_tasks: int | None = None,
+    saved: Callable[[int], None] | None = None,
 ) -> int:
-    """Run every task not yet saved in ``out``; returns how many tasks are saved in the end.
+    """Play every task not yet ``done`` and save it in ``blocks``; returns how many tasks are done.
 
-    :param progress: called with the session-coups of each task as it finishes.
+    Tasks are made one at a time as workers take them: only the ones being played are held.
+
+    :param done: (blocks, groups) flags from :meth:`Checkpoints.scan`, set as tasks are saved.
+    :param progress: called with the session-coups of each task done (the saved ones first).
     :param max_tasks: stop (raising :class:`TournamentInterrupted`) after this many new tasks: an
         interruption, on purpose (tests).
+    :param saved: called with the number of tasks done each time one is saved.
     """
-    tasks = config.tasks()
-    todo = [(b, g) for b, g in tasks if not task_done(out, b, g)]
-    done = len(tasks) - len(todo)
+    groups = config.groups()
+    total = done.size
+    count = int(done.sum())
 
-    def advance(b: int, group: tuple[int, ...]) -> None:
+    def size(b: int, i: int) -> int:
+        lo, hi = config.block_range(b)
+        return (hi - lo) * config.coups * len(groups[i])
+
+    def finish(b: int, i: int) -> None:
+        nonlocal count
+        done[b, i] = True
+        count += 1
         if progress:
-            lo, hi = config.block_range(b)
-            progress((hi - lo) * config.coups * len(group))
+            progress(size(b, i))
+        if saved:
+            saved(count)
 
-    for b, g in tasks:
-        if (b, g) not in todo:
-            advance(b, g)
-    limit = len(todo) if max_tasks is None else min(max_tasks, len(todo))
+    if progress:
+        progress(sum(size(int(b), int(i)) for b, i in zip(*np.nonzero(done))))
+    pending = ((b, i) for b in range(config.n_blocks) for i in range(len(groups)) if not done[b, i])
+    limit = total - count if max_tasks is None else min(max_tasks, total - count)
+    todo = itertools.islice(pending, limit)
     # built-in systems only: one process, the compiled loop on `workers` threads (no start-up cost)
     threads = workers if config.all_compiled() else 1
     try:
         if workers <= 1 or limit <= 1 or threads > 1:
-            for b, g in todo[:limit]:
-                save_results(out, b, run_task(config, b, g, threads))
-                done += 1
-                advance(b, g)
+            for b, i in todo:
+                blocks.save(b, run_task(config, b, groups[i], threads))
+                finish(b, i)
         else:
-            done = _run_pool(config, out, todo[:limit], workers, advance, done)
+            _run_pool(config, blocks, todo, groups, workers, finish)
     except KeyboardInterrupt:
-        done = sum(task_done(out, b, g) for b, g in tasks)
-        raise TournamentInterrupted(out, done, len(tasks)) from None
-    if done < len(tasks):
-        raise TournamentInterrupted(out, done, len(tasks))
-    return done
+        raise TournamentInterrupted(blocks.out, count, total) from None
+    if count < total:
+        raise TournamentInterrupted(blocks.out, count, total)
+    return count
 
 
 def _run_pool(
     config: TournamentConfig,
-    out: Path,
-    todo: list[tuple[int, tuple[int, ...]]],
+    blocks: Checkpoints,
+    todo: Iterator[tuple[int, int]],
+    groups: Sequence[tuple[int, ...]],
     workers: int,
-    advance: Callable[[int, tuple[int, ...]], None],
-    done: int,
-) -> int:
+    finish: Callable[[int, int], None],
+) -> None:
+    """Play the tasks ``todo`` ((block, group index)) on ``workers`` processes, at most two each
+    queued; ``finish`` is called for each task saved, including the ones that end after Ctrl-C."""
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")  # numba's threads do not survive a fork
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_worker)
-    pending = set()
-    queue = list(todo)
+    running: dict[Any, tuple[int, int]] = {}
     try:
-        while queue or pending:
-            while queue and len(pending) < 2 * workers:
-                b, g = queue.pop(0)
-                pending.add(pool.submit(_task_worker, config, str(out), b, g))
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+        while True:
+            for b, i in itertools.islice(todo, 2 * workers - len(running)):
+                future = pool.submit(_task_worker, config, blocks.identity, str(blocks.out), b, groups[i])
+                running[future] = (b, i)
+            if not running:
+                break
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in finished:
-                done += 1
-                advance(*future.result())
+                future.result()
+                finish(*running.pop(future))
     finally:
         pool.shutdown(wait=True, cancel_futures=True)  # running tasks finish and are saved
-    return done
+        for future, task in running.items():
+            if future.done() and not future.cancelled() and future.exception() is None:
+                finish(*task)
 
 
-def collect(config: TournamentConfig, out: Path) -> dict[str, dict[str, np.ndarray]]:
-    """The saved tasks put together: per strategy label, every session's results in session order."""
+def collect(
+    config: TournamentConfig, out: Path, identity: RunIdentity | None = None
+) -> dict[str, dict[str, np.ndarray]]:
+    """The saved tasks put together: per strategy label, every session's results in session order.
+
+    :param identity: the run's (default: :func:`run_identity` of ``config`` with this code); a
+        missing block, or one that does not prove to belong to it, is a :class:`TournamentError`.
+    """
+    blocks = Checkpoints(out, config, identity or run_identity(config))
+    kept = min(trajectory_sessions(config), config.sessions)
     results: dict[str, dict[str, np.ndarray]] = {}
     for s, label in enumerate(config.strategies):
-        parts = []
+        merged = {k: np.empty(config.sessions, dtype=BLOCK_ARRAYS[k]) for k in SESSION_FIELDS}
+        trajectories = np.empty((kept, config.coups + 1), dtype=BLOCK_ARRAYS["trajectories"])
+        box_stakes = []
         for b in range(config.n_blocks):
-            part = load_task(out, b, s)
+            try:
+                part = blocks.load(b, s)
+            except DamagedBlock as exc:
+                raise TournamentError(f"{exc}: run with --resume {out} to recompute it") from None
             if part is None:
                 raise TournamentError(f"{task_path(out, b, s)} is missing: run with --resume {out}")
-            parts.append(part)
-        merged = {k: np.concatenate([p[k] for p in parts]) for k in SESSION_FIELDS}
-        merged["box_stakes"] = np.sum([p["box_stakes"] for p in parts], axis=0)
-        merged["trajectories"] = np.concatenate([p["trajectories"] for p in parts])
+            start, stop = config.block_range(b)
+            for k in SESSION_FIELDS:
+                merged[k][start:stop] = part[k]
+            trajectories[start : start + part["trajectories"].shape[0]] = part["trajectories"]
+            box_stakes.append(part["box_stakes"])
+        merged["box_stakes"] = np.sum(box_stakes, axis=0)
+        merged["trajectories"] = trajectories
         results[label] = merged
     return results
 
@@ -987,36 +1401,78 @@ def run_tournament(
     :param max_tasks: stop after this many new tasks (raises :class:`TournamentInterrupted`).
     :param resume: ``out`` holds an interrupted run of this ``config``: keep its saved tasks.
         Without it, ``out`` must not already hold another run's checkpoints.
+    :raises TournamentError: bad input, a run too large for this machine (:func:`check_size`, before
+        any work), or an output folder another run holds (:func:`claim_folder`).
     """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise TournamentError(f"workers must be a whole number >= 1, got {workers!r}")
+    check_size(config, workers)
     out = Path(out) if out is not None else default_out_dir()
-    if not resume and (out / "manifest.json").exists():
-        old = read_manifest(out)
-        if old["config"] != json.loads(json.dumps(config.as_dict())):
-            raise TournamentError(f"{str(out)!r} holds another tournament: choose a new --out, or --resume it")
+    with claim_folder(out):
+        if not resume and (out / "manifest.json").exists():
+            old = read_manifest(out)
+            if old["config"] != json.loads(json.dumps(config.as_dict())):
+                raise TournamentError(f"{str(out)!r} holds another tournament: choose a new --out, or --resume it")
+        return _play(config, out, workers, progress, plots, max_tasks)
+
+
+#: Seconds between two updates of the manifest while tasks are being played.
+MANIFEST_EVERY = 1.0
+
+
+def _play(
+    config: TournamentConfig, out: Path, workers: int, progress: bool, plots: bool, max_tasks: int | None
+) -> dict[str, Any]:
+    """The run, in a folder this process holds: the tasks not yet saved, then every output file.
+
+    The manifest always tells the truth: at the start how many tasks are saved (and not complete),
+    then at least once a second how many are done, then each output file once it is whole, and
+    ``complete`` only when every file is written. Ctrl-C at any point leaves it so.
+    """
+    identity = run_identity(config)
+    blocks = Checkpoints(out, config, identity)
     try:
-        (out / "blocks").mkdir(parents=True, exist_ok=True)
+        (out / "blocks").mkdir(exist_ok=True)
     except OSError as exc:
-        raise TournamentError(f"cannot create output folder {str(out)!r}: {exc.strerror or exc}") from None
-    write_manifest(out, config, workers, 0)
+        raise TournamentError(f"cannot create output folder {str(out / 'blocks')!r}: {exc.strerror or exc}") from None
+    done = blocks.scan(config.groups())
+    total = done.size
+
+    def manifest(count: int, complete: bool = False, files: Sequence[str] = (), **extra: Any) -> None:
+        write_manifest(out, config, identity, workers, count, total, complete, files, extra)
+
+    manifest(int(done.sum()))
+    last = time.monotonic()
+
+    def saved(count: int) -> None:
+        nonlocal last
+        if time.monotonic() - last >= MANIFEST_EVERY:
+            manifest(count)
+            last = time.monotonic()
+
     work = config.sessions * config.coups * len(config.specs)
     start = time.perf_counter()
     with _progress_bar(progress, work) as advance:
         try:
-            done = run_tasks(config, out, workers, advance, max_tasks)
+            run_tasks(config, blocks, done, workers, advance, max_tasks, saved)
         except TournamentInterrupted as exc:
-            write_manifest(out, config, workers, exc.done)
+            manifest(exc.done)
             raise
     seconds = time.perf_counter() - start
-    sessions = collect(config, out)
-    document = summarize(config, sessions)
-    document["seconds"] = seconds
-    document["session_coups"] = work
-    document["session_coups_per_second"] = work / seconds if seconds > 0 else None
-    document["out"] = str(out)
-    files = write_outputs(out, document, sessions, plots)
-    write_manifest(out, config, workers, done, {"files": files, "seconds": seconds})
+    manifest(total)
+    files: list[str] = []
+    try:
+        sessions = collect(config, out, identity)
+        document = summarize(config, sessions)
+        document["seconds"] = seconds
+        document["session_coups"] = work
+        document["session_coups_per_second"] = work / seconds if seconds > 0 else None
+        document["out"] = str(out)
+        write_outputs(out, document, sessions, plots, files)
+    except KeyboardInterrupt:
+        manifest(total, files=files)
+        raise TournamentInterrupted(out, total, total) from None
+    manifest(total, complete=True, files=["manifest.json", *files], seconds=seconds)
     return document
 
 
@@ -1054,13 +1510,18 @@ class _progress_bar:
 def resume_tournament(
     folder: str | Path, workers: int = 1, progress: bool = False, plots: bool = True, max_tasks: int | None = None
 ) -> dict[str, Any]:
-    """Finish the interrupted tournament in ``folder`` (its manifest fixes the configuration)."""
-    manifest = read_manifest(folder)
-    try:
-        config = TournamentConfig.from_dict(manifest["config"])
-    except (KeyError, TypeError, ValueError) as exc:
-        raise TournamentError(f"cannot read the configuration in {folder}/manifest.json: {exc}") from None
-    return run_tournament(config, folder, workers, progress, plots, max_tasks, resume=True)
+    """Finish the interrupted tournament in ``folder``: its manifest fixes the configuration
+    (:func:`manifest_config`; the plugins and models it names are loaded, which runs their code),
+    its blocks that prove to be of this run are kept, every other one is played again."""
+    folder = Path(folder)
+    if not (folder / "manifest.json").is_file():
+        raise TournamentError(f"nothing to resume in {str(folder)!r}: no readable manifest.json")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise TournamentError(f"workers must be a whole number >= 1, got {workers!r}")
+    with claim_folder(folder):
+        config = manifest_config(folder)
+        check_size(config, workers)
+        return _play(config, folder, workers, progress, plots, max_tasks)
 
 
 # -- output files --------------------------------------------------------------------------------
@@ -1080,19 +1541,30 @@ def write_outputs(
     document: Mapping[str, Any],
     sessions: Mapping[str, Mapping[str, np.ndarray]],
     plots: bool = True,
+    written: list[str] | None = None,
 ) -> list[str]:
-    """Write results.json/csv, sessions.csv, trajectories.csv and the plots; returns the file names."""
-    atomic_write_text(out / "results.json", json.dumps(document, indent=2, default=json_default) + "\n")
-    atomic_write_text(out / "results.csv", _csv([["strategy", *SUMMARY_COLUMNS]] + _summary_rows(document)))
-    atomic_write(out / "sessions.csv", lambda f: _write_sessions_csv(f, sessions))
+    """Write results.json/csv, sessions.csv, trajectories.csv and the plots, each atomically;
+    returns their names, and adds each to ``written`` as soon as it is whole."""
+    written = [] if written is None else written
+
+    def write(name: str, fill: Callable[[io.BufferedWriter], None]) -> None:
+        atomic_write(out / name, fill)
+        written.append(name)
+
+    write("results.json", _text(json.dumps(document, indent=2, default=json_default) + "\n"))
+    write("results.csv", _text(_csv([["strategy", *SUMMARY_COLUMNS]] + _summary_rows(document))))
+    write("sessions.csv", lambda f: _write_sessions_csv(f, sessions))
     bands = trajectory_bands(sessions)
-    atomic_write_text(out / "trajectories.csv", _trajectories_csv(bands))
-    files = ["manifest.json", "results.json", "results.csv", "sessions.csv", "trajectories.csv"]
+    write("trajectories.csv", _text(_trajectories_csv(bands)))
     if plots:
         from experiments.plots import draw_all
 
-        files += draw_all(out, document, sessions, bands)
-    return files
+        written.extend(draw_all(out, document, sessions, bands))
+    return written
+
+
+def _text(text: str) -> Callable[[io.BufferedWriter], None]:
+    return lambda f: f.write(text.encode("utf-8"))
 
 
 def trajectory_bands(sessions: Mapping[str, Mapping[str, np.ndarray]]) -> dict[str, dict[str, np.ndarray]]:
@@ -1122,22 +1594,28 @@ def _csv(rows: Iterable[Sequence[Any]]) -> str:
     return buffer.getvalue()
 
 
+#: Sessions per chunk of sessions.csv: the rows being written are held as Python values.
+CSV_CHUNK = 65_536
+
+
 def _write_sessions_csv(f: io.BufferedWriter, sessions: Mapping[str, Mapping[str, np.ndarray]]) -> None:
-    """Stream the per-session table into ``f``, one strategy at a time."""
+    """Stream the per-session table into ``f``, :data:`CSV_CHUNK` sessions of one strategy at a time."""
     text = io.TextIOWrapper(f, encoding="utf-8", newline="", write_through=True)
     writer = csv.writer(text, lineterminator="\n")
     writer.writerow(["strategy", "session", *SESSION_FIELDS])
     for label, s in sessions.items():
         n = s["net"].size
-        columns = [[label] * n, range(n)]
-        for name in SESSION_FIELDS:
-            values = s[name]
-            if values.dtype == np.bool_:
-                values = values.astype(np.int8)
-            elif values.dtype.kind == "f":
-                values = np.round(values, 6)
-            columns.append(values.tolist())
-        writer.writerows(zip(*columns))
+        for lo in range(0, n, CSV_CHUNK):
+            hi = min(n, lo + CSV_CHUNK)
+            columns = [[label] * (hi - lo), range(lo, hi)]
+            for name in SESSION_FIELDS:
+                values = s[name][lo:hi]
+                if values.dtype == np.bool_:
+                    values = values.astype(np.int8)
+                elif values.dtype.kind == "f":
+                    values = np.round(values, 6)
+                columns.append(values.tolist())
+            writer.writerows(zip(*columns))
     text.flush()
     text.detach()
 
@@ -1172,6 +1650,7 @@ def _version() -> str:
         return "unknown"
 
 
+@functools.lru_cache(maxsize=1)
 def _git_commit() -> str | None:
     try:
         result = subprocess.run(
@@ -1325,8 +1804,7 @@ def command(
             clash = [k for k, v in {**given, "out": out_dir, "config": config_file}.items() if v is not None]
             if clash:
                 fail(f"--resume takes its options from {resume}/manifest.json; drop --{', --'.join(clash)}")
-            manifest = read_manifest(resume)
-            work = _work(manifest["config"])
+            work = _work(read_manifest(resume)["config"])  # for the default worker count; validated on resume
             document = resume_tournament(resume, _workers(workers, {}, work), progress=True, plots=not no_plots)
         else:
             options: dict[str, Any] = {}
@@ -1365,8 +1843,12 @@ def command(
 POOL_FROM = 5_000_000
 
 
-def _work(config: Mapping[str, Any]) -> int:
-    return int(config["sessions"]) * int(config["coups"]) * len(config["specs"])
+def _work(config: Any) -> int:
+    """Session-coups of a configuration (0 if it cannot say: it is validated later)."""
+    try:
+        return int(config["sessions"]) * int(config["coups"]) * len(config["specs"])
+    except (KeyError, TypeError, ValueError):
+        return 0
 
 
 def _workers(cli: int | None, options: Mapping[str, Any], work: int) -> int:

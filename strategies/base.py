@@ -318,10 +318,15 @@ class Strategy:
         return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self) if not f.metadata.get("table")}
 
     def spec(self) -> str:
-        """The spec string that recreates this strategy (e.g. ``martingale:base=2,box=rouge``)."""
+        """The spec string that recreates this strategy with :func:`~strategies.registry.make_strategy`
+        (e.g. ``martingale:base=2,box=rouge``): the name the registry knows it by (a built-in, an
+        installed plugin), else its ``module:Class`` path (``my_systems:Triple:base=2``)."""
+        from strategies.registry import spec_name  # the registry imports this module
+
         defaults = type(self)(rules=self.rules).params()
         changed = {k: v for k, v in self.params().items() if v != defaults[k]}
-        return self.name + (":" + ",".join(f"{k}={_spec_value(v)}" for k, v in changed.items()) if changed else "")
+        params = ",".join(f"{k}={_spec_value(v)}" for k, v in changed.items())
+        return spec_name(type(self)) + (":" + params if params else "")
 
     # -- a system written as Python hooks -------------------------------------------------------
     def _act_hooks(self, state: SessionState, seen: Seen, fresh: np.ndarray, actions: np.ndarray) -> None:

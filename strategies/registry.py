@@ -8,8 +8,10 @@ One dictionary, :data:`STRATEGIES`, maps each name to its class. A strategy is c
 * a **plugin**: a Python entry point in the group ``trente_lab.strategies`` (``name = "pkg.mod:Class"``
   in the plugin's ``pyproject.toml``), used by its name, or a ``module:Class`` path, used as
   ``pkg.mod:Class`` or ``pkg.mod:Class:key=value``. The class must subclass
-  :class:`~strategies.base.Strategy`. **Loading a plugin imports it and so runs its code**: use
-  only plugins you trust;
+  :class:`~strategies.base.Strategy`. A built-in's name always means the built-in: a plugin whose
+  entry point or ``name`` is a built-in's is reached by its ``module:Class`` path, and its
+  :meth:`~strategies.base.Strategy.spec` says so (:func:`spec_name`), so it is never swapped for the
+  built-in. **Loading a plugin imports it and so runs its code**: use only plugins you trust;
 * a **trained SB3 model file**: ``path/to/model.zip`` or ``path/to/model.zip:algo=dqn``
   (:class:`~strategies.model.ModelPolicy`; loading it runs code too).
 
@@ -102,7 +104,9 @@ def strategy_class(name: str) -> type[Strategy]:
     if ":" in name:
         module_name, _, attr = name.partition(":")
         module = _load(lambda: importlib.import_module(module_name), f"module {module_name!r}")
-        cls = getattr(module, attr, None)
+        cls: Any = module
+        for part in attr.split("."):  # a nested class: Outer.Inner
+            cls = getattr(cls, part, None)
         if cls is None:
             raise StrategyError(f"module {module_name!r} has no {attr!r}")
         return _check_class(cls, name)
@@ -110,6 +114,20 @@ def strategy_class(name: str) -> type[Strategy]:
     close = difflib.get_close_matches(name, known, n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     raise StrategyError(f"unknown strategy {name!r}{hint}; see `trente-lab strategies` for the list")
+
+
+def spec_name(cls: type[Strategy]) -> str:
+    """The name that makes ``cls`` again in :func:`strategy_class`: its ``name`` when that is how the
+    registry finds it (a built-in, or an installed plugin whose entry point points at it), else its
+    ``module:Class`` path. A plugin with a built-in's name is so never taken for the built-in."""
+    if STRATEGIES.get(cls.name) is cls:
+        return cls.name
+    path = f"{cls.__module__}:{cls.__qualname__}"
+    if cls.name not in STRATEGIES:
+        entry = plugin_entry_points().get(cls.name)
+        if entry is not None and entry.value.replace(" ", "") == path:
+            return cls.name
+    return path
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
@@ -310,6 +328,7 @@ __all__ = [
     "parse_spec",
     "parse_value",
     "plugin_entry_points",
+    "spec_name",
     "strategies_from_config",
     "strategy_class",
 ]

@@ -10,13 +10,15 @@ import pytest
 
 from experiments.tournament import (
     SESSION_FIELDS,
+    Checkpoints,
+    DamagedBlock,
     TournamentError,
     TournamentInterrupted,
     collect,
-    load_task,
     make_config,
     read_config_file,
     resume_tournament,
+    run_identity,
     run_tournament,
     session_seed,
     shipped_configs,
@@ -183,7 +185,8 @@ def test_a_damaged_checkpoint_is_played_again(tmp_path):
     config = make_config("flat", sessions=20, coups=10, seed=2, block=10)
     whole = run_tournament(config, tmp_path, plots=False)
     task_path(tmp_path, 1, 0).write_bytes(b"not a zip file")
-    assert load_task(tmp_path, 1, 0) is None
+    with pytest.raises(DamagedBlock, match="cannot be read"):
+        Checkpoints(tmp_path, config, run_identity(config)).load(1, 0)
     again = resume_tournament(tmp_path, plots=False)
     assert _numbers(again) == _numbers(whole)
 
