@@ -22,12 +22,25 @@ identical numbers to the last chip (``tests/test_sessions.py``).
 **Work and checkpoints.** Sessions are cut into blocks of ``block`` sessions (a fixed part of the
 configuration, recorded in the manifest). One task is one block of one group of systems (every
 built-in system together; each other policy alone: :meth:`TournamentConfig.groups`); each
-finished task is saved atomically to ``OUT/blocks/`` at once, one file per system. Ctrl-C or a
-crash keeps every finished task, and ``--resume OUT`` runs only the missing ones, with the same
-result as an uninterrupted run.
+finished task is saved atomically to ``OUT/blocks/`` at once, one file per system. Tasks are
+made one at a time as they are played: nothing proportional to the number of sessions is held
+but the results themselves. Ctrl-C or a crash keeps every finished task, and ``--resume OUT``
+runs only the missing ones, with the same result as an uninterrupted run.
 
-Running again into a folder that holds the same configuration reuses its checkpoints (a resume);
-a folder holding another configuration is refused. ``--workers`` defaults to the CPU count (one
+**Files that prove what they are.** Every block file records the run it belongs to
+(:class:`RunIdentity`: a hash of the configuration, and of the code that computed it: trente-lab's,
+numpy's and numba's versions, the engine's source files, a plugin's module or a model's file), its
+block, its system and the type and shape of every array (:class:`Checkpoints`). Before a block is
+summed in, it is checked against the run: a block of another run or of other code, a truncated or
+corrupted file, a short, mistyped or NaN array is reported in one line and played again, never
+summed in. The configuration of a manifest is validated like a fresh one (:func:`manifest_config`).
+
+**One run per folder.** A run holds its output folder from before it reads the manifest to its
+last file: an exclusive lock on ``OUT/.lock`` (:func:`claim_folder`), which the system drops if
+the process dies. A second run on the same folder is refused in one line. Running again into a
+folder that holds the same configuration reuses its checkpoints (a resume); a folder holding
+another configuration is refused. A run that cannot fit in the machine's memory
+(:func:`memory_needed`) is refused before any work. ``--workers`` defaults to the CPU count (one
 for short runs). When every system is built in, the workers are threads of the compiled loop in
 this process; otherwise they are processes started with ``spawn``, one numba thread each.
 
@@ -48,8 +61,12 @@ Files written to ``--out`` (every write is atomic: a temporary file, then ``os.r
     UTC), ``git_commit`` (or null), ``python``, ``numpy``, ``config`` (everything needed to
     reproduce the run: ``strategies`` (labels), ``specs`` (resolved spec strings), ``rules`` (preset
     name), ``rule_values`` (every field of the rule set), ``sessions``, ``coups``, ``bankroll``,
-    ``unit``, ``seed``, ``block``, ``trajectories``), ``workers``, ``complete`` (false until every
-    task is done), ``tasks_done``, ``tasks_total``, ``files``.
+    ``unit``, ``seed``, ``block``, ``trajectories``), ``identity`` (``config_hash``, ``code_hash``
+    and ``code``: :class:`RunIdentity`), ``workers``, ``tasks_done`` (at least this many tasks are
+    saved: updated at the start, at least once a second, at Ctrl-C and at the end), ``tasks_total``,
+    ``files`` (the output files written and whole so far), ``complete`` (true once every task is
+    done and every file written), ``seconds`` (when complete). The manifest is written atomically
+    and never claims more than is done, whenever the run stops.
 ``results.json``
     ``schema`` ("trente-lab/tournament-results/1"), ``version``, ``rules`` (preset), ``description``
     (of the rules), ``rule_values``, ``seed``, ``sessions``, ``coups``, ``bankroll``, ``unit``,
@@ -85,8 +102,11 @@ Files written to ``--out`` (every write is atomic: a temporary file, then ``os.r
 ``final_bankroll.png``, ``trajectories.png``, ``ahead_vs_return.png``
     The plots of :mod:`experiments.plots`.
 ``blocks/``
-    The checkpoints (``b{block}-s{strategy}.npz``): what ``--resume`` reads. Safe to delete once
-    the run is complete.
+    The checkpoints (``b{block}-s{strategy}.npz``, schema "trente-lab/tournament-block/1"): the
+    arrays of :data:`BLOCK_ARRAYS` and ``note``, a JSON string (:meth:`Checkpoints.note`). What
+    ``--resume`` reads. Safe to delete once the run is complete.
+``.lock``
+    The lock a run holds on the folder, with its process id (:func:`claim_folder`).
 """
 
 from __future__ import annotations
@@ -932,7 +952,7 @@ def _lock(fd: int) -> bool:
 # -- sizes ---------------------------------------------------------------------------------------
 
 #: Bytes of a running trente-lab before any session (interpreter, numpy, numba, matplotlib).
-BASE_MEMORY = 512 * 2**20
+BASE_MEMORY = 256 * 2**20
 
 
 def memory_needed(config: TournamentConfig, workers: int = 1) -> int:
@@ -1749,7 +1769,8 @@ def command(
         typer.Option(
             "--strategies",
             help="Comma-separated strategy specs, or `all` (default: the built-in line-up). "
-            "E.g. flat,martingale:base=2,box=rouge",
+            "E.g. flat,martingale:base=2,box=rouge. A plugin (module:Class) or a model file (.zip) runs its code "
+            "when loaded: name only files you trust.",
         ),
     ] = None,
     sessions: Annotated[
@@ -1789,12 +1810,20 @@ def command(
         ),
     ] = None,
     resume: Annotated[
-        Path | None, typer.Option("--resume", help="Finish the interrupted tournament in this folder.")
+        Path | None,
+        typer.Option(
+            "--resume",
+            help="Finish the interrupted tournament in this folder. The plugins and model files its manifest names "
+            "are loaded, which runs their code: resume only folders you trust.",
+        ),
     ] = None,
     no_plots: Annotated[bool, typer.Option("--no-plots", help="Skip the PNG plots.")] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Every betting system on the same shoes: return per unit staked against the exact house edge."""
+    """Every betting system on the same shoes: return per unit staked against the exact house edge.
+
+    Loading a plugin or a trained model runs its code (--strategies, --resume): use only files you trust.
+    """
     given = {
         "strategies": strategies, "sessions": sessions, "coups": coups, "bankroll": bankroll, "unit": unit,
         "rules": rules, "seed": seed,

@@ -21,6 +21,7 @@ from experiments.tournament import (
     SESSION_FIELDS,
     Checkpoints,
     DamagedBlock,
+    TournamentConfig,
     TournamentError,
     TournamentInterrupted,
     collect,
@@ -342,6 +343,27 @@ def test_ctrl_c_while_putting_the_blocks_together(tmp_path, monkeypatch):
     assert (manifest["tasks_done"], manifest["complete"], manifest["files"]) == (3, False, [])
 
 
+def test_ctrl_c_with_worker_processes_counts_every_saved_task(tmp_path, monkeypatch, whole):
+    monkeypatch.setattr(TournamentConfig, "all_compiled", lambda self: False)  # play on worker processes
+    real_wait, calls = tournament.wait, []
+
+    def interrupted(*args, **kwargs):
+        calls.append(args)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real_wait(*args, **kwargs)
+
+    monkeypatch.setattr(tournament, "wait", interrupted)
+    config = _config()
+    with pytest.raises(TournamentInterrupted) as stop:
+        run_tournament(config, tmp_path, workers=2, plots=False)
+    saved = Checkpoints(tmp_path, config, run_identity(config)).scan(config.groups())
+    # the tasks still running at Ctrl-C finish, are saved and counted
+    assert 1 <= stop.value.done == int(saved.sum()) == _manifest(tmp_path)["tasks_done"]
+    monkeypatch.undo()
+    assert _numbers(resume_tournament(tmp_path, plots=False)) == _numbers(whole[0])
+
+
 def test_the_manifest_counts_the_tasks_as_they_are_saved(tmp_path, monkeypatch):
     monkeypatch.setattr(tournament, "MANIFEST_EVERY", 0.0)
     real, seen = tournament.run_task, []
@@ -413,3 +435,9 @@ def test_the_estimate_covers_what_collect_holds(tmp_path):
     assert held <= memory_needed(config) - tournament.BASE_MEMORY
     per_session = sum(np.dtype(BLOCK_ARRAYS[k]).itemsize for k in SESSION_FIELDS)
     assert memory_needed(make_config(SPECS, sessions=10**7)) >= 3 * 10**7 * per_session
+
+
+def test_sessions_csv_is_streamed_in_chunks_with_the_same_bytes(tmp_path, monkeypatch, whole):
+    monkeypatch.setattr(tournament, "CSV_CHUNK", 7)  # 30 sessions: chunks of 7, 7, 7, 7 and 2
+    run_tournament(_config(), tmp_path, plots=False)
+    assert (tmp_path / "sessions.csv").read_bytes() == (whole[1] / "sessions.csv").read_bytes()
