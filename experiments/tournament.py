@@ -224,14 +224,6 @@ class TournamentConfig:
         data["rule_values"] = dict(self.rule_values)
         return data
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> TournamentConfig:
-        names = {f.name for f in dataclasses.fields(cls)}
-        values = {k: v for k, v in data.items() if k in names}
-        values["strategies"] = tuple(values["strategies"])
-        values["specs"] = tuple(values["specs"])
-        return cls(**values)
-
     def ruleset(self):  # -> RuleSet
         from trente_env.rules import RuleSet
 
@@ -861,10 +853,11 @@ class Checkpoints:
                 ok = True
                 for s in group:
                     try:
-                        ok = task_path(self.out, b, s).name in present and self.load(b, s) is not None and ok
+                        saved = task_path(self.out, b, s).name in present and self.load(b, s) is not None
                     except DamagedBlock as exc:
                         problems.append(str(exc))
-                        ok = False
+                        saved = False
+                    ok = ok and saved
                 done[b, i] = ok
         for problem in problems[:REPORT_BLOCKS]:
             _say(f"{problem}; recomputing it")
@@ -1097,13 +1090,19 @@ def manifest_config(folder: str | Path) -> TournamentConfig:
 
 
 def default_out_dir() -> Path:
+    """A new folder ``runs/tournament-<date>-<time>[-k]``, created here: two runs started in the same
+    second each get their own."""
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    path = Path("runs") / f"tournament-{stamp}"
-    k = 1
-    while path.exists():
-        k += 1
-        path = Path("runs") / f"tournament-{stamp}-{k}"
-    return path
+    for k in itertools.count(1):
+        path = Path("runs") / (f"tournament-{stamp}" + (f"-{k}" if k > 1 else ""))
+        try:
+            path.mkdir(parents=True)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise TournamentError(f"cannot create output folder {str(path)!r}: {exc.strerror or exc}") from None
+        return path
+    raise AssertionError("unreachable")
 
 
 # -- the run -------------------------------------------------------------------------------------

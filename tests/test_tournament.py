@@ -215,6 +215,7 @@ def test_files_and_their_schema(tmp_path):
             assert key in row
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     assert manifest["complete"] and manifest["config"]["seed"] == 1 and "git_commit" in manifest
+    assert set(manifest["files"]) == names - {"blocks", ".lock"}  # every file, and only files, listed
     assert manifest["config"]["rule_values"]["decks"] == 6
     sessions_csv = (tmp_path / "sessions.csv").read_text().splitlines()
     assert sessions_csv[0] == "strategy,session," + ",".join(SESSION_FIELDS)

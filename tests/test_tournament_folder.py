@@ -153,3 +153,20 @@ def test_two_tournaments_started_on_the_same_folder(tmp_path, monkeypatch):
     assert json.loads((out / "results.json").read_text())["strategies"] == document["strategies"]
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["config"]["specs"] == ["waiting:Waiting"] and manifest["complete"] is True
+
+
+def test_runs_started_in_the_same_second_get_their_own_default_folder(tmp_path, monkeypatch):
+    from datetime import datetime
+
+    class Frozen(datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return datetime(2024, 1, 2, 3, 4, 5, tzinfo=tz)
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(tournament, "datetime", Frozen)
+    first, second = tournament.default_out_dir(), tournament.default_out_dir()
+    assert (first.name, second.name) == ("tournament-20240102-030405", "tournament-20240102-030405-2")
+    assert first.is_dir() and second.is_dir()
+    doc = run_tournament(SMALL, plots=False)
+    assert doc["out"] == str(Path("runs") / "tournament-20240102-030405-3")
