@@ -986,10 +986,11 @@ def check_size(config: TournamentConfig, workers: int = 1) -> None:
     """Refuse, before any work, a run that cannot fit in this machine's memory (one line)."""
     need, have = memory_needed(config, workers), machine_memory()
     if have is not None and need > have:
+        fewer = "use fewer workers" if memory_needed(config, 1) <= have else "play fewer sessions, coups or strategies"
         raise TournamentError(
             f"{config.sessions:,} sessions x {config.coups:,} coups x {len(config.specs)} strategies need about "
             f"{_size(need)} of memory (on {workers} worker{'s' if workers > 1 else ''}); this machine has "
-            f"{_size(have)}: play fewer sessions, coups or strategies, or fewer workers"
+            f"{_size(have)}: {fewer}"
         )
 
 

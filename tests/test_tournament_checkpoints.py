@@ -458,3 +458,13 @@ def test_sessions_csv_is_streamed_in_chunks_with_the_same_bytes(tmp_path, monkey
     monkeypatch.setattr(tournament, "CSV_CHUNK", 7)  # 30 sessions: chunks of 7, 7, 7, 7 and 2
     run_tournament(_config(), tmp_path, plots=False)
     assert (tmp_path / "sessions.csv").read_bytes() == (whole[1] / "sessions.csv").read_bytes()
+
+
+def test_the_refusal_says_what_to_change(tmp_path, monkeypatch):
+    config = _config()
+    monkeypatch.setattr(tournament, "machine_memory", lambda: memory_needed(config, 1))
+    with pytest.raises(TournamentError, match="on 8 workers.*: use fewer workers$"):
+        run_tournament(config, tmp_path, workers=8, plots=False)
+    monkeypatch.setattr(tournament, "machine_memory", lambda: memory_needed(config, 1) - 1)
+    with pytest.raises(TournamentError, match="on 1 worker\\).*: play fewer sessions, coups or strategies$"):
+        run_tournament(config, tmp_path, plots=False)
