@@ -126,6 +126,16 @@ def test_a_plugin_named_like_a_built_in_plays_its_own_rules(plugins, tmp_path):
     assert plugin["net"] == pytest.approx(2 * flat["net"])
 
 
+def test_a_plugins_source_is_part_of_the_run_identity(plugins, tmp_path):
+    from experiments.tournament import run_identity
+
+    config = make_config("my_systems:Triple,flat", sessions=4, coups=3)
+    before = run_identity(config)
+    (tmp_path / "my_systems.py").write_text(textwrap.dedent(PLUGINS).replace("*= 3", "*= 4"))
+    after = run_identity(config)
+    assert before.config_hash == after.config_hash and before.code_hash != after.code_hash
+
+
 def test_a_spec_that_does_not_make_the_strategy_again_is_refused(plugins):
     with pytest.raises(TournamentError) as error:
         make_config("my_systems:Liar")

@@ -468,3 +468,17 @@ def test_the_refusal_says_what_to_change(tmp_path, monkeypatch):
     monkeypatch.setattr(tournament, "machine_memory", lambda: memory_needed(config, 1) - 1)
     with pytest.raises(TournamentError, match="on 1 worker\\).*: play fewer sessions, coups or strategies$"):
         run_tournament(config, tmp_path, plots=False)
+
+
+def test_a_models_file_is_part_of_the_identity(tmp_path, monkeypatch):
+    # No model is loaded to say who it is: the identity hashes the files its spec names.
+    monkeypatch.chdir(tmp_path)
+    config = TournamentConfig(strategies=("model:agent.zip",), specs=("agent.zip:algo=ppo",))
+    Path("agent.zip").write_bytes(b"weights one")
+    first = run_identity(config)
+    Path("agent.json").write_text('{"algo": "ppo"}')
+    second = run_identity(config)
+    Path("agent.zip").write_bytes(b"weights two")
+    third = run_identity(config)
+    assert len({first.code_hash, second.code_hash, third.code_hash}) == 3
+    assert first.config_hash == second.config_hash == third.config_hash
