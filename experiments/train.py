@@ -22,9 +22,18 @@ import numpy as np
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from experiments.console import SeedOption, check_at_least, err, fail, out, print_json
+from experiments.console import (
+    MAX_COUPS,
+    MAX_TABLES,
+    SeedOption,
+    check_output_folder,
+    err,
+    fail,
+    out,
+    print_json,
+)
 from experiments.evaluate import play_sessions, summarise
-from experiments.files import atomic_write_json, atomic_write_text, save_figure
+from experiments.files import atomic_write, atomic_write_json, atomic_write_text, save_figure
 from experiments.rl import (
     ALGOS,
     RLConfig,
@@ -171,13 +180,10 @@ def train_agent(
     try:
         config = load_config(algo, config_path)
         table = parse_table(rules, rigged)
+        algo_class(config.algo)  # stable-baselines3 (or sb3-contrib) is there, before anything is written
     except RLError as exc:
         fail(str(exc))
-    check_at_least("--timesteps", timesteps, 1)
-    if n_envs is not None:
-        check_at_least("--n-envs", n_envs, 1)
     if eval_every is not None:
-        check_at_least("--eval-every", eval_every, 1)
         from dataclasses import replace
 
         config = RLConfig(config.algo, config.hyper, replace(config.train, eval_every=eval_every))
@@ -187,16 +193,13 @@ def train_agent(
         fail(f"unknown action form {action_form!r}; choose discrete or full")
     tb_dir = None
     out_path = Path(out_dir) if out_dir is not None else Path("runs") / f"{algo}-{table.name}-seed{seed}"
+    check_output_folder(out_path)
     if tensorboard:
         try:
             import tensorboard as _tb  # noqa: F401
         except ImportError:
             fail("--tensorboard needs the tensorboard package: pip install tensorboard")
         tb_dir = str(out_path / "tensorboard")
-    try:
-        out_path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        fail(f"cannot create output directory {str(out_path)!r}: {exc.strerror or exc}")
     set_threads(1)
     s = config.train
     env_kwargs = {
@@ -210,16 +213,18 @@ def train_agent(
         model = build_model(config, venv, seed, tb_dir)
     except (RLError, ValueError) as exc:
         fail(str(exc).splitlines()[0])
+    try:  # the output folder is made once everything else was checked
+        out_path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        fail(f"cannot create output directory {str(out_path)!r}: {exc.strerror or exc}")
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=err, transient=True, disable=not progress) as bar:
+    with Progress(*columns, console=err, transient=True, disable=not progress or not err.is_terminal) as bar:
         callback = _curve_callback(table, config, env_kwargs, seed + 1_000_000, bar if progress else None)
         start = time.perf_counter()
         model.learn(timesteps, callback=callback)
         seconds = time.perf_counter() - start
     model_file = out_path / "model.zip"
-    tmp = out_path / "model.tmp.zip"
-    model.save(tmp)
-    tmp.replace(model_file)
+    atomic_write(model_file, model.save)  # a unique temporary file, synced, then renamed
     meta = {
         "algo": algo,
         "table": table.name,
@@ -309,12 +314,16 @@ def plot_curve(path: Path, rows: list[dict[str, float]], table: Table, algo: str
 
 def command(
     algo: Annotated[Algo, typer.Option("--algo", "-a", help="Algorithm.")] = Algo.ppo,
-    timesteps: Annotated[int, typer.Option("--timesteps", "-t", help="Coups to train on, all tables.")] = 200_000,
+    timesteps: Annotated[
+        int, typer.Option("--timesteps", "-t", min=1, max=MAX_COUPS, help="Coups to train on, all tables.")
+    ] = 200_000,
     rules: Annotated[
         str, typer.Option("--rules", "-r", help="Table: a preset, or rigged-<preset> (positive control).")
     ] = "classic",
     action_form: Annotated[Form, typer.Option("--action-form", help="How the agent bets.")] = Form.discrete,
-    n_envs: Annotated[int | None, typer.Option("--n-envs", help="Tables side by side (default: config).")] = None,
+    n_envs: Annotated[
+        int | None, typer.Option("--n-envs", min=1, max=MAX_TABLES, help="Tables side by side (default: config).")
+    ] = None,
     seed: SeedOption = 0,
     out_dir: Annotated[Path | None, typer.Option("--out", "-o", help="Output directory.")] = None,
     tensorboard: Annotated[
@@ -326,7 +335,9 @@ def command(
     config: Annotated[
         Path | None, typer.Option("--config", help="Hyper-parameter TOML (default: configs/rl.toml).")
     ] = None,
-    eval_every: Annotated[int | None, typer.Option("--eval-every", help="Timesteps between evaluations.")] = None,
+    eval_every: Annotated[
+        int | None, typer.Option("--eval-every", min=1, max=MAX_COUPS, help="Timesteps between evaluations.")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Train an RL agent (stable-baselines3) on the vector env; save model, learning curve (CSV, PNG).
