@@ -180,7 +180,6 @@ def train_agent(
     try:
         config = load_config(algo, config_path)
         table = parse_table(rules, rigged)
-        algo_class(config.algo)  # stable-baselines3 (or sb3-contrib) is there, before anything is written
     except RLError as exc:
         fail(str(exc))
     if eval_every is not None:
@@ -191,6 +190,10 @@ def train_agent(
         fail("dqn needs --action-form discrete (it cannot act in the full MultiDiscrete form)")
     if action_form not in ("discrete", "full"):
         fail(f"unknown action form {action_form!r}; choose discrete or full")
+    try:
+        algo_class(config.algo)  # stable-baselines3 (or sb3-contrib) is there, before anything is written
+    except RLError as exc:
+        fail(str(exc))
     tb_dir = None
     out_path = Path(out_dir) if out_dir is not None else Path("runs") / f"{algo}-{table.name}-seed{seed}"
     check_output_folder(out_path)
