@@ -25,7 +25,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from experiments.console import (
     MAX_COUPS,
     MAX_TABLES,
-    SeedOption,
     check_output_folder,
     err,
     fail,
@@ -46,6 +45,9 @@ from experiments.rl import (
     sb3_env,
     set_threads,
 )
+
+#: The largest seed stable-baselines3 takes (it seeds numpy's legacy generator).
+MAX_SB3_SEED = 2**32 - 1
 
 CURVE_COLUMNS = ("timesteps", "reward_per_coup", "return_per_unit", "ci_low", "ci_high", "sat_out", "seconds")
 
@@ -190,13 +192,14 @@ def train_agent(
         fail("dqn needs --action-form discrete (it cannot act in the full MultiDiscrete form)")
     if action_form not in ("discrete", "full"):
         fail(f"unknown action form {action_form!r}; choose discrete or full")
+    tb_dir = None
+    out_path = check_output_folder(
+        Path(out_dir) if out_dir is not None else Path("runs") / f"{algo}-{table.name}-seed{seed}"
+    )
     try:
         algo_class(config.algo)  # stable-baselines3 (or sb3-contrib) is there, before anything is written
     except RLError as exc:
         fail(str(exc))
-    tb_dir = None
-    out_path = Path(out_dir) if out_dir is not None else Path("runs") / f"{algo}-{table.name}-seed{seed}"
-    check_output_folder(out_path)
     if tensorboard:
         try:
             import tensorboard as _tb  # noqa: F401
@@ -327,7 +330,12 @@ def command(
     n_envs: Annotated[
         int | None, typer.Option("--n-envs", min=1, max=MAX_TABLES, help="Tables side by side (default: config).")
     ] = None,
-    seed: SeedOption = 0,
+    seed: Annotated[
+        int,
+        typer.Option(
+            "--seed", "-s", min=0, max=MAX_SB3_SEED, help="Seed of the run (stable-baselines3 takes 0 to 2**32 - 1)."
+        ),
+    ] = 0,
     out_dir: Annotated[Path | None, typer.Option("--out", "-o", help="Output directory.")] = None,
     tensorboard: Annotated[
         bool, typer.Option("--tensorboard", help="Also log to TensorBoard (OUT/tensorboard).")

@@ -19,9 +19,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     missing = [name for name in RL_PACKAGES if importlib.util.find_spec(name) is None]
     if not missing:
         return
-    skip = pytest.mark.skip(
-        reason=f"needs the rl extra ({', '.join(missing)} not installed): pip install -e '.[rl]'"
-    )
+    skip = pytest.mark.skip(reason=f"needs the rl extra ({', '.join(missing)} not installed): pip install -e '.[rl]'")
     for item in items:
         if item.get_closest_marker("needs_rl"):
             item.add_marker(skip)
