@@ -1410,12 +1410,11 @@ def _work(config: Mapping[str, Any]) -> int:
 
 
 def _workers(cli: int | None, options: Mapping[str, Any], work: int) -> int:
-    """``--workers``, else the config file's, else the CPU count (1 for a short run)."""
+    """``--workers`` (bounded by the parser), else the config file's (checked by
+    :func:`_checked_file_options`), else the CPU count (1 for a short run)."""
     value = cli if cli is not None else options.get("workers")
     if value is None:
         value = (os.cpu_count() or 1) if work >= POOL_FROM else 1
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        fail(f"workers must be a whole number >= 1, got {value!r}")
     return value
 
 
