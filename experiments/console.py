@@ -31,7 +31,8 @@ MAX_COUPS = 10**12
 MAX_SESSION_COUPS = 100_000
 #: The most sessions (tables) one command plays side by side in one vector env, about 4 KB each.
 MAX_TABLES = 1_000_000
-#: The most sessions per system in a tournament (played in blocks, each session's totals kept).
+#: The most sessions per system in a tournament: sessions x coups x systems stays far inside int64.
+#: (Whether the machine can hold every session's totals is for the tournament to check.)
 MAX_SESSIONS = 10**9
 #: The most worker threads or processes a command starts.
 MAX_WORKERS = 1024
