@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
+import json
+import sys
+from collections.abc import Iterator
 from typing import Annotated
 
 import typer
 from rich.text import Text
 
 from experiments.console import (
+    MAX_COUPS,
     CutCardOption,
     DecksOption,
     JsonOption,
     RulesOption,
     SeedOption,
-    check_at_least,
     load_rules,
     out,
-    print_json,
 )
+from experiments.files import json_default
 
 
 def coup_record(coup) -> dict:
@@ -40,15 +43,15 @@ def coup_record(coup) -> dict:
 
 def deal_coups_from_shoe(
     preset: str = "classic", n_coups: int = 5, seed: int = 0, decks: int | None = None, cut_card: int | None = None
-) -> list:
-    """The first ``n_coups`` coups of a table seeded with ``seed``."""
+) -> Iterator:
+    """The first ``n_coups`` coups of a table seeded with ``seed``, dealt one at a time as they are
+    asked for (the rules are checked before the first)."""
     import numpy as np
 
     from trente_env.dealer import Shoe
 
-    check_at_least("--coups", n_coups, 0)
     shoe = Shoe(load_rules(preset, decks=decks, cut_card=cut_card), np.random.default_rng(seed))
-    return [shoe.deal() for _ in range(n_coups)]
+    return (shoe.deal() for _ in range(n_coups))
 
 
 def render_coup(coup, number: int | None = None) -> Text:
@@ -70,17 +73,30 @@ def render_coup(coup, number: int | None = None) -> Text:
 
 
 def command(
-    coups: Annotated[int, typer.Option("--coups", "-n", help="Number of coups to deal.")] = 5,
+    coups: Annotated[int, typer.Option("--coups", "-n", min=0, max=MAX_COUPS, help="Number of coups to deal.")] = 5,
     seed: SeedOption = 0,
     rules: RulesOption = "classic",
     decks: DecksOption = None,
     cut_card: CutCardOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Deal a few coups and show them as the croupier lays them out."""
+    """Deal a few coups and show them as the croupier lays them out (each printed as it is dealt)."""
     dealt = deal_coups_from_shoe(rules, coups, seed, decks, cut_card)
     if as_json:
-        print_json([coup_record(c) for c in dealt])
+        _print_json_list(coup_record(c) for c in dealt)
         return
     for i, coup in enumerate(dealt, start=1):
         out.print(render_coup(coup, i))
+
+
+def _print_json_list(records: Iterator[dict]) -> None:
+    """A JSON array on stdout written one element at a time: the text ``print_json(list(records))``
+    would write, without holding the list."""
+    write = sys.stdout.write
+    write("[")
+    empty = True
+    for record in records:
+        text = json.dumps(record, indent=2, ensure_ascii=False, default=json_default)
+        write(("\n  " if empty else ",\n  ") + text.replace("\n", "\n  "))
+        empty = False
+    write("]\n" if empty else "\n]\n")

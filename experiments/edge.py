@@ -6,7 +6,7 @@ from typing import Any
 
 from rich.table import Table
 
-from experiments.console import DecksOption, JsonOption, RulesOption, check_at_least, load_rules, out, print_json
+from experiments.console import DecksOption, JsonOption, RulesOption, load_rules, out, print_json
 
 
 def edge_report(preset: str = "classic", decks: int | None = None) -> dict[str, Any]:
@@ -18,7 +18,6 @@ def edge_report(preset: str = "classic", decks: int | None = None) -> dict[str, 
 
     changes: dict[str, Any] = {}
     if decks is not None:
-        check_at_least("--decks", decks, 1)
         base = load_rules(preset)
         changes = {"decks": decks, "cut_card": round(base.cut_card * decks / base.decks)}
     rules = load_rules(preset, **changes)

@@ -18,7 +18,7 @@ import numpy as np
 import typer
 from rich.table import Table as RichTable
 
-from experiments.console import JsonOption, SeedOption, fail, out, print_json
+from experiments.console import MAX_SESSION_COUPS, MAX_TABLES, JsonOption, SeedOption, fail, out, print_json
 from experiments.rl import RLError, Table, parse_table, ratio_interval, vector_env
 from trente_env.coup import Result
 from trente_env.settle import NOIR
@@ -233,10 +233,6 @@ def evaluate_model(
     :param rules: the table (a preset or ``rigged-<preset>``); default: the one it was trained on.
     :param seed: session ``i`` shuffles with seed ``seed + i`` (default away from training seeds).
     """
-    if episodes < 2:
-        fail(f"--episodes must be at least 2 (an interval needs two sessions), got {episodes}")
-    if coups < 1:
-        fail(f"--coups must be at least 1, got {coups}")
     policy = model_policy(model, algo)
     trained_on = policy.meta.get("table")
     name = rules or trained_on or "classic"
@@ -301,13 +297,24 @@ def print_report(report: dict[str, Any]) -> None:
 
 def command(
     model: Annotated[str, typer.Argument(help="Model file (.zip) saved by `trente-lab train`. Loading it runs code.")],
-    episodes: Annotated[int, typer.Option("--episodes", "-n", help="Sessions to play (the independent units).")] = 200,
+    episodes: Annotated[
+        int,
+        typer.Option(
+            "--episodes",
+            "-n",
+            min=2,
+            max=MAX_TABLES,
+            help="Sessions to play (the independent units; an interval needs two).",
+        ),
+    ] = 200,
     rules: Annotated[
         str | None,
         typer.Option("--rules", "-r", help="Table: a preset or rigged-<preset>; default: the training table."),
     ] = None,
     seed: SeedOption = 10_000,
-    coups: Annotated[int, typer.Option("--coups", help="Coups per session (at most).")] = 1000,
+    coups: Annotated[
+        int, typer.Option("--coups", min=1, max=MAX_SESSION_COUPS, help="Coups per session (at most).")
+    ] = 1000,
     algo: Annotated[
         str | None, typer.Option("--algo", help="Algorithm that saved the file (default: from model.json, else ppo).")
     ] = None,

@@ -50,10 +50,13 @@ from rich.table import Table
 from rich.text import Text
 
 from experiments.console import (
+    MAX_COUPS,
+    MAX_SESSION_COUPS,
+    MAX_TABLES,
     JsonOption,
     RulesOption,
     SeedOption,
-    check_at_least,
+    check_output_folder,
     fail,
     load_rules,
     out,
@@ -266,12 +269,6 @@ def fallacy_report(
     """The streak tables, the misses count, the explanation and (if ``sessions``) the systems."""
     from trente_env.odds import first_coup
 
-    check_at_least("--coups", n_coups, 1)
-    check_at_least("--max-streak", max_streak, 1)
-    check_at_least("--sessions", sessions, 0)
-    check_at_least("--session-coups", session_coups, 1)
-    if max_streak > 30:
-        fail(f"--max-streak must be at most 30, got {max_streak}")
     rules = load_rules(preset)
     odds = first_coup(rules.decks)
     start = time.perf_counter()
@@ -501,20 +498,29 @@ def write_outputs(report: dict[str, Any], out_dir: Path) -> list[Path]:
 
 
 def command(
-    coups: Annotated[int, typer.Option("--coups", "-n", help="Number of coups to deal.")] = 2_000_000,
-    max_streak: Annotated[int, typer.Option("--max-streak", "-k", help="Longest streak shown (K).")] = 8,
+    coups: Annotated[
+        int, typer.Option("--coups", "-n", min=1, max=MAX_COUPS, help="Number of coups to deal.")
+    ] = 2_000_000,
+    max_streak: Annotated[int, typer.Option("--max-streak", "-k", min=1, max=30, help="Longest streak shown (K).")] = 8,
     rules: RulesOption = "classic",
     seed: SeedOption = 0,
     out_dir: Annotated[
         Path | None, typer.Option("--out", "-o", help="Folder for fallacy.png, systems.png and fallacy.json.")
     ] = None,
     sessions: Annotated[
-        int, typer.Option("--sessions", help="Sessions per betting system in the companion run (0: skip it).")
+        int,
+        typer.Option(
+            "--sessions", min=0, max=MAX_TABLES, help="Sessions per betting system in the companion run (0: skip it)."
+        ),
     ] = 5000,
-    session_coups: Annotated[int, typer.Option("--session-coups", help="Coups per session.")] = 400,
+    session_coups: Annotated[
+        int, typer.Option("--session-coups", min=1, max=MAX_SESSION_COUPS, help="Coups per session.")
+    ] = 400,
     as_json: JsonOption = False,
 ) -> None:
     """Does a streak make the other side 'due'? Frequencies after k wins in a row, beside the exact odds."""
+    if out_dir is not None:
+        check_output_folder(out_dir)
     report = fallacy_report(rules, coups, max_streak, seed, not as_json and coups > CHUNK, sessions, session_coups)
     paths = write_outputs(report, out_dir) if out_dir else []
     if as_json:

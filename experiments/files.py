@@ -35,9 +35,11 @@ def atomic_write(path: Path, write: Callable[[io.BufferedWriter], None]) -> None
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename is None:  # say which file could not be written
+            exc.filename = str(path)
         raise
 
 

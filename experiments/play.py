@@ -28,7 +28,8 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from experiments.console import RulesOption, check_at_least, load_rules, out
+from experiments.console import MAX_SEED, RulesOption, fail, load_rules, out
+from trente_env.rules import MAX_MONEY
 
 BOX_NAMES = ("noir", "rouge", "couleur", "inverse")
 #: What a student may type for each box.
@@ -473,10 +474,9 @@ def play_session(
     """
     from trente_env.dealer import Shoe
 
-    check_at_least("--bankroll", bankroll, 1)
     rules = load_rules(preset)
-    if bankroll < rules.table_min:
-        check_at_least("--bankroll", bankroll, rules.table_min)
+    if not rules.table_min <= bankroll <= MAX_MONEY:
+        fail(f"--bankroll must be from the table minimum {rules.table_min:g} to {MAX_MONEY:g}, got {bankroll:g}")
     stream = stream if stream is not None else sys.stdin
     console = console or out
     shoe = shoe or Shoe(rules, np.random.default_rng(seed))
@@ -504,13 +504,17 @@ def play_session(
 
 def command(
     rules: RulesOption = "classic",
-    bankroll: Annotated[float, typer.Option("--bankroll", "-b", help="Units you sit down with.")] = 1000.0,
+    bankroll: Annotated[
+        float, typer.Option("--bankroll", "-b", min=1, max=MAX_MONEY, help="Units you sit down with.")
+    ] = 1000.0,
     seed: Annotated[
-        int | None, typer.Option("--seed", "-s", help="Seed of the shoe (default: a new shoe each time).")
+        int | None,
+        typer.Option("--seed", "-s", min=0, max=MAX_SEED, help="Seed of the shoe (default: a new shoe each time)."),
     ] = None,
-    delay: Annotated[float, typer.Option("--delay", help="Seconds between two cards (0: no animation).")] = 0.12,
+    delay: Annotated[
+        float, typer.Option("--delay", min=0, max=10, help="Seconds between two cards (0: no animation).")
+    ] = 0.12,
 ) -> None:
     """Sit at an interactive table: bet with short commands (r 10, n 5, c 2, i 2, ins, deal, help, quit)."""
-    check_at_least("--delay", delay, 0)
     interactive = sys.stdin.isatty()
     play_session(rules, bankroll, seed, sys.stdin, out, delay if interactive else 0.0)

@@ -33,7 +33,15 @@ from typing import Annotated, Any
 
 import typer
 
-from experiments.console import SeedOption, check_at_least, fail, load_rules, out
+from experiments.console import (
+    MAX_COUPS,
+    MAX_TABLES,
+    SeedOption,
+    check_output_file,
+    fail,
+    load_rules,
+    out,
+)
 from experiments.files import atomic_write_text
 
 #: Plots the tournament writes, in the order the page shows them (others follow, sorted by name).
@@ -479,7 +487,7 @@ def build_report(
     """
     if folder is not None and not folder.is_dir():
         fail(f"{folder} is not a folder (give the folder a tournament wrote, or nothing)")
-    check_at_least("--coups", coups, 1)
+    output = check_output_file(output or ((folder / "report.html") if folder is not None else Path("report.html")))
     results, _ = read_results(folder) if folder is not None else (None, None)
     if preset is None:
         preset = str(results.get("rules")) if results and isinstance(results.get("rules"), str) else "classic"
@@ -531,7 +539,6 @@ def build_report(
 </body>
 </html>
 """
-    output = output or ((folder / "report.html") if folder is not None else Path("report.html"))
     output.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(output, page)
     return output
@@ -546,14 +553,22 @@ def command(
         str | None, typer.Option("--rules", "-r", help="Rules to describe [default: the tournament's, else classic].")
     ] = None,
     coups: Annotated[
-        int, typer.Option("--coups", "-n", help="Coups for the fallacy table when DIR has no fallacy.json.")
+        int,
+        typer.Option(
+            "--coups", "-n", min=1, max=MAX_COUPS, help="Coups for the fallacy table when DIR has no fallacy.json."
+        ),
     ] = 1_000_000,
     seed: SeedOption = 0,
     sessions: Annotated[
-        int, typer.Option("--sessions", help="Sessions per system in that run's betting-systems companion (0: none).")
+        int,
+        typer.Option(
+            "--sessions",
+            min=0,
+            max=MAX_TABLES,
+            help="Sessions per system in that run's betting-systems companion (0: none).",
+        ),
     ] = 1000,
 ) -> None:
     """Write one self-contained HTML page: tournament, fallacy table, rules and a bilingual glossary."""
-    check_at_least("--sessions", sessions, 0)
     path = build_report(folder, output, rules, coups, seed, sessions)
     out.print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB); open it in any browser, no network needed")

@@ -18,6 +18,7 @@ the bonus to the reward and to the bankroll after each coup; the engine is untou
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +28,7 @@ import numpy as np
 
 from trente_env.coup import Result
 from trente_env.env import DEFAULT_STAKE_LEVELS
-from trente_env.rules import PRESETS, RuleSet, get_rules
+from trente_env.rules import MAX_MONEY, PRESETS, RuleSet, get_rules
 from trente_env.settle import NOIR
 from trente_env.vector import TrenteEtQuaranteVectorEnv
 
@@ -225,6 +226,8 @@ def load_config(algo: str, path: str | Path | None = None) -> RLConfig:
         document = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise RLError(f"cannot read config {str(path)!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise RLError(f"config {str(path)!r} is not a text file (a TOML file is UTF-8 text)") from None
     except tomllib.TOMLDecodeError as exc:
         raise RLError(f"malformed config {str(path)!r}: {str(exc).splitlines()[0]}") from None
     train = document.get("train", {})
@@ -243,11 +246,24 @@ def load_config(algo: str, path: str | Path | None = None) -> RLConfig:
     settings = TrainSettings(**values)
     for name in ("n_envs", "eval_every", "eval_sessions", "eval_coups", "history"):
         value = getattr(settings, name)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        if not _whole(value, 1):
             raise RLError(f"config {str(path)!r}: [train] {name} must be a whole number >= 1, got {value!r}")
-    if not isinstance(settings.reward_scale, (int, float)) or not settings.reward_scale > 0:
+    if not _number(settings.reward_scale) or not settings.reward_scale > 0:
         raise RLError(f"config {str(path)!r}: [train] reward_scale must be positive, got {settings.reward_scale!r}")
+    if not isinstance(settings.net_arch, tuple) or not all(_whole(n, 1) for n in settings.net_arch):
+        raise RLError(f"config {str(path)!r}: [train] net_arch must be a list of layer widths, got {settings.net_arch}")
+    levels = settings.stake_levels
+    if not isinstance(levels, tuple) or not levels or not all(_number(s) and 0 < s <= MAX_MONEY for s in levels):
+        raise RLError(f"config {str(path)!r}: [train] stake_levels must be a list of positive stakes, got {levels!r}")
     return RLConfig(algo, dict(hyper), settings)
+
+
+def _whole(value: Any, low: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def algo_class(algo: str) -> type:

@@ -11,12 +11,12 @@ from rich.progress import Progress
 from rich.table import Table
 
 from experiments.console import (
+    MAX_COUPS,
     CutCardOption,
     DecksOption,
     JsonOption,
     RulesOption,
     SeedOption,
-    check_at_least,
     load_rules,
     out,
     print_json,
@@ -76,7 +76,6 @@ def simulation_report(
     """
     from trente_env.odds import first_coup
 
-    check_at_least("--coups", n_coups, 1)
     rules = load_rules(preset, decks=decks, cut_card=cut_card)
     odds = first_coup(rules.decks)
     exact: dict[str, float] = {}
@@ -117,7 +116,9 @@ def simulation_report(
 
 def command(
     rules: RulesOption = "classic",
-    coups: Annotated[int, typer.Option("--coups", "-n", help="Number of coups to deal.")] = 1_000_000,
+    coups: Annotated[
+        int, typer.Option("--coups", "-n", min=1, max=MAX_COUPS, help="Number of coups to deal.")
+    ] = 1_000_000,
     seed: SeedOption = 0,
     decks: DecksOption = None,
     cut_card: CutCardOption = None,

@@ -46,7 +46,10 @@ def command(
     rules: RulesOption = "classic",
     as_json: JsonOption = False,
 ) -> None:
-    """List the betting systems with their parameters, or show one from its spec."""
+    """List the betting systems with their parameters, or show one from its spec.
+
+    Showing a plugin or a model file loads it, and loading runs its code: name only ones you trust.
+    """
     if spec is not None:
         detail = strategy_detail(spec, rules)
         if as_json:

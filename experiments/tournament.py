@@ -142,8 +142,19 @@ try:
 except ImportError:  # Windows
     fcntl = None  # type: ignore[assignment]
 
-from experiments.console import JsonOption, err, fail, out, print_json
+from experiments.console import (
+    MAX_SEED,
+    MAX_SESSION_COUPS,
+    MAX_SESSIONS,
+    MAX_WORKERS,
+    JsonOption,
+    err,
+    fail,
+    out,
+    print_json,
+)
 from experiments.files import atomic_write, atomic_write_bytes, atomic_write_text, json_default
+from trente_env.rules import MAX_MONEY
 
 #: Default size of a run: every confidence interval excludes 0 and it finishes in well under a minute here.
 DEFAULT_SESSIONS = 16_000
@@ -449,6 +460,8 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise TournamentError(f"cannot read config {str(path)!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise TournamentError(f"config {str(path)!r} is not a text file (a TOML file is UTF-8 text)") from None
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -1517,6 +1530,7 @@ class _progress_bar:
             TimeRemainingColumn(),
             console=err,
             transient=True,
+            disable=not err.is_terminal,  # no bar drawn into a file or a pipe
         )
         self.bar.__enter__()
         task = self.bar.add_task("tournament", total=self.total)
@@ -1774,27 +1788,50 @@ def command(
         ),
     ] = None,
     sessions: Annotated[
-        int | None, typer.Option("--sessions", "-n", help=f"Sessions per strategy (default {DEFAULT_SESSIONS:,}).")
+        int | None,
+        typer.Option(
+            "--sessions", "-n", min=1, max=MAX_SESSIONS, help=f"Sessions per strategy (default {DEFAULT_SESSIONS:,})."
+        ),
     ] = None,
     coups: Annotated[
-        int | None, typer.Option("--coups", "-m", help=f"Coups per session at most (default {DEFAULT_COUPS}).")
+        int | None,
+        typer.Option(
+            "--coups", "-m", min=1, max=MAX_SESSION_COUPS, help=f"Coups per session at most (default {DEFAULT_COUPS})."
+        ),
     ] = None,
     bankroll: Annotated[
         float | None,
-        typer.Option("--bankroll", "-b", help=f"Starting bankroll, units (default {DEFAULT_BANKROLL:g})."),
+        typer.Option(
+            "--bankroll",
+            "-b",
+            min=0,
+            max=MAX_MONEY,
+            help=f"Starting bankroll, units (default {DEFAULT_BANKROLL:g}).",
+        ),
     ] = None,
     unit: Annotated[
-        int | None, typer.Option("--unit", "-u", help="Base stake of every system that does not set base (default 1).")
+        int | None,
+        typer.Option(
+            "--unit",
+            "-u",
+            min=1,
+            max=MAX_MONEY,
+            help="Base stake of every system that does not set base (default 1).",
+        ),
     ] = None,
     rules: Annotated[
         str | None, typer.Option("--rules", "-r", help="Rules preset (see `trente-lab presets`) (default classic).")
     ] = None,
-    seed: Annotated[int | None, typer.Option("--seed", "-s", help="Seed of the shoes (default 0).")] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", "-s", min=0, max=MAX_SEED, help="Seed of the shoes (default 0).")
+    ] = None,
     workers: Annotated[
         int | None,
         typer.Option(
             "--workers",
             "-w",
+            min=1,
+            max=MAX_WORKERS,
             help="Threads (built-in systems) or worker processes (models, plugins); the numbers do not depend on it "
             "(default the CPU count).",
         ),
@@ -1838,7 +1875,7 @@ def command(
         else:
             options: dict[str, Any] = {}
             if config_file is not None:
-                options = read_config_file(_config_path(config_file))
+                options = _checked_file_options(read_config_file(_config_path(config_file)), config_file)
             file_workers = options.pop("workers", None)
             options.update({k: v for k, v in given.items() if v is not None})
             config = make_config(**options)
@@ -1881,13 +1918,45 @@ def _work(config: Any) -> int:
 
 
 def _workers(cli: int | None, options: Mapping[str, Any], work: int) -> int:
-    """``--workers``, else the config file's, else the CPU count (1 for a short run)."""
+    """``--workers`` (bounded by the parser), else the config file's (checked by
+    :func:`_checked_file_options`), else the CPU count (1 for a short run)."""
     value = cli if cli is not None else options.get("workers")
     if value is None:
         value = (os.cpu_count() or 1) if work >= POOL_FROM else 1
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        fail(f"workers must be a whole number >= 1, got {value!r}")
     return value
+
+
+#: The numbers a config file's ``[tournament]`` table may hold: (whole number?, least, most), the
+#: bounds of the command's options.
+_FILE_NUMBERS = {
+    "sessions": (True, 1, MAX_SESSIONS),
+    "coups": (True, 1, MAX_SESSION_COUPS),
+    "bankroll": (False, 0, MAX_MONEY),
+    "unit": (True, 1, MAX_MONEY),
+    "seed": (True, 0, MAX_SEED),
+    "workers": (True, 1, MAX_WORKERS),
+    "block": (True, 1, MAX_SESSIONS),
+    "trajectories": (True, 0, MAX_SESSIONS),
+}
+
+
+def _checked_file_options(options: dict[str, Any], name: str) -> dict[str, Any]:
+    """The options read from a config file, each of the type and in the range its option takes."""
+    for key, (whole, low, high) in _FILE_NUMBERS.items():
+        value = options.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)):
+            fail(f"config {name!r}: {key} must be a {'whole number' if whole else 'number'}, got {value!r}")
+        if not value >= low:  # NaN too
+            fail(f"config {name!r}: {key} must be at least {low}, got {value}")
+        if not value <= high:
+            fail(f"config {name!r}: {key} must be at most {high:,}, got {value}")
+    if not isinstance(options.get("rules", ""), str):
+        fail(f"config {name!r}: rules must be the name of a preset, got {options['rules']!r}")
+    if not isinstance(options.get("strategies", ""), (str, list)):
+        fail(f"config {name!r}: strategies must be a list of specs or one string, got {options['strategies']!r}")
+    return options
 
 
 def _config_path(name: str) -> Path:

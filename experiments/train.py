@@ -22,9 +22,17 @@ import numpy as np
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from experiments.console import SeedOption, check_at_least, err, fail, out, print_json
+from experiments.console import (
+    MAX_COUPS,
+    MAX_TABLES,
+    check_output_folder,
+    err,
+    fail,
+    out,
+    print_json,
+)
 from experiments.evaluate import play_sessions, summarise
-from experiments.files import atomic_write_json, atomic_write_text, save_figure
+from experiments.files import atomic_write, atomic_write_json, atomic_write_text, save_figure
 from experiments.rl import (
     ALGOS,
     RLConfig,
@@ -37,6 +45,9 @@ from experiments.rl import (
     sb3_env,
     set_threads,
 )
+
+#: The largest seed stable-baselines3 takes (it seeds numpy's legacy generator).
+MAX_SB3_SEED = 2**32 - 1
 
 CURVE_COLUMNS = ("timesteps", "reward_per_coup", "return_per_unit", "ci_low", "ci_high", "sat_out", "seconds")
 
@@ -173,11 +184,7 @@ def train_agent(
         table = parse_table(rules, rigged)
     except RLError as exc:
         fail(str(exc))
-    check_at_least("--timesteps", timesteps, 1)
-    if n_envs is not None:
-        check_at_least("--n-envs", n_envs, 1)
     if eval_every is not None:
-        check_at_least("--eval-every", eval_every, 1)
         from dataclasses import replace
 
         config = RLConfig(config.algo, config.hyper, replace(config.train, eval_every=eval_every))
@@ -186,17 +193,19 @@ def train_agent(
     if action_form not in ("discrete", "full"):
         fail(f"unknown action form {action_form!r}; choose discrete or full")
     tb_dir = None
-    out_path = Path(out_dir) if out_dir is not None else Path("runs") / f"{algo}-{table.name}-seed{seed}"
+    out_path = check_output_folder(
+        Path(out_dir) if out_dir is not None else Path("runs") / f"{algo}-{table.name}-seed{seed}"
+    )
+    try:
+        algo_class(config.algo)  # stable-baselines3 (or sb3-contrib) is there, before anything is written
+    except RLError as exc:
+        fail(str(exc))
     if tensorboard:
         try:
             import tensorboard as _tb  # noqa: F401
         except ImportError:
             fail("--tensorboard needs the tensorboard package: pip install tensorboard")
         tb_dir = str(out_path / "tensorboard")
-    try:
-        out_path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        fail(f"cannot create output directory {str(out_path)!r}: {exc.strerror or exc}")
     set_threads(1)
     s = config.train
     env_kwargs = {
@@ -210,16 +219,18 @@ def train_agent(
         model = build_model(config, venv, seed, tb_dir)
     except (RLError, ValueError) as exc:
         fail(str(exc).splitlines()[0])
+    try:  # the output folder is made once everything else was checked
+        out_path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        fail(f"cannot create output directory {str(out_path)!r}: {exc.strerror or exc}")
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=err, transient=True, disable=not progress) as bar:
+    with Progress(*columns, console=err, transient=True, disable=not progress or not err.is_terminal) as bar:
         callback = _curve_callback(table, config, env_kwargs, seed + 1_000_000, bar if progress else None)
         start = time.perf_counter()
         model.learn(timesteps, callback=callback)
         seconds = time.perf_counter() - start
     model_file = out_path / "model.zip"
-    tmp = out_path / "model.tmp.zip"
-    model.save(tmp)
-    tmp.replace(model_file)
+    atomic_write(model_file, model.save)  # a unique temporary file, synced, then renamed
     meta = {
         "algo": algo,
         "table": table.name,
@@ -309,13 +320,22 @@ def plot_curve(path: Path, rows: list[dict[str, float]], table: Table, algo: str
 
 def command(
     algo: Annotated[Algo, typer.Option("--algo", "-a", help="Algorithm.")] = Algo.ppo,
-    timesteps: Annotated[int, typer.Option("--timesteps", "-t", help="Coups to train on, all tables.")] = 200_000,
+    timesteps: Annotated[
+        int, typer.Option("--timesteps", "-t", min=1, max=MAX_COUPS, help="Coups to train on, all tables.")
+    ] = 200_000,
     rules: Annotated[
         str, typer.Option("--rules", "-r", help="Table: a preset, or rigged-<preset> (positive control).")
     ] = "classic",
     action_form: Annotated[Form, typer.Option("--action-form", help="How the agent bets.")] = Form.discrete,
-    n_envs: Annotated[int | None, typer.Option("--n-envs", help="Tables side by side (default: config).")] = None,
-    seed: SeedOption = 0,
+    n_envs: Annotated[
+        int | None, typer.Option("--n-envs", min=1, max=MAX_TABLES, help="Tables side by side (default: config).")
+    ] = None,
+    seed: Annotated[
+        int,
+        typer.Option(
+            "--seed", "-s", min=0, max=MAX_SB3_SEED, help="Seed of the run (stable-baselines3 takes 0 to 2**32 - 1)."
+        ),
+    ] = 0,
     out_dir: Annotated[Path | None, typer.Option("--out", "-o", help="Output directory.")] = None,
     tensorboard: Annotated[
         bool, typer.Option("--tensorboard", help="Also log to TensorBoard (OUT/tensorboard).")
@@ -326,7 +346,9 @@ def command(
     config: Annotated[
         Path | None, typer.Option("--config", help="Hyper-parameter TOML (default: configs/rl.toml).")
     ] = None,
-    eval_every: Annotated[int | None, typer.Option("--eval-every", help="Timesteps between evaluations.")] = None,
+    eval_every: Annotated[
+        int | None, typer.Option("--eval-every", min=1, max=MAX_COUPS, help="Timesteps between evaluations.")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Train an RL agent (stable-baselines3) on the vector env; save model, learning curve (CSV, PNG).

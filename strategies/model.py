@@ -13,11 +13,14 @@ the env's full action form, so a model can sit in a tournament beside the bettin
 from __future__ import annotations
 
 import json
+import zipfile
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from trente_env.rules import MAX_MONEY
 
 #: Algorithm names accepted by ``algo=``, and where their class lives.
 ALGORITHMS: dict[str, tuple[str, str]] = {
@@ -62,18 +65,34 @@ class ModelPolicy:
             module_name, class_name = ALGORITHMS[algo]
         except KeyError:
             raise ModelError(f"unknown algo {algo!r}; choose one of {', '.join(ALGORITHMS)}") from None
+        # What can be said about the file is said before asking for the library that reads it.
+        if not self.path.is_file():
+            raise ModelError(f"model file {str(self.path)!r} does not exist")
+        if not zipfile.is_zipfile(self.path):
+            raise ModelError(f"cannot read model file {str(self.path)!r} as {algo}: it is not a zip file")
         try:
             module = __import__(module_name, fromlist=[class_name])
         except ImportError:
             raise ModelError(
                 f"loading a {algo} model needs {module_name.replace('_', '-')}: pip install 'trente-lab[rl]'"
             ) from None
-        if not self.path.is_file():
-            raise ModelError(f"model file {str(self.path)!r} does not exist")
         try:
             self.model = getattr(module, class_name).load(self.path, device="cpu")
         except Exception as exc:  # a damaged zip, a pickle from another version, another algorithm...
             raise ModelError(f"cannot read model file {str(self.path)!r} as {algo}: {exc}".splitlines()[0]) from None
+        self._check_description()
+
+    def _check_description(self) -> None:
+        """``model.json`` must describe the model beside it: the observations and actions its settings
+        give are the ones the model takes (else the model would be fed or read wrongly)."""
+        layout = self._layout
+        implied = (_form(layout.single_observation_space), _form(layout.single_action_space))
+        actual = (_form(self.model.observation_space), _form(self.model.action_space))
+        if implied != actual:
+            raise ModelError(
+                f"{str(self.path.with_suffix('.json'))!r} does not describe {str(self.path)!r}: its settings give "
+                f"observations {implied[0]} and actions {implied[1]}, the model takes {actual[0]} and {actual[1]}"
+            )
 
     def env_kwargs(self) -> dict[str, Any]:
         """The env settings the model plays in: ``action_form``, ``observation``, ``history``,
@@ -184,7 +203,56 @@ def _read_meta(path: Path) -> dict[str, Any]:
         raise ModelError(f"cannot read {str(meta)!r} (the model's description): {exc}".splitlines()[0]) from None
     if not isinstance(document, dict):
         raise ModelError(f"{str(meta)!r} is not a model description (a JSON object)")
+    for key, value in (*document.items(), *_env_items(document, meta)):
+        check = _META_CHECKS.get(key)
+        if check is not None and not check[0](value):
+            raise ModelError(f"{str(meta)!r} (the model's description): {key} must be {check[1]}, got {value!r}")
     return document
+
+
+def _env_items(document: dict[str, Any], meta: Path) -> list[tuple[str, Any]]:
+    env = document.get("env", {})
+    if not isinstance(env, dict):
+        raise ModelError(f"{str(meta)!r} (the model's description): env must be a JSON object, got {env!r}")
+    return [(f"env.{key}", value) for key, value in env.items()]
+
+
+def _whole(low: int, high: int):
+    return lambda v: isinstance(v, int) and not isinstance(v, bool) and low <= v <= high
+
+
+def _number(low: float, high: float):
+    return lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and low <= v <= high
+
+
+def _stake_levels(v: Any) -> bool:
+    return isinstance(v, list) and len(v) > 0 and all(_number(1e-9, MAX_MONEY)(x) for x in v)
+
+
+#: What each value of ``model.json`` may be (the ones a command reads): (test, what it must be).
+_META_CHECKS: dict[str, tuple[Any, str]] = {
+    "algo": (lambda v: v in ALGORITHMS, f"one of {', '.join(ALGORITHMS)}"),
+    "table": (lambda v: isinstance(v, str), "the name of a table"),
+    "payout": (lambda v: v is None or _number(1.0, 1e6)(v), "null or a payout from 1 to 1e6"),
+    "boxes": (lambda v: v in (2, 4) and not isinstance(v, bool), "2 or 4"),
+    "bankroll": (_number(1e-9, MAX_MONEY), f"a number above 0 and at most {MAX_MONEY:g}"),
+    "env.action_form": (lambda v: v in ("discrete", "full"), "discrete or full"),
+    "env.observation": (lambda v: v in ("dict", "flat"), "dict or flat"),
+    "env.history": (_whole(1, 10_000), "a whole number from 1 to 10000"),
+    "env.observe_shoe": (lambda v: isinstance(v, bool), "true or false"),
+    "env.stake_levels": (_stake_levels, "a list of positive stakes"),
+}
+
+
+def _form(space: Any) -> Any:
+    """What a policy must agree on with its env: the kind and shape of a space (not its bounds)."""
+    from gymnasium import spaces
+
+    if isinstance(space, spaces.Dict):
+        return {key: _form(value) for key, value in space.spaces.items()}
+    if isinstance(space, spaces.Discrete):
+        return f"Discrete({int(space.n)})"
+    return f"{type(space).__name__}{tuple(space.shape)}"
 
 
 #: The parts of a flat observation, in Gymnasium's (sorted) key order.

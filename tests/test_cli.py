@@ -102,16 +102,16 @@ def test_presets_lists_every_preset():
     ("args", "message"),
     [
         (("edge", "--rules", "vegas"), "unknown rules preset 'vegas'"),
-        (("edge", "--decks", "0"), "--decks must be at least 1"),
-        (("edge", "--decks", "9"), "decks must be between 1 and 8"),
-        (("simulate", "--coups", "-5"), "--coups must be at least 1"),
+        (("edge", "--decks", "0"), "'--decks': Input should be greater than or equal to 1"),
+        (("edge", "--decks", "9"), "'--decks': Input should be less than or equal to 8"),
+        (("simulate", "--coups", "-5"), "'--coups' / '-n': Input should be greater than or equal to 1"),
         (("simulate", "--coups", "lots"), "--coups"),
-        (("deal", "--coups", "-1"), "--coups must be at least 0"),
+        (("deal", "--coups", "-1"), "'--coups' / '-n': Input should be greater than or equal to 0"),
         (("deal", "--rules", "nope"), "unknown rules preset"),
         (("simulate", "--frobnicate"), "No such option"),
         (("simulate", "--cut-card", "400"), "cut card 400 and burn 0 leave no cards to deal from a 312-card shoe"),
         (("deal", "--decks", "1"), "cut card 52 and burn 0 leave no cards to deal from a 52-card shoe"),
-        (("simulate", "--cut-card", "-3"), "cannot be negative"),
+        (("simulate", "--cut-card", "-3"), "'--cut-card': Input should be greater than or equal to 0"),
     ],
 )
 def test_bad_input_gets_one_line_and_exit_code_2(args, message):

@@ -51,8 +51,10 @@ def test_gymnasium_check_env_passes_without_warnings(preset: str, action_form: s
 
 @pytest.mark.parametrize("preset", list(PRESETS))
 @pytest.mark.parametrize("action_form,observation", FORMS)
+@pytest.mark.needs_rl
 def test_sb3_check_env_passes_without_warnings(preset: str, action_form: str, observation: str) -> None:
-    sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")
+    from stable_baselines3.common import env_checker as sb3_checker
+
     env = gym.make(env_id(preset), action_form=action_form, observation=observation)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -170,11 +170,11 @@ def test_main_bets_has_no_couleur_table() -> None:
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--coups", "0"], "--coups must be at least 1"),
-        (["--max-streak", "0"], "--max-streak must be at least 1"),
+        (["--coups", "0"], "'--coups' / '-n': Input should be greater than or equal to 1"),
+        (["--max-streak", "0"], "'--max-streak' / '-k': Input should be greater than or equal to 1"),
         (["--rules", "nope"], "unknown rules preset"),
         (["--coups", "ten"], "valid integer"),
-        (["--sessions", "-1"], "--sessions must be at least 0"),
+        (["--sessions", "-1"], "'--sessions': Input should be greater than or equal to 0"),
     ],
 )
 def test_bad_input_is_one_line(args: list[str], message: str) -> None:

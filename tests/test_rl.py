@@ -98,8 +98,8 @@ def test_config_errors_are_one_line(tmp_path: Path) -> None:
     assert load_config("ppo", path).hyper == {"n_steps": 64}
 
 
+@pytest.mark.needs_rl
 def test_bad_hyper_parameters_are_one_line(tmp_path: Path) -> None:
-    pytest.importorskip("stable_baselines3")
     from experiments.rl import RLConfig, TrainSettings, sb3_env
     from experiments.train import build_model
 
@@ -242,6 +242,7 @@ def _train(tmp_path: Path, algo: str, timesteps: int, rules: str = "classic", se
 
 
 @pytest.mark.slow
+@pytest.mark.needs_rl
 @pytest.mark.parametrize("algo", ["ppo", "a2c", "dqn", "maskable-ppo"])
 def test_every_algorithm_trains_saves_and_is_accepted_by_evaluate_and_the_strategy_seam(
     tmp_path: Path, algo: str
@@ -272,6 +273,7 @@ def test_every_algorithm_trains_saves_and_is_accepted_by_evaluate_and_the_strate
 
 
 @pytest.mark.slow
+@pytest.mark.needs_rl
 def test_the_same_seed_gives_the_same_model(tmp_path: Path) -> None:
     from strategies.model import ModelPolicy
 
@@ -290,6 +292,7 @@ def test_the_same_seed_gives_the_same_model(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.needs_rl
 def test_positive_control_ppo_finds_the_rigged_edge(tmp_path: Path) -> None:
     from experiments.evaluate import evaluate_model
 

@@ -62,6 +62,7 @@ def test_strategies_respect_closed_boxes_and_missing_insurance() -> None:
         obs, *_ = venv.step(actions)
 
 
+@pytest.mark.needs_rl
 @pytest.mark.parametrize("name", list(STRATEGIES))
 def test_evaluate_policy_scores_every_strategy(name: str) -> None:
     from stable_baselines3.common.evaluation import evaluate_policy
@@ -75,6 +76,7 @@ def test_evaluate_policy_scores_every_strategy(name: str) -> None:
         assert rewards == [0.0, 0.0]
 
 
+@pytest.mark.needs_rl
 def test_evaluate_policy_over_the_sb3_vec_env() -> None:
     from stable_baselines3.common.evaluation import evaluate_policy
 
@@ -204,6 +206,7 @@ def test_the_model_seam_fails_clearly(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.needs_rl
 def test_a_saved_model_plays_through_the_seam(tmp_path: Path) -> None:
     from stable_baselines3 import PPO
 

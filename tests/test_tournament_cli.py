@@ -134,10 +134,10 @@ def _one_line_error(result, *fragments: str) -> None:
     [
         (["--strategies", "martingail"], ("unknown strategy", "martingale")),
         (["--strategies", "flat:bogus=1"], ("no parameter",)),
-        (["--sessions", "0"], ("sessions must be at least 1",)),
+        (["--sessions", "0"], ("--sessions", "greater than or equal to 1")),
         (["--sessions", "-5"], ("sessions",)),
         (["--sessions", "many"], ("--sessions",)),
-        (["--coups", "0"], ("coups must be at least 1",)),
+        (["--coups", "0"], ("--coups", "greater than or equal to 1")),
         (["--bankroll", "0.5"], ("below the table minimum",)),
         (["--bankroll", "abc"], ("--bankroll",)),
         (["--unit", "0"], ("unit",)),

@@ -86,8 +86,8 @@ def test_reset_mask_restarts_only_some_tables() -> None:
     assert venv.action_masks().shape == (3, 17)
 
 
+@pytest.mark.needs_rl
 def test_sb3_vec_env_adapter_steps_and_reports_terminal_observations() -> None:
-    pytest.importorskip("stable_baselines3")
     from trente_env.wrappers import sb3_vec_env
 
     venv = sb3_vec_env(4, seed=3, action_form="discrete", max_episode_steps=5)
@@ -103,8 +103,10 @@ def test_sb3_vec_env_adapter_steps_and_reports_terminal_observations() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.needs_rl
 def test_ppo_and_dqn_train_on_the_discrete_form() -> None:
-    sb3 = pytest.importorskip("stable_baselines3")
+    import stable_baselines3 as sb3
+
     from trente_env.wrappers import sb3_vec_env
 
     env = gym.make("TrenteEtQuarante-v0", action_form="discrete", max_episode_steps=200)
@@ -117,8 +119,10 @@ def test_ppo_and_dqn_train_on_the_discrete_form() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.needs_rl
 def test_maskable_ppo_trains_with_action_masks() -> None:
-    contrib = pytest.importorskip("sb3_contrib")
+    import sb3_contrib as contrib
+
     from trente_env.wrappers import sb3_vec_env
 
     venv = sb3_vec_env(4, seed=0, action_form="discrete", observation="flat", bankroll=30, max_episode_steps=100)
