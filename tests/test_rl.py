@@ -260,8 +260,8 @@ def test_every_algorithm_trains_saves_and_is_accepted_by_evaluate_and_the_strate
     for name in ("model", "metadata", "curve_csv", "curve_png"):
         assert Path(files[name]).stat().st_size > 0
     assert len(Path(files["curve_csv"]).read_text().splitlines()) >= 3  # header, start, end
-    report = evaluate_model(files["model"], episodes=4, coups=50)
-    assert report["algo"] == algo and report["sessions"] == 4
+    report = evaluate_model(files["model"], episodes=6, coups=20, seed=5)
+    assert report["algo"] == algo and report["sessions"] == 6
     policy = make_strategy(files["model"])  # as the tournament makes its entrants
     venv = TrenteEtQuaranteVectorEnv(3)  # the full form and dict observations strategies play in
     obs, _ = venv.reset(seed=0)
@@ -270,10 +270,16 @@ def test_every_algorithm_trains_saves_and_is_accepted_by_evaluate_and_the_strate
     venv.step(actions)
     from experiments.tournament import make_config, run_tournament
 
-    config = make_config(f"flat,model:{files['model']}", sessions=6, coups=20, block=3)
+    config = make_config(f"flat,model:{files['model']}", sessions=6, coups=20, seed=5)
     doc = run_tournament(config, tmp_path / "tournament", plots=False)
     model = doc["strategies"][f"model:{files['model']}"]
     assert model["sessions"] == 6 and model["mean_coups"] > 0 and model["spec"].endswith(f":algo={algo}")
+    # the same sessions through evaluate and the tournament: the same numbers (one session runner)
+    r = report["return_per_unit_staked"]
+    assert (report["net"], report["total_staked"]) == (model["net"], model["total_staked"])
+    if model["total_staked"]:
+        assert (r["ratio"], r["ci_low"], r["ci_high"]) == (model["return_per_unit"], model["ci_low"], model["ci_high"])
+        assert report["edge"] == model["edge"]
 
 
 @pytest.mark.slow
