@@ -231,8 +231,8 @@ def verdict(
 
     s = max(se, noise) if noise == noise else se
 
-    def judged(text: str, p: float | None = None, test: str | None = None) -> dict[str, Any]:
-        suspicious = p is not None and p < SUSPICIOUS_P
+    def judged(text: str, p: float | None = None, test: str | None = None, fair: bool = True) -> dict[str, Any]:
+        suspicious = fair and p is not None and p < SUSPICIOUS_P  # finding the rig is the point, not a bug
         return {
             "verdict": text, "p_value": p, "p_value_test": test, "p_value_se": s if p is not None else None,
             "suspicious": suspicious,
@@ -248,8 +248,8 @@ def verdict(
         p = z_pvalue(ratio / s, "greater")
         test = "one-sided: a return at least this far above 0 on a table without an edge"
         if low > 0:
-            return judged(f"finds the rigged edge: return per unit staked significantly above 0 ({ci})", p, test)
-        return judged(f"does NOT show the rigged edge: the {ci} reaches 0 or below", p, test)
+            return judged(f"finds the rigged edge: return per unit staked significantly above 0 ({ci})", p, test, False)
+        return judged(f"does NOT show the rigged edge: the {ci} reaches 0 or below", p, test, False)
     if ratio > 0:
         p = z_pvalue(z, "greater")
         test = f"one-sided: a return at least this far above the exact expectation {expected:+.3%}"

@@ -128,7 +128,8 @@ def play(
     :param seeds: one table seed per session (:func:`session_seeds`).
     :param keep: record the bankroll after every coup of the first ``keep`` sessions.
     :param env_factory: the tables to play on (default: the native vector env).
-    :param observer: called after every coup with a :class:`CoupView` (vector env path only).
+    :param observer: called after every coup with a :class:`CoupView` (each policy's sessions in
+        turn; it sends play to the vector env).
     :param threads: threads of the compiled loop (the numbers do not depend on it).
     :return: per policy, the :data:`SESSION_FIELDS` arrays, ``box_stakes`` ((2, 4): uninsured and
         insured new stakes per box, summed over sessions) and ``trajectories`` ((keep, coups + 1)

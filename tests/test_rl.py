@@ -200,7 +200,7 @@ def test_a_scripted_policy_that_reads_the_scoreboard_finds_the_rigged_edge() -> 
     r = report["return_per_unit_staked"]
     # ~8,900 stakes of 100 units: se ~ 1.1 / sqrt(8,900) = 1.2%; the exact value is inside the CI
     assert r["ci_low"] < exact < r["ci_high"] and r["ci_low"] > 0.15
-    assert report["verdict"].startswith("finds the rigged edge")
+    assert report["verdict"].startswith("finds the rigged edge") and not report["suspicious"]
 
 
 def test_the_verdict_still_flags_money_that_odds_cannot_explain() -> None:
