@@ -464,7 +464,7 @@ def trajectory_sessions(config: TournamentConfig) -> int:
 
 @functools.lru_cache(maxsize=4)
 def _block_seeds(seed: int, start: int, stop: int) -> tuple[int, ...]:
-    return tuple(session_seeds(seed, stop, start))
+    return tuple(session_seeds(seed, stop - start, start))
 
 
 def run_task(

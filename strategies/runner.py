@@ -66,9 +66,9 @@ def session_seed(seed: int, i: int) -> int:
     return int(words[0]) | (int(words[1]) << 64)
 
 
-def session_seeds(seed: int, stop: int, start: int = 0) -> list[int]:
-    """The table seeds of sessions ``start`` to ``stop - 1`` of a run with seed ``seed``."""
-    return [session_seed(seed, i) for i in range(start, stop)]
+def session_seeds(seed: int, sessions: int, first: int = 0) -> list[int]:
+    """The table seeds of ``sessions`` sessions of a run with seed ``seed``, from session ``first`` on."""
+    return [session_seed(seed, i) for i in range(first, first + sessions)]
 
 
 @dataclass(frozen=True)
