@@ -1,17 +1,31 @@
-"""``trente-lab evaluate``: what a trained agent does at the table, and what it earns per unit staked.
+"""``trente-lab evaluate``: what a policy does at the table, and what it earns per unit staked.
 
-The agent plays ``episodes`` whole sessions side by side on the native vector environment (one
-table per session, each seeded ``seed + i``). Per session we add up the new stakes ``x_i`` and the
-net result ``y_i`` (a stake still in prison when the session ends counts at its exact value);
-the headline is ``R = sum(y) / sum(x)`` with a delta-method 95% interval over sessions, set beside
-what exact odds expect for the very stakes the agent placed (``-edge`` on a fair table). **Loading a
-model file runs code** (SB3 files hold pickled Python objects): evaluate only files you trust.
+The policy is a trained agent (a model file saved by ``trente-lab train``) or any strategy spec
+(``martingale``, ``streak:k=3``, a plugin): a serious evaluation scores any policy the same way.
+It plays ``episodes`` whole sessions through the session runner shared by every command
+(:mod:`strategies.runner`, which states the accounting convention): session ``i`` is a table seeded
+:func:`~strategies.runner.session_seed` ``(seed, i)``; after the last coup, ruin or walk-away no new
+stake is placed and prisoners settle on the following coups. Per session we add up the new stakes
+``x_i`` and the net result ``y_i``; the headline is ``R = sum(y) / sum(x)`` with the delta-method 95%
+interval over sessions (:func:`experiments.stats.ratio_estimate`), set beside what exact odds expect
+for the very stakes the policy placed (``-edge`` of :func:`trente_env.odds.stake_weighted_edge` on a
+fair table, plus the rig's bonus on the positive control). The same system on the same shoes gives
+the same numbers here as in ``trente-lab tournament`` and in the fallacy companion game.
+
+**The verdict** says how unlikely the result is, never "bug" for sampling noise: with
+``z = (R - expected) / se``, a return above 0 on a fair table comes with the one-sided p-value of a
+result at least that far above the exact expectation, any other miss of the 95% interval with the
+two-sided p-value; only below :data:`SUSPICIOUS_P` is a result called suspicious.
+
+**Loading a model file runs code** (SB3 files hold pickled Python objects), and so does loading a
+plugin: evaluate only files you trust.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
 from typing import Annotated, Any
 
 import numpy as np
@@ -19,145 +33,118 @@ import typer
 from rich.table import Table as RichTable
 
 from experiments.console import MAX_SESSION_COUPS, MAX_TABLES, JsonOption, SeedOption, fail, out, print_json
-from experiments.rl import RLError, Table, parse_table, ratio_interval, vector_env
+from experiments.rl import RiggedVectorEnv, RLError, Table, expected_return, parse_table
+from strategies import runner
+from strategies.runner import CoupView, session_seeds
 from trente_env.coup import Result
 from trente_env.settle import NOIR
 
-#: A policy for :func:`play_sessions`: observations (batched, the env's form) -> actions (the env's form).
-PolicyFn = Callable[[Any, "np.ndarray"], np.ndarray]
+#: Starting bankroll of a strategy's sessions (a model plays with the bankroll it was trained with).
+DEFAULT_BANKROLL = 1000.0
+#: A result is called suspicious when chance alone gives one at least as far from the exact
+#: expectation less often than this (the p-value is shown either way).
+SUSPICIOUS_P = 0.001
 
 _RESULT_NAMES = ("noir", "rouge", "après", "refait", "void", "none yet")
 
 
 @dataclass
-class SessionTotals:
-    """What ``n`` sessions did, added up per session (rows) or over all coups."""
+class Behaviour:
+    """What a policy did at the table, gathered coup by coup over the coups its sessions were on
+    (an observer of :func:`strategies.runner.play_sessions`)."""
 
-    n: int
-    net: np.ndarray = field(init=False)  #: net result per session, units (prisoners at their value)
-    staked: np.ndarray = field(init=False)  #: new stakes per session, units
-    coups: np.ndarray = field(init=False)  #: coups played per session
-    box_staked: np.ndarray = field(init=False)  #: (4,) units staked on each box, all sessions
-    box_bets: np.ndarray = field(init=False)  #: (4,) coups with a stake on each box
-    insured: float = 0.0  #: units staked with insurance
+    box_bets: np.ndarray = field(default_factory=lambda: np.zeros(4, dtype=np.int64))  #: coups with a stake per box
     sat_out: int = 0  #: coups with no new stake
     stakes: dict[float, int] = field(default_factory=dict)  #: stake size (per box) -> times placed
-    after: np.ndarray = field(init=False)  #: (6, 2) per previous result: coups, coups with a stake
+    after: np.ndarray = field(default_factory=lambda: np.zeros((6, 2), dtype=np.int64))
+    """(6, 2) per previous result: coups, coups with a stake"""
     rigged_staked: float = 0.0  #: Noir units staked right after a Noir win (the rig's situation)
     bonus: float = 0.0  #: rig bonuses received
-    ruined: int = 0  #: sessions that ended in ruin
+    square_stakes: float = 0.0  #: the sum of every stake's square, units squared (see :func:`stake_noise`)
 
-    def __post_init__(self) -> None:
-        self.net = np.zeros(self.n)
-        self.staked = np.zeros(self.n)
-        self.coups = np.zeros(self.n, dtype=np.int64)
-        self.box_staked = np.zeros(4)
-        self.box_bets = np.zeros(4, dtype=np.int64)
-        self.after = np.zeros((6, 2), dtype=np.int64)
+    def __call__(self, view: CoupView) -> None:
+        on = view.playing
+        if not on.any():
+            return
+        stakes = view.stakes[on]
+        placed = stakes.sum(axis=1)
+        before = view.last_result[on]
+        self.box_bets += (stakes > 0).sum(axis=0)
+        self.square_stakes += float(np.square(stakes).sum())
+        self.sat_out += int((placed == 0).sum())
+        np.add.at(self.after, (before, 0), 1)
+        np.add.at(self.after, (before, 1), (placed > 0).astype(np.int64))
+        sizes, counts = np.unique(stakes[stakes > 0], return_counts=True)
+        for s, c in zip(sizes.tolist(), counts.tolist()):
+            self.stakes[s] = self.stakes.get(s, 0) + c
+        self.rigged_staked += float(stakes[before == Result.NOIR, NOIR].sum())
+        if "bonus" in view.info:
+            self.bonus += float(view.info["bonus"][on].sum())
+
+
+@dataclass
+class SessionTotals:
+    """What ``n`` sessions of one policy did: the runner's per-session results and the behaviour."""
+
+    results: dict[str, np.ndarray]  #: the per-session arrays of :func:`strategies.runner.play`
+    behaviour: Behaviour
+    to_prison: bool | None = None  #: under the choice rule, what the policy does on a refait (None: unknown)
+
+    n = property(lambda self: int(self.results["net"].size), doc="sessions")
+    net = property(lambda self: self.results["net"], doc="net result per session, units (prisoners settled)")
+    staked = property(lambda self: self.results["staked"], doc="new stakes per session, units")
+    coups = property(lambda self: self.results["coups"], doc="coups played per session")
+    box_stakes = property(lambda self: self.results["box_stakes"], doc="(2, 4) uninsured, insured units per box")
+    ruined = property(lambda self: int(self.results["ruined"].sum()), doc="sessions that ended in ruin")
 
 
 def play_sessions(
-    policy: PolicyFn,
-    table: Table,
-    sessions: int,
-    coups: int = 1000,
-    seed: int = 0,
-    bankroll: float = 1000.0,
-    masks: bool = False,
-    **env_kwargs: Any,
+    policy: Any, table: Table, sessions: int, coups: int = 1000, seed: int = 0, bankroll: float = DEFAULT_BANKROLL
 ) -> SessionTotals:
     """Play ``sessions`` sessions of at most ``coups`` coups with ``policy`` and add them up.
 
-    :param policy: ``policy(observations, action_masks_or_None) -> actions`` in the env's form.
-    :param table: the table (see :func:`experiments.rl.parse_table`).
-    :param masks: pass the legal-action masks to the policy (MaskablePPO).
-    :param env_kwargs: ``action_form``, ``observation``, ``history``, ``stake_levels``, ...
+    :param policy: anything with ``act(observation, state) -> (full-form actions, state)``: a
+        strategy, a :class:`~strategies.model.ModelPolicy`, a plugin.
+    :param table: the table (see :func:`experiments.rl.parse_table`); a rigged one plays on
+        :class:`~experiments.rl.RiggedVectorEnv`.
+    :param seed: session ``i`` plays the table seeded :func:`~strategies.runner.session_seed` ``(seed, i)``.
     """
-    from trente_env.odds import house_edges
-
-    venv = vector_env(table, sessions, bankroll=bankroll, max_episode_steps=coups, **env_kwargs)
-    obs, _ = venv.reset(seed=seed)
-    totals = SessionTotals(sessions)
-    alive = np.ones(sessions, dtype=np.bool_)
-    value = house_edges(table.rules).prisoner_value
-    tables = venv.tables
-    for _ in range(coups):
-        before = tables.results[:, 0].copy()
-        actions = policy(obs, venv.action_masks() if masks else None)
-        obs, reward, terminated, truncated, info = venv.step(actions)
-        a = alive
-        stakes = info["stakes"][a]
-        placed = stakes.sum(axis=1)
-        totals.net[a] += reward[a]
-        totals.staked[a] += placed
-        totals.coups[a] += 1
-        totals.box_staked += stakes.sum(axis=0)
-        totals.box_bets += (stakes > 0).sum(axis=0)
-        totals.insured += float((stakes * info["insured"][a]).sum())
-        totals.sat_out += int((placed == 0).sum())
-        np.add.at(totals.after, (before[a], 0), 1)
-        np.add.at(totals.after, (before[a], 1), (placed > 0).astype(np.int64))
-        sizes, counts = np.unique(stakes[stakes > 0], return_counts=True)
-        for s, c in zip(sizes.tolist(), counts.tolist()):
-            totals.stakes[s] = totals.stakes.get(s, 0) + c
-        totals.rigged_staked += float(stakes[before[a] == Result.NOIR, NOIR].sum())
-        if "bonus" in info:
-            totals.bonus += float(info["bonus"][a].sum())
-        done = a & (terminated | truncated)
-        if done.any():
-            # a stake left in prison at the end of a session is worth its exact value, not nothing
-            totals.net[done] += value * tables.prison[done].sum(axis=(1, 2))
-            totals.ruined += int((done & terminated).sum())
-            alive = alive & ~done
-        if not alive.any():
-            break
-    return totals
-
-
-def expected_return(totals: SessionTotals, table: Table) -> float:
-    """What exact odds expect per unit staked for the stakes this agent placed: each box's
-    ``-edge`` weighted by the units staked on it (insured units at the insured edge), plus the rig's
-    bonus on Noir stakes placed right after a Noir win (first-coup probabilities, SPEC 3)."""
-    from trente_env.odds import first_coup, house_edges
-
-    edges = house_edges(table.rules)
-    total = float(totals.box_staked.sum())
-    if total <= 0:
-        return 0.0
-    per_box = np.array([edges.noir, edges.rouge, edges.couleur, edges.inverse])
-    uninsured_share = 1.0 - totals.insured / total
-    loss = float(per_box @ totals.box_staked) * uninsured_share
-    if totals.insured and edges.insured is not None:
-        loss += totals.insured * edges.insured
-    gain = 0.0
-    if table.rig is not None:
-        gain = totals.rigged_staked * first_coup(table.rules.decks).p_noir * (table.rig.payout - 1.0)
-    return (gain - loss) / total
+    behaviour = Behaviour()
+    factory = partial(RiggedVectorEnv, rig=table.rig) if table.rig is not None else None
+    seeds = session_seeds(seed, sessions)
+    results = runner.play_sessions(policy, table.rules, bankroll, coups, seeds, env_factory=factory, observer=behaviour)
+    return SessionTotals(results, behaviour, getattr(policy, "to_prison", None))
 
 
 def summarise(totals: SessionTotals, table: Table) -> dict[str, Any]:
     """The evaluation as plain data: behaviour, return per unit staked with its interval, verdict."""
-    from trente_env.odds import house_edges
+    from experiments.stats import ratio_estimate
+    from trente_env.odds import house_edges, stake_weighted_edge
 
-    ratio, se, low, high = ratio_interval(totals.net, totals.staked)
+    b = totals.behaviour
+    estimate = ratio_estimate(totals.net, totals.staked)
     coups = int(totals.coups.sum())
     edge = house_edges(table.rules).noir
-    expected = expected_return(totals, table)
+    box_stakes = totals.box_stakes
     staked = float(totals.staked.sum())
+    expected = expected_return(table, box_stakes, b.rigged_staked, totals.to_prison)
+    box_staked = box_stakes.sum(axis=0)
     boxes = ("noir", "rouge", "couleur", "inverse")
     behaviour = {
         "coups": coups,
-        "sat_out": totals.sat_out / coups if coups else float("nan"),
-        "box_share": {b: float(totals.box_staked[i] / staked) if staked else 0.0 for i, b in enumerate(boxes)},
-        "box_bet_rate": {b: float(totals.box_bets[i] / coups) if coups else 0.0 for i, b in enumerate(boxes)},
-        "stakes": {f"{s:g}": c for s, c in sorted(totals.stakes.items())},
+        "sat_out": b.sat_out / coups if coups else float("nan"),
+        "box_share": {name: float(box_staked[i] / staked) if staked else 0.0 for i, name in enumerate(boxes)},
+        "box_bet_rate": {name: float(b.box_bets[i] / coups) if coups else 0.0 for i, name in enumerate(boxes)},
+        "stakes": {f"{s:g}": c for s, c in sorted(b.stakes.items())},
         "mean_stake_per_coup": staked / coups if coups else 0.0,
-        "insured_share": totals.insured / staked if staked else 0.0,
+        "insured_share": float(box_stakes[1].sum()) / staked if staked else 0.0,
         "bet_rate_after": {
-            _RESULT_NAMES[r]: float(totals.after[r, 1] / totals.after[r, 0]) for r in range(6) if totals.after[r, 0] > 0
+            _RESULT_NAMES[r]: float(b.after[r, 1] / b.after[r, 0]) for r in range(6) if b.after[r, 0] > 0
         },
     }
     reward_per_coup = float(totals.net.sum() / coups) if coups else float("nan")
+    noise = stake_noise(b.square_stakes, staked, table)
+    judged = verdict(estimate.ratio, estimate.se, estimate.ci_low, estimate.ci_high, expected, staked, table, noise)
     return {
         "table": table.name,
         "rules": table.rules.describe(),
@@ -167,9 +154,16 @@ def summarise(totals: SessionTotals, table: Table) -> dict[str, Any]:
         "behaviour": behaviour,
         "total_staked": staked,
         "net": float(totals.net.sum()),
-        "rig_bonus": totals.bonus,
-        "return_per_unit_staked": {"ratio": ratio, "se": se, "ci_low": low, "ci_high": high, "level": 0.95},
+        "rig_bonus": b.bonus,
+        "return_per_unit_staked": {
+            "ratio": estimate.ratio,
+            "se": estimate.se,
+            "ci_low": estimate.ci_low,
+            "ci_high": estimate.ci_high,
+            "level": estimate.level,
+        },
         "house_edge": edge,
+        "edge": stake_weighted_edge(table.rules, box_stakes, totals.to_prison),
         "expected_return_per_unit": expected,
         "reward_per_coup": {
             "agent": reward_per_coup,
@@ -177,7 +171,7 @@ def summarise(totals: SessionTotals, table: Table) -> dict[str, Any]:
             "flat_1_noir": -edge + (_rig_flat(table) if table.rig else 0.0),
             "flat_same_stakes": (-edge + _rig_flat(table)) * staked / coups if coups else float("nan"),
         },
-        "verdict": verdict(ratio, low, high, expected, staked, table),
+        **judged,
     }
 
 
@@ -189,34 +183,108 @@ def _rig_flat(table: Table) -> float:
     return p * p * (table.rig.payout - 1.0) if table.rig else 0.0
 
 
-def verdict(ratio: float, low: float, high: float, expected: float, staked: float, table: Table) -> str:
-    """One sentence on the return per unit staked, against 0 and against exact odds."""
+def stake_noise(square_stakes: float, staked: float, table: Table) -> float:
+    """The standard error of the return per unit staked that the stakes themselves imply.
+
+    A coup's result less its exact expectation is a martingale difference: uncorrelated with every
+    other coup's, even when a system sizes its stakes from the past, so their variances add. A stake
+    decided on its coup (Noir or Rouge won: probability ``P(decided)``, first coup, SPEC 3) moves the
+    bankroll by the whole stake, so the net result of the run varies by at least
+    ``sqrt(P(decided) * sum(stake^2))`` units; divided by the units staked. The ratio estimate's own
+    standard error measures the same spread from the differences between sessions, and a handful of
+    sessions can show almost none of it: a martingale that won each of four short sessions looks
+    riskless. (Stakes on opposite boxes of one coup partly cancel, so for them this overstates the
+    noise, which only makes the verdict slower to call a result suspicious.)
+
+    :param square_stakes: the sum of the squares of every stake placed, units squared.
+    :param staked: the units staked.
+    """
+    from trente_env.odds import first_coup
+
     if staked <= 0:
-        return "sits out every coup: a return of 0, the best any policy can do on a fair table"
-    if np.isnan(low):
-        return "too few sessions for an interval"
-    against = "the exact expectation of its stakes" + (" (-house edge)" if table.rig is None else "")
-    consistent = low <= expected <= high
+        return float("nan")
+    odds = first_coup(table.rules.decks)
+    return float(np.sqrt((odds.p_noir + odds.p_rouge) * square_stakes) / staked)
+
+
+def verdict(
+    ratio: float,
+    se: float,
+    low: float,
+    high: float,
+    expected: float,
+    staked: float,
+    table: Table,
+    noise: float = 0.0,
+) -> dict[str, Any]:
+    """The return per unit staked judged against 0 and against exact odds, with how unlikely it is.
+
+    The p-values come from ``z = (ratio - expected) / s``, with ``s`` the larger of the ratio
+    estimate's standard error ``se`` and the ``noise`` the stakes imply (:func:`stake_noise`), so a
+    few lucky sessions cannot make a small run look impossible.
+
+    :return: ``verdict`` (one sentence), ``p_value`` (the one the sentence quotes, or None),
+        ``p_value_test`` (what it measures), ``p_value_se`` (``s``) and ``suspicious``
+        (``p_value`` < :data:`SUSPICIOUS_P`).
+    """
+    from experiments.stats import z_pvalue
+
+    s = max(se, noise) if noise == noise else se
+
+    def judged(text: str, p: float | None = None, test: str | None = None, fair: bool = True) -> dict[str, Any]:
+        suspicious = fair and p is not None and p < SUSPICIOUS_P  # finding the rig is the point, not a bug
+        return {
+            "verdict": text, "p_value": p, "p_value_test": test, "p_value_se": s if p is not None else None,
+            "suspicious": suspicious,
+        }  # fmt: skip
+
+    if staked <= 0:
+        return judged("sits out every coup: a return of 0, the best any policy can do on a fair table")
+    if not se > 0:
+        return judged("too few sessions for an interval")
     ci = f"95% CI {low:+.2%} to {high:+.2%}"
+    z = (ratio - expected) / s
     if table.rig is not None:
+        p = z_pvalue(ratio / s, "greater")
+        test = "one-sided: a return at least this far above 0 on a table without an edge"
         if low > 0:
-            return f"finds the rigged edge: return per unit staked significantly above 0 ({ci})"
-        return f"does NOT show the rigged edge: the {ci} reaches 0 or below"
-    if low > 0:
-        return f"above 0 on a fair table (95% CI {low:+.2%} to {high:+.2%}): impossible by exact odds, look for a bug"
-    if consistent:
-        return f"loses what the house edge says ({expected:+.2%}, inside the 95% CI {low:+.2%} to {high:+.2%})"
-    return f"differs from {against} {expected:+.2%} (95% CI {low:+.2%} to {high:+.2%})"
+            return judged(f"finds the rigged edge: return per unit staked significantly above 0 ({ci})", p, test, False)
+        return judged(f"does NOT show the rigged edge: the {ci} reaches 0 or below", p, test, False)
+    if ratio > 0:
+        p = z_pvalue(z, "greater")
+        test = f"one-sided: a return at least this far above the exact expectation {expected:+.3%}"
+        text = (
+            f"above 0 on a fair table ({ratio:+.2%}, {ci}); an honest table ends at least this far above "
+            f"the exact expectation {expected:+.2%} with probability p = {p:.2g} (one-sided)"
+        )
+        if p < SUSPICIOUS_P:
+            return judged(text + f": below {SUSPICIOUS_P:g}, suspicious: look for a bug", p, test)
+        return judged(text + f": chance does this often enough (suspicious only below p = {SUSPICIOUS_P:g})", p, test)
+    p = z_pvalue(z)
+    test = f"two-sided: a return at least this far from the exact expectation {expected:+.3%}"
+    if low <= expected <= high:
+        return judged(f"loses what the house edge says ({expected:+.2%}, inside the {ci})", p, test)
+    text = f"differs from the exact expectation of its stakes {expected:+.2%} ({ci}; p = {p:.2g}, two-sided)"
+    if p < SUSPICIOUS_P:
+        return judged(text + f": below {SUSPICIOUS_P:g}, suspicious: look for a bug", p, test)
+    return judged(text + ": a 95% interval misses about one run in twenty", p, test)
 
 
 def model_policy(path: str, algo: str | None = None):
-    """Load a model file (runs code: pickle) and return (ModelPolicy, env kwargs); one-line errors."""
+    """Load a model file (runs code: pickle) and return its ModelPolicy; one-line errors."""
     from strategies.model import ModelError, ModelPolicy
 
     try:
         return ModelPolicy(path, algo=algo)
     except ModelError as exc:
         fail(str(exc))
+
+
+def names_a_model(target: str) -> bool:
+    """Whether ``target`` names a model file (``PATH.zip``, ``model:PATH``, or an existing file)
+    rather than a strategy spec."""
+    target = target.strip()
+    return target.startswith("model:") or target.split(":", 1)[0].endswith(".zip") or Path(target).is_file()
 
 
 def evaluate_model(
@@ -228,32 +296,55 @@ def evaluate_model(
     algo: str | None = None,
     rigged: bool = False,
 ) -> dict[str, Any]:
-    """Evaluate the model file ``model`` on ``episodes`` sessions (see the module docstring).
+    """Evaluate ``model`` on ``episodes`` sessions (see the module docstring).
 
-    :param rules: the table (a preset or ``rigged-<preset>``); default: the one it was trained on.
-    :param seed: session ``i`` shuffles with seed ``seed + i`` (default away from training seeds).
+    :param model: a model file saved by ``trente-lab train`` (loading it runs code), or a strategy spec.
+    :param rules: the table (a preset or ``rigged-<preset>``); default: the one a model was trained
+        on, else ``classic``.
+    :param seed: session ``i`` plays the table seeded ``session_seed(seed, i)`` (default away from training seeds).
     """
-    policy = model_policy(model, algo)
-    trained_on = policy.meta.get("table")
-    name = rules or trained_on or "classic"
+    from strategies.registry import StrategyError, make_strategy
+
+    is_model = names_a_model(model)
+    if is_model:
+        policy = model_policy(model.strip().removeprefix("model:"), algo)
+        meta = policy.meta
+        trained_on = meta.get("table")
+        name = rules or trained_on or "classic"
+        payout = meta.get("payout") if name.startswith("rigged-") or rigged else None
+        bankroll = float(meta.get("bankroll", DEFAULT_BANKROLL))
+    else:
+        if algo is not None:
+            fail(f"--algo is for a model file; {model!r} is a strategy")
+        policy, meta, trained_on, name, payout, bankroll = None, {}, None, rules or "classic", None, DEFAULT_BANKROLL
     try:
-        table = parse_table(name, rigged, policy.meta.get("payout") if name.startswith("rigged-") or rigged else None)
+        table = parse_table(name, rigged, payout)
     except RLError as exc:
         fail(str(exc))
-    masks = policy.algo == "maskable-ppo"
+    if policy is None:
+        try:
+            policy = make_strategy(model, table.rules)
+        except StrategyError as exc:
+            path_like = "/" in model or "\\" in model
+            fail(f"model file {model!r} does not exist (nor is it a strategy spec)" if path_like else str(exc))
+    else:
+        from experiments.rl import set_threads
 
-    def act(obs: Any, action_masks: np.ndarray | None) -> np.ndarray:
-        kwargs = {"action_masks": action_masks} if action_masks is not None else {}
-        action, _ = policy.model.predict(obs, deterministic=True, **kwargs)
-        return action
-
-    from experiments.rl import set_threads
-
-    set_threads(1)
-    bankroll = float(policy.meta.get("bankroll", 1000.0))
-    totals = play_sessions(act, table, episodes, coups, seed, bankroll, masks, **policy.env_kwargs())
+        set_threads(1)
+    totals = play_sessions(policy, table, episodes, coups, seed, bankroll)
     report = summarise(totals, table)
-    report.update({"model": str(model), "algo": policy.algo, "trained_on": trained_on, "seed": seed})
+    report.update(
+        {
+            "policy": model,
+            "spec": policy.spec(),
+            "model": str(model) if is_model else None,
+            "algo": getattr(policy, "algo", None),
+            "trained_on": trained_on,
+            "seed": seed,
+            "coups": coups,
+            "bankroll": bankroll,
+        }
+    )
     return report
 
 
@@ -262,7 +353,7 @@ def print_report(report: dict[str, Any]) -> None:
     if report["positive_control"]:
         out.print(f"[bold magenta]{report['positive_control']}[/]")
     b = report["behaviour"]
-    view = RichTable(title=f"{report.get('model', 'policy')} on {report['table']}", title_justify="left")
+    view = RichTable(title=f"{report.get('policy', 'policy')} on {report['table']}", title_justify="left")
     view.add_column("behaviour")
     view.add_column("value", justify="right")
     view.add_row("sessions (ruined)", f"{report['sessions']} ({report['ruined']})")
@@ -281,7 +372,7 @@ def print_report(report: dict[str, Any]) -> None:
     out.print(view)
     r = report["return_per_unit_staked"]
     money = RichTable(title="Return per unit staked (95% CI over sessions)", title_justify="left")
-    for col in ("agent", "95% CI", "exact for its stakes", "house edge"):
+    for col in ("policy", "95% CI", "exact for its stakes", "house edge"):
         money.add_column(col, justify="right")
     ci = f"{r['ci_low']:+.3%} to {r['ci_high']:+.3%}" if r["ci_low"] == r["ci_low"] else "-"
     ratio = f"{r['ratio']:+.3%}" if r["ratio"] == r["ratio"] else "nothing staked"
@@ -289,14 +380,21 @@ def print_report(report: dict[str, Any]) -> None:
     out.print(money)
     rpc = report["reward_per_coup"]
     out.print(
-        f"Reward per coup: agent {rpc['agent']:+.3f} units · never bet 0 · flat 1 unit on Noir "
+        f"Reward per coup: policy {rpc['agent']:+.3f} units · never bet 0 · flat 1 unit on Noir "
         f"{rpc['flat_1_noir']:+.4f} · flat at its mean stake {rpc['flat_same_stakes']:+.3f}"
     )
     out.print(f"[bold]Verdict:[/] {report['verdict']}")
 
 
 def command(
-    model: Annotated[str, typer.Argument(help="Model file (.zip) saved by `trente-lab train`. Loading it runs code.")],
+    model: Annotated[
+        str,
+        typer.Argument(
+            help="Model file (.zip) saved by `trente-lab train`, or a strategy spec (e.g. martingale:base=2). "
+            "Loading a model (or a plugin) runs code.",
+            metavar="MODEL_OR_SPEC",
+        ),
+    ],
     episodes: Annotated[
         int,
         typer.Option(
@@ -320,8 +418,9 @@ def command(
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Play a trained agent on many sessions: what it bets, and its return per unit staked beside
-    the exact house edge. Loading a model file runs code (pickle): use only files you trust."""
+    """Play a trained agent or a betting system on many sessions: what it bets, and its return per
+    unit staked beside the exact house edge. Loading a model file runs code (pickle): use only files
+    you trust."""
     report = evaluate_model(model, episodes, rules, seed, coups, algo)
     if as_json:
         print_json(report)
@@ -329,4 +428,14 @@ def command(
         print_report(report)
 
 
-__all__ = ["SessionTotals", "evaluate_model", "expected_return", "play_sessions", "summarise", "verdict"]
+__all__ = [
+    "SUSPICIOUS_P",
+    "Behaviour",
+    "SessionTotals",
+    "evaluate_model",
+    "names_a_model",
+    "play_sessions",
+    "stake_noise",
+    "summarise",
+    "verdict",
+]

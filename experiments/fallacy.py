@@ -4,7 +4,8 @@ From ``N`` coups dealt by the bulk dealer, the table shows how often Rouge wins 
 ``k`` decided coups in a row, and after Noir has, for ``k = 0..K`` — and the same for Couleur and
 Inverse — each with its number of occasions and a 95% Wilson interval, beside the exact
 probability. A companion run plays a streak chaser, an anti-streak player ("it is due") and a flat
-bettor on the same shoes: each loses the same fraction of what it stakes.
+bettor on the same shoes, through the session runner every command shares (:mod:`strategies.runner`):
+each loses the same fraction of what it stakes.
 
 **What counts** (one definition, used for the table, the exact column and the strategies):
 
@@ -64,10 +65,13 @@ from experiments.console import (
     progress_bar,
 )
 from experiments.files import atomic_write_json, save_figure
+from experiments.stats import z_quantile
 
 CHUNK = 2_000_000  #: coups dealt between two updates of the progress bar
-Z95 = 1.959963984540054  #: the standard normal quantile of a two-sided 95% interval
+Z95 = z_quantile(0.95)  #: the standard normal quantile of a two-sided 95% interval
 SYSTEMS = ("streak:k=3", "anti-streak:k=3", "flat:box=rouge")  #: the companion's line-up
+#: The companion's starting bankroll: so large that no session of one-unit stakes is ruined.
+COMPANION_BANKROLL = float(10**9)
 
 #: The two pairs of boxes: (the side whose wins are counted, the other side).
 FAMILIES = (("rouge", "noir"), ("couleur", "inverse"))
@@ -188,70 +192,60 @@ def streak_table(counts: np.ndarray, max_streak: int, event: str, other: str, ex
 
 
 def compare_systems(
-    preset: str, specs: Sequence[str] = SYSTEMS, sessions: int = 5000, coups: int = 400, seed: int = 0
+    preset: str,
+    specs: Sequence[str] = SYSTEMS,
+    sessions: int = 5000,
+    coups: int = 400,
+    seed: int = 0,
+    bankroll: float = COMPANION_BANKROLL,
 ) -> dict[str, Any]:
-    """Play each system for ``sessions`` sessions of ``coups`` coups on the same shoes (table ``i``
-    is seeded ``seed + i`` for every system: common random numbers) and measure the return per unit
-    staked, net result / total staked, with a 95% interval by the delta method over sessions (the
-    independent units; the coups inside a session are not).
+    """Play each system for ``sessions`` sessions of ``coups`` coups on the same shoes (session ``i``
+    is the table seeded :func:`~strategies.runner.session_seed` ``(seed, i)`` for every system:
+    common random numbers), through the session runner every command shares
+    (:mod:`strategies.runner`, whose accounting convention applies: prisoners left at the end settle
+    on the following coups, with no new stake). The return per unit staked, net result / total
+    staked, comes with the delta-method 95% interval over sessions
+    (:func:`experiments.stats.ratio_estimate`; the sessions are the independent units, the coups
+    inside a session are not), beside minus the exact edge of the stakes placed
+    (:func:`trente_env.odds.stake_weighted_edge`). The same system gets the same numbers from
+    ``trente-lab tournament`` and ``trente-lab evaluate`` on the same shoes.
 
-    The bankroll is large enough that no session is ruined; stakes still in prison after the last
-    coup count as lost (a bias of about 1e-4 of the stakes, far inside the intervals).
+    :param bankroll: starting bankroll; the default is large enough that no session is ruined.
     """
-    import gymnasium as gym
-
-    import trente_env  # noqa: F401  (registers the environments)
+    from experiments.stats import ratio_estimate
     from strategies import StrategyError, make_strategy
-    from trente_env.odds import house_edges
+    from strategies.runner import play, session_seeds
+    from trente_env.odds import stake_weighted_edge
 
     rules = load_rules(preset)
-    edges = house_edges(rules)
-    systems = []
+    policies = []
     for spec in specs:
         try:
-            policy = make_strategy(spec, rules)
+            policies.append(make_strategy(spec, rules))
         except StrategyError as exc:
             fail(str(exc))
-        venv = gym.make_vec(
-            "TrenteEtQuarante-v0",
-            num_envs=sessions,
-            vectorization_mode="vector_entry_point",
-            bankroll=float(10**9),
-            max_episode_steps=coups + 1,
-            rules=rules,
-        )
-        obs, _ = venv.reset(seed=seed)
-        state = None
-        net, staked, bets = np.zeros(sessions), np.zeros(sessions), np.zeros(sessions)
-        for _ in range(coups):
-            actions, state = policy.act(obs, state)
-            obs, reward, _, _, info = venv.step(actions)
-            net += reward
-            stakes = info["stakes"].sum(axis=1)
-            staked += stakes
-            bets += stakes > 0
-        venv.close()
-        total = staked.sum()
-        ratio = net.sum() / total if total else float("nan")
-        se = float(np.sqrt((net - ratio * staked).var(ddof=1) / sessions) / staked.mean()) if total else float("nan")
-        boxes = [b.value for b in policy.boxes_played()]
-        edge = max(getattr(edges, b) for b in boxes) if boxes else 0.0
+    results = play(policies, rules, bankroll, coups, session_seeds(seed, sessions))
+    systems = []
+    for spec, policy, r in zip(specs, policies, results):
+        estimate = ratio_estimate(r["net"], r["staked"])
+        edge = stake_weighted_edge(rules, r["box_stakes"], getattr(policy, "to_prison", None))
         systems.append(
             {
                 "spec": spec,
                 "summary": type(policy).summary,
-                "coups_bet": float(bets.mean()),
-                "staked": float(total),
-                "net": float(net.sum()),
-                "return_per_unit": ratio,
-                "se": se,
-                "low": ratio - Z95 * se,
-                "high": ratio + Z95 * se,
+                "mean_staked": float(r["staked"].mean()),
+                "staked": float(r["staked"].sum()),
+                "net": float(r["net"].sum()),
+                "return_per_unit": estimate.ratio,
+                "se": estimate.se,
+                "low": estimate.ci_low,
+                "high": estimate.ci_high,
+                "edge": edge,
                 "minus_edge": -edge,
-                "contains_edge": bool(abs(ratio + edge) <= Z95 * se),
+                "contains_edge": bool(estimate.ci_low <= -edge <= estimate.ci_high),
             }
         )
-    return {"sessions": sessions, "coups": coups, "seed": seed, "systems": systems}
+    return {"sessions": sessions, "coups": coups, "seed": seed, "bankroll": bankroll, "systems": systems}
 
 
 # -- the whole analysis --------------------------------------------------------------------------
@@ -402,12 +396,12 @@ def render_systems(systems: dict[str, Any]) -> Table:
         title_justify="left",
         box=box.SIMPLE_HEAD,
     )
-    for col in ("system", "coups bet\nper session", "return per\nunit staked", "95% interval", "exact\n−edge"):
+    for col in ("system", "staked per\nsession", "return per\nunit staked", "95% interval", "exact\n−edge"):
         view.add_column(col, justify="left" if col == "system" else "right")
     for s in systems["systems"]:
         view.add_row(
             f"{system_label(s['spec'])} [dim]({s['spec']})[/dim]",
-            f"{s['coups_bet']:.0f}",
+            f"{s['mean_staked']:.0f}",
             f"{s['return_per_unit']:+.2%}",
             f"{s['low']:+.2%} … {s['high']:+.2%}",
             f"{s['minus_edge']:+.2%}",

@@ -383,7 +383,8 @@ def fallacy_section(document: Mapping[str, Any], source: str, folder_pngs: set[s
     if isinstance(systems, dict) and systems.get("systems"):
         rows = "".join(
             f'<tr><td class="l">{_e(system_label(s.get("spec", "")))} ({_e(s.get("spec", ""))})</td>'
-            f"<td>{_num(s.get('coups_bet'), '.0f')}</td><td>{_num(s.get('return_per_unit'), '+.2%')}</td>"
+            f"<td>{_num(s.get('mean_staked', s.get('coups_bet')), '.0f')}</td>"
+            f"<td>{_num(s.get('return_per_unit'), '+.2%')}</td>"
             f"<td class='ci'>{_num(s.get('low'), '+.2%')} … {_num(s.get('high'), '+.2%')}</td>"
             f"<td>{_num(s.get('minus_edge'), '+.2%')}</td></tr>"
             for s in systems["systems"]
@@ -392,7 +393,7 @@ def fallacy_section(document: Mapping[str, Any], source: str, folder_pngs: set[s
         parts.append(
             f"<h3>Same shoes, three ways to bet ({_num(systems.get('sessions'), ',')} sessions of "
             f"{_num(systems.get('coups'), ',')} coups)</h3><table><thead><tr><th class='l'>system</th>"
-            "<th>coups bet per session</th><th>return per unit staked</th><th>95% interval</th>"
+            "<th>staked per session</th><th>return per unit staked</th><th>95% interval</th>"
             f"<th>exact −edge</th></tr></thead><tbody>{rows}</tbody></table>"
         )
         if "systems.png" not in folder_pngs:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -291,26 +291,29 @@ def set_threads(n: int = 1) -> None:
     torch.set_num_threads(n)
 
 
-# -- return per unit staked --------------------------------------------------------------------
+# -- what exact odds expect --------------------------------------------------------------------
 
 
-def ratio_interval(y: Sequence[float], x: Sequence[float], z: float = 1.959964) -> tuple[float, float, float, float]:
-    """``sum(y) / sum(x)`` over sessions with its delta-method standard error and 95% interval.
+def expected_return(
+    table: Table, box_stakes: np.ndarray, rigged_staked: float = 0.0, to_prison: bool | None = None
+) -> float:
+    """What exact odds expect per unit staked for these stakes at ``table``: minus the stake-weighted
+    edge (:func:`trente_env.odds.stake_weighted_edge`, the tournament's), plus, on the positive
+    control, the rig's bonus on the ``rigged_staked`` Noir units placed right after a Noir win
+    (``P(Noir) * (payout - 1)`` each, first-coup probabilities, SPEC 3). 0 when nothing was staked.
 
-    Sessions are the independent units (SPEC 5): with ``R = sum(y) / sum(x)`` and residuals
-    ``d = y - R x``, ``se = sqrt(sum(d^2) / (n - 1) / n) / mean(x)``. Returns (R, se, low, high);
-    NaN when nothing was staked.
+    :param box_stakes: (2, 4) uninsured and insured units staked per box.
+    :param to_prison: under the choice rule, what the player does on a refait (None: the better choice).
     """
-    y, x = np.asarray(y, dtype=np.float64), np.asarray(x, dtype=np.float64)
-    n, total = y.size, x.sum()
-    if n == 0 or total <= 0:
-        return (float("nan"),) * 4
-    ratio = float(y.sum() / total)
-    if n < 2:
-        return ratio, float("nan"), float("nan"), float("nan")
-    d = y - ratio * x
-    se = float(np.sqrt(d @ d / (n - 1) / n) / (total / n))
-    return ratio, se, ratio - z * se, ratio + z * se
+    from trente_env.odds import first_coup, stake_weighted_edge
+
+    total = float(np.sum(box_stakes))
+    if total <= 0:
+        return 0.0
+    expected = -stake_weighted_edge(table.rules, box_stakes, to_prison)
+    if table.rig is not None:
+        expected += rigged_staked * first_coup(table.rules.decks).p_noir * (table.rig.payout - 1.0) / total
+    return expected
 
 
 __all__ = [
@@ -323,10 +326,10 @@ __all__ = [
     "Table",
     "TrainSettings",
     "algo_class",
+    "expected_return",
     "load_config",
     "metadata_path",
     "parse_table",
-    "ratio_interval",
     "sb3_env",
     "set_threads",
     "vector_env",

@@ -1,4 +1,4 @@
-"""Statistics of a tournament: the return per unit staked with its interval, and the verdicts.
+"""Statistics of the return per unit staked (every command uses this estimator) and the tournament's verdicts.
 
 **Sessions are the independent units** (SPEC 5). Session ``i`` of a system stakes ``x_i`` in total
 and ends ``y_i`` up or down (net result, prisoners settled). The headline is the ratio of totals::
@@ -11,8 +11,8 @@ delta method over sessions: with the residuals ``d_i = y_i - R x_i``::
 
     se(R) = sqrt( sum(d_i^2) / (n - 1) / n ) / mean(x)
 
-and the 95% interval is ``R +- 1.96 se``. It is the usual large-sample interval for a ratio
-(Cochran, *Sampling Techniques*, 6.4); a percentile bootstrap over sessions
+and the 95% interval is ``R +- z se`` with ``z = z_quantile(0.95)`` (1.959964). It is the usual
+large-sample interval for a ratio (Cochran, *Sampling Techniques*, 6.4); a percentile bootstrap over sessions
 (:func:`bootstrap_ratio`) agrees with it on our runs, and a test checks that.
 
 **Verdicts.** For every system that staked anything, two tests at a family-wise level of 5%:

@@ -1,23 +1,24 @@
 """``trente-lab tournament``: every betting system on the same shoes, and an honest verdict.
 
 **What it does.** Each system plays ``sessions`` sessions of at most ``coups`` coups, starting with
-``bankroll`` units, at tables with the chosen rules. A session ends after ``coups`` coups, at ruin
-(bankroll below the table minimum with nothing in prison) or when the system walks away
-(stop-win/stop-loss); stakes still in prison at the end are then left to settle, with no new stake.
+``bankroll`` units, at tables with the chosen rules, through the session runner shared by every
+command (:mod:`strategies.runner`, which states the accounting convention: a session ends after
+``coups`` coups, at ruin or when the system walks away; stakes still in prison then settle, with
+no new stake; the return per unit staked is net result / new stakes over the sessions).
 
 **Common random numbers.** Session ``i`` is one table of the native vector env
 (:class:`~trente_env.vector.TrenteEtQuaranteVectorEnv`) seeded with :func:`session_seed` ``(seed, i)``,
 the ``i``-th child of ``numpy.random.SeedSequence(seed)`` (what ``SeedSequence(seed).spawn(n)[i]``
-gives). Bets never change the cards, so every system sees exactly the same coups in session ``i``:
-differences between systems come from staking alone. The seed of a session does not depend on
-how the work is split, so the numbers are identical for any ``--workers``.
+gives), as in every command. Bets never change the cards, so every system sees exactly the same
+coups in session ``i``: differences between systems come from staking alone. The seed of a session
+does not depend on how the work is split, so the numbers are identical for any ``--workers``.
 
 **Two ways to play, one set of numbers.** The built-in systems play together on the compiled
 session loop of :mod:`experiments.sessions`: each session is dealt once and every system plays it,
 through the same compiled dealing, settlement and strategy code as the environments and
 :meth:`~strategies.base.Strategy.act`. A trained model or a plugin written as Python hooks plays
-on the vector env through its ``act`` (:func:`play_sessions`). For a built-in system both give
-identical numbers to the last chip (``tests/test_sessions.py``).
+on the vector env through its ``act`` (:func:`strategies.runner.play_sessions`). For a built-in
+system both give identical numbers to the last chip (``tests/test_sessions.py``).
 
 **Work and checkpoints.** Sessions are cut into blocks of ``block`` sessions (a fixed part of the
 configuration, recorded in the manifest). One task is one block of one group of systems (every
@@ -154,6 +155,7 @@ from experiments.console import (
     print_json,
 )
 from experiments.files import atomic_write, atomic_write_bytes, atomic_write_text, json_default
+from strategies.runner import SESSION_FIELDS, play_sessions, session_seed, session_seeds
 from trente_env.rules import MAX_MONEY
 
 #: Default size of a run: every confidence interval excludes 0 and it finishes in well under a minute here.
@@ -167,19 +169,6 @@ DEFAULT_TRAJECTORIES = 1000
 #: At most this many bankroll values per strategy are kept for the trajectory plot (memory bound).
 TRAJECTORY_VALUES = 4_000_000
 
-SESSION_FIELDS = (
-    "net",
-    "staked",
-    "final_bankroll",
-    "coups",
-    "ahead",
-    "ruined",
-    "walked",
-    "max_drawdown",
-    "longest_losing_run",
-    "table_max_hits",
-    "bankroll_hits",
-)
 MANIFEST_SCHEMA = "trente-lab/tournament-manifest/1"
 RESULTS_SCHEMA = "trente-lab/tournament-results/1"
 
@@ -510,120 +499,6 @@ def shipped_configs() -> dict[str, Path]:
 # -- playing sessions ----------------------------------------------------------------------------
 
 
-def session_seed(seed: int, i: int) -> int:
-    """The shuffle seed of session ``i``: the ``i``-th child of ``SeedSequence(seed)`` as a 128-bit int."""
-    words = np.random.SeedSequence(seed, spawn_key=(i,)).generate_state(2, np.uint64)
-    return int(words[0]) | (int(words[1]) << 64)
-
-
-def play_sessions(
-    policy: Any,
-    rules: Any,
-    bankroll: float,
-    coups: int,
-    seeds: Sequence[int],
-    keep: int = 0,
-) -> dict[str, np.ndarray]:
-    """Play one session per seed with ``policy`` on the native vector env; per-session results.
-
-    :param policy: a strategy (anything with ``act(obs, state) -> (actions, state)``, full action form).
-    :param rules: the RuleSet of every table.
-    :param bankroll: starting bankroll, units.
-    :param coups: the session's length in coups (it may end earlier: ruin, walk-away).
-    :param seeds: one table seed per session.
-    :param keep: record the bankroll after every coup of the first ``keep`` sessions.
-    :return: the :data:`SESSION_FIELDS` arrays, ``box_stakes`` ((2, 4): uninsured and insured
-        stakes per box, summed over sessions) and ``trajectories`` ((keep, coups + 1), float32).
-    """
-    from experiments.sessions import SETTLE_LIMIT
-    from trente_env.vector import TrenteEtQuaranteVectorEnv
-
-    n = len(seeds)
-    venv = TrenteEtQuaranteVectorEnv(num_envs=n, rules=rules, bankroll=bankroll)
-    obs, _ = venv.reset(seed=list(seeds))
-    state = None
-    net = np.zeros(n)
-    box_total = np.zeros((n, 4))  # new stakes per session and box
-    box_insured = np.zeros(4)  # of which insured, summed over sessions
-    peak = np.full(n, float(bankroll))
-    drawdown = np.zeros(n)
-    run = np.zeros(n, dtype=np.int64)
-    longest = np.zeros(n, dtype=np.int64)
-    played = np.zeros(n, dtype=np.int64)
-    table_hits = np.zeros(n, dtype=np.int64)
-    bank_hits = np.zeros(n, dtype=np.int64)
-    walked = np.zeros(n, dtype=np.bool_)
-    active = np.ones(n, dtype=np.bool_)  # the session is still on: the system may stake
-    counting = np.ones(n, dtype=np.bool_)  # still on, or waiting for a prisoner to settle
-    keep = min(keep, n)
-    trajectories = np.empty((keep, coups + 1), dtype=np.float32)
-    trajectories[:, 0] = bankroll
-    zeros = np.zeros(n, dtype=np.int64)
-    c = 0
-    while c < coups + SETTLE_LIMIT:
-        hits0 = getattr(state, "table_max_hits", zeros).copy()
-        bhits0 = getattr(state, "bankroll_hits", zeros).copy()
-        actions, state = policy.act(obs, state)
-        if c < coups:
-            gone = getattr(state, "walked", None)
-            if gone is not None:
-                walked |= active & gone
-                active &= ~gone
-        else:
-            active[:] = False
-        table_hits += (getattr(state, "table_max_hits", zeros) - hits0) * active
-        bank_hits += (getattr(state, "bankroll_hits", zeros) - bhits0) * active
-        actions = np.asarray(actions) * active[:, None]  # a finished session stakes nothing
-        played += active
-        obs, reward, terminated, _, info = venv.step(actions)
-        # rows of finished sessions (or of a table restarting after ruin) carry stale values
-        reward *= counting
-        stakes = info["stakes"]
-        stakes *= counting[:, None]
-        box_total += stakes
-        insured = info["insured"]
-        if insured.any():
-            box_insured += (stakes * insured).sum(axis=0)
-        net += reward
-        money = net + bankroll
-        np.maximum(peak, money, out=peak)
-        np.maximum(drawdown, peak - money, out=drawdown)
-        run += reward < 0  # a losing run: coups that lost money; one that won money ends it
-        run[reward > 0] = 0
-        np.maximum(longest, run, out=longest)
-        if c < coups and keep:
-            trajectories[:, c + 1] = money[:keep]
-        c += 1
-        ruined_now = counting & terminated
-        if ruined_now.any():
-            active &= ~ruined_now
-            counting &= ~ruined_now
-        waiting = counting & ~active
-        if waiting.any():  # finished sessions wait only for their prisoners
-            counting &= active | obs["prison"].any(axis=1)
-        if not counting.any():
-            break
-    final = bankroll + net
-    if keep:  # a finished session keeps its final bankroll (prisoners settled after the end too)
-        trajectories[:, min(c, coups - 1) + 1 :] = final[:keep, None]
-    uninsured = box_total.sum(axis=0) - box_insured
-    return {
-        "net": net,
-        "staked": box_total.sum(axis=1),
-        "final_bankroll": final,
-        "coups": played,
-        "ahead": net > 0,
-        "ruined": final < rules.table_min,
-        "walked": walked,
-        "max_drawdown": drawdown,
-        "longest_losing_run": longest,
-        "table_max_hits": table_hits,
-        "bankroll_hits": bank_hits,
-        "box_stakes": np.stack([uninsured, box_insured]),
-        "trajectories": trajectories,
-    }
-
-
 def trajectory_sessions(config: TournamentConfig) -> int:
     """How many sessions keep their bankroll after every coup: ``config.trajectories``, fewer for
     very long sessions (at most :data:`TRAJECTORY_VALUES` numbers per strategy)."""
@@ -632,7 +507,7 @@ def trajectory_sessions(config: TournamentConfig) -> int:
 
 @functools.lru_cache(maxsize=4)
 def _block_seeds(seed: int, start: int, stop: int) -> tuple[int, ...]:
-    return tuple(session_seed(seed, i) for i in range(start, stop))
+    return tuple(session_seeds(seed, stop - start, start))
 
 
 def run_task(
@@ -640,22 +515,19 @@ def run_task(
 ) -> dict[int, dict[str, np.ndarray]]:
     """Play block ``b`` of the strategies ``group``: the same result wherever and whenever it runs.
 
-    Built-in systems play together on the compiled session loop (on ``threads`` threads); any
-    other policy plays alone on the native vector env (:func:`play_sessions`). Both give identical
-    numbers for a built-in.
+    The session runner (:func:`strategies.runner.play`) plays built-in systems together on the
+    compiled session loop (on ``threads`` threads) and any other policy alone on the native vector
+    env; both give identical numbers for a built-in.
     """
-    from experiments.sessions import compiled, play_compiled
     from strategies.registry import make_strategy
+    from strategies.runner import play
 
     rules = config.ruleset()
     policies = [make_strategy(config.specs[s], rules) for s in group]
     start, stop = config.block_range(b)
     seeds = _block_seeds(config.seed, start, stop)
     keep = max(0, min(trajectory_sessions(config), stop) - start)
-    if all(compiled(p) for p in policies):
-        results = play_compiled(policies, rules, config.bankroll, config.coups, seeds, keep, threads)
-    else:
-        results = [play_sessions(p, rules, config.bankroll, config.coups, seeds, keep) for p in policies]
+    results = play(policies, rules, config.bankroll, config.coups, seeds, keep, threads=threads)
     return dict(zip(group, results))
 
 
@@ -1245,37 +1117,30 @@ def collect(
     return results
 
 
-def strategy_edge(spec: str, rules: Any, box_stakes: np.ndarray) -> float:
-    """The exact house edge of what a system staked: the edge of each box (under the refait rule
-    the system plays), weighted by the stakes it placed there (insured stakes at the insured edge)."""
+def _to_prison(spec: str, rules: Any) -> bool | None:
+    """Under the ``choice`` rule, whether the system ``spec`` sends its stakes to prison (None: it
+    does not say, or the rules offer no choice)."""
     from strategies.registry import make_strategy
-    from trente_env.odds import house_edges
     from trente_env.rules import Refait
 
-    if rules.refait is Refait.CHOICE:
-        policy = make_strategy(spec, rules)
-        to_prison = getattr(policy, "to_prison", None)
-        if to_prison is not None:
-            rules = rules.replace(refait=Refait.PRISON if to_prison else Refait.HALF)
-    edges = house_edges(rules)
-    per_box = np.array([edges.noir, edges.rouge, edges.couleur, edges.inverse])
-    insured = edges.insured if edges.insured is not None else 0.0
-    total = box_stakes.sum()
-    if total <= 0:
-        return float(edges.noir)
-    return float((box_stakes[0] @ per_box + box_stakes[1].sum() * insured) / total)
+    if rules.refait is not Refait.CHOICE:
+        return None
+    return getattr(make_strategy(spec, rules), "to_prison", None)
 
 
 def summarize(config: TournamentConfig, sessions: Mapping[str, Mapping[str, np.ndarray]]) -> dict[str, Any]:
     """The results document (see the module docstring) from every session's results."""
     from experiments.stats import ratio_estimate, verdicts
-    from trente_env.odds import house_edges
+    from trente_env.odds import house_edges, stake_weighted_edge
 
     rules = config.ruleset()
     edges = house_edges(rules)
     labels = list(config.strategies)
     estimates = [ratio_estimate(sessions[k]["net"], sessions[k]["staked"]) for k in labels]
-    strategy_edges = [strategy_edge(spec, rules, sessions[k]["box_stakes"]) for k, spec in zip(labels, config.specs)]
+    strategy_edges = [
+        stake_weighted_edge(rules, sessions[k]["box_stakes"], _to_prison(spec, rules))
+        for k, spec in zip(labels, config.specs)
+    ]
     tests, correction = verdicts(estimates, strategy_edges)
     table: dict[str, dict[str, Any]] = {}
     for label, spec, est, edge, test in zip(labels, config.specs, estimates, strategy_edges, tests):
@@ -1713,6 +1578,8 @@ def print_table(document: Mapping[str, Any], width: int = 150) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from experiments.stats import z_quantile
+
     table = document["strategies"]
     console = out if out.is_terminal else Console(width=width, highlight=False)
     view = Table(
@@ -1752,7 +1619,7 @@ def print_table(document: Mapping[str, Any], width: int = 150) -> None:
         elif r["se"] is None:
             ret = f"{r['return_per_unit']:+.2%}"
         else:
-            ret = f"{r['return_per_unit']:+.2%} ±{1.959964 * r['se']:.2%}"
+            ret = f"{r['return_per_unit']:+.2%} ±{z_quantile(0.95) * r['se']:.2%}"
         alarm = r["consistent_with_edge"] is False or r["above_zero"]
         view.add_row(
             label,

@@ -65,17 +65,14 @@ class Form(str, Enum):
 
 
 def evaluate_now(model: Any, table: Table, config: RLConfig, env_kwargs: dict[str, Any], seed: int) -> dict[str, Any]:
-    """The greedy policy of ``model`` on the fixed evaluation sessions: the summary of
+    """The greedy policy of ``model`` on the fixed evaluation sessions (the same shoes every time),
+    played by the session runner as ``trente-lab evaluate`` plays it: the summary of
     :func:`experiments.evaluate.summarise`."""
-    masks = config.algo == "maskable-ppo"
+    from strategies.model import ModelPolicy
 
-    def act(obs: Any, action_masks: np.ndarray | None) -> np.ndarray:
-        kwargs = {"action_masks": action_masks} if action_masks is not None else {}
-        return model.predict(obs, deterministic=True, **kwargs)[0]
-
+    policy = ModelPolicy.of(model, config.algo, {"env": env_kwargs, "boxes": len(table.rules.boxes)})
     s = config.train
-    totals = play_sessions(act, table, s.eval_sessions, s.eval_coups, seed, masks=masks, **env_kwargs)
-    return summarise(totals, table)
+    return summarise(play_sessions(policy, table, s.eval_sessions, s.eval_coups, seed), table)
 
 
 def _curve_callback(table: Table, config: RLConfig, env_kwargs: dict[str, Any], seed: int, progress: Progress | None):

@@ -21,7 +21,8 @@ Modules: :mod:`strategies.base` (the interface and the rules common to every sys
 :mod:`strategies.kernel` (the compiled state machine behind every built-in system),
 :mod:`strategies.progressions` (martingale, paroli, Labouchère...), :mod:`strategies.patterns`
 (streaks, the gambler's fallacy, random, never), :mod:`strategies.registry` (names, spec strings,
-config files, plugins), :mod:`strategies.model` (trained SB3 models).
+config files, plugins), :mod:`strategies.model` (trained SB3 models), :mod:`strategies.runner`
+(the session runner every command plays through, and its accounting convention).
 """
 
 from strategies.base import Box, OnLimit, RefaitMode, SessionState, Strategy

@@ -40,7 +40,8 @@ class ModelPolicy:
     """A trained SB3 model as a policy: same ``act``/``predict`` as a :class:`~strategies.base.Strategy`.
 
     :meth:`act` reads dict or flat observations (any scoreboard length at least the model's) and
-    returns actions in the env's full form, ``(n, 12)``, like every strategy. :meth:`predict` passes
+    returns actions in the env's full form, ``(n, 12)``, like every strategy (a MaskablePPO model is
+    told the legal actions, from the money in hand the observation shows). :meth:`predict` passes
     observations straight to the model and returns the model's own actions: use it in an env built
     with the settings of :meth:`env_kwargs` (what the model was trained on).
 
@@ -93,6 +94,20 @@ class ModelPolicy:
                 f"{str(self.path.with_suffix('.json'))!r} does not describe {str(self.path)!r}: its settings give "
                 f"observations {implied[0]} and actions {implied[1]}, the model takes {actual[0]} and {actual[1]}"
             )
+
+    @classmethod
+    def of(cls, model: Any, algo: str, meta: dict[str, Any] | None = None, deterministic: bool = True) -> ModelPolicy:
+        """A policy around a model already in memory (``trente-lab train`` evaluating as it learns).
+
+        :param meta: what ``model.json`` would say (at least ``env``: the settings it trains in).
+        """
+        policy = cls.__new__(cls)
+        policy.path = Path(f"<{algo} in memory>")
+        policy.meta = dict(meta or {})
+        policy.algo = algo
+        policy.deterministic = deterministic
+        policy.model = model
+        return policy
 
     def env_kwargs(self) -> dict[str, Any]:
         """The env settings the model plays in: ``action_form``, ``observation``, ``history``,
@@ -182,11 +197,21 @@ class ModelPolicy:
         single = (
             np.asarray(observation["bankroll"]) if isinstance(observation, dict) else np.asarray(observation)
         ).ndim == 1
+        kwargs = {"action_masks": self.action_masks(observation)} if self.algo == "maskable-ppo" else {}
         actions, state = self.model.predict(
-            self.model_observation(observation), state, episode_start, self.deterministic
+            self.model_observation(observation), state, episode_start, self.deterministic, **kwargs
         )
         rows = self.full_actions(actions)
         return (rows[0] if single else rows), state
+
+    def action_masks(self, observation: np.ndarray | dict[str, np.ndarray]) -> np.ndarray:
+        """The legal actions, in the model's action form, for a batch of env observations (dict or
+        flat): what MaskablePPO is told (:meth:`trente_env.env.Layout.action_masks` of the money in hand)."""
+        if isinstance(observation, dict):
+            bankroll = np.asarray(observation["bankroll"], dtype=np.float64).reshape(-1)
+        else:  # the bankroll is the first number of a flat observation (Gymnasium's key order)
+            bankroll = np.asarray(observation, dtype=np.float64).reshape(-1, np.shape(observation)[-1])[:, 0]
+        return self._layout.action_masks(bankroll)
 
     def spec(self) -> str:
         return f"{self.path}:algo={self.algo}"

@@ -124,9 +124,9 @@ def test_systems_on_the_same_shoes_lose_the_same_fraction() -> None:
         assert s["minus_edge"] == pytest.approx(-edge)
         assert abs(s["return_per_unit"] + edge) < 4 * s["se"]
         assert s["return_per_unit"] < 0
-    # following and opposing the streak bet on the very same coups
-    assert by_name["streak"]["coups_bet"] == by_name["anti-streak"]["coups_bet"]
-    assert by_name["flat"]["coups_bet"] == 300
+    # following and opposing the streak bet one unit on the very same coups; flat bets every coup
+    assert by_name["streak"]["mean_staked"] == by_name["anti-streak"]["mean_staked"]
+    assert by_name["flat"]["mean_staked"] == 300
 
 
 def test_cli_json_and_plots(tmp_path: Path) -> None:

@@ -11,8 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from experiments.cli import app
-from experiments.evaluate import expected_return, play_sessions, summarise
-from experiments.rl import RLError, load_config, parse_table, ratio_interval, vector_env
+from experiments.evaluate import play_sessions, summarise
+from experiments.rl import RLError, expected_return, load_config, parse_table, vector_env
+from strategies import make_strategy
 from trente_env.coup import Result
 from trente_env.odds import first_coup, house_edges
 
@@ -151,62 +152,66 @@ def test_the_rig_pays_half_a_stake_more_exactly_after_a_noir_win() -> None:
 # -- evaluation arithmetic -----------------------------------------------------------------------
 
 
-def test_ratio_interval_by_hand() -> None:
-    y, x = np.array([1.0, -3.0, 0.0, -2.0]), np.array([10.0, 10.0, 20.0, 0.0])
-    ratio, se, low, high = ratio_interval(y, x)
-    assert ratio == pytest.approx(-4 / 40)
-    d = y - ratio * x
-    assert se == pytest.approx(np.sqrt((d @ d) / 3 / 4) / 10)
-    assert (low, high) == pytest.approx((ratio - 1.959964 * se, ratio + 1.959964 * se))
-    assert np.isnan(ratio_interval([0.0], [0.0])[0])
+class NoirAfterNoir:
+    """A scripted policy that reads the scoreboard: 100 units on Noir right after a Noir win, else
+    sit out (the rig's situation)."""
+
+    def act(self, obs, state=None):  # noqa: ANN001, ANN201
+        actions = np.zeros((obs["results"].shape[0], 12), dtype=np.int64)
+        actions[obs["results"][:, 0] == Result.NOIR, 0] = 100
+        return actions, state
 
 
 def test_a_scripted_flat_noir_policy_loses_the_house_edge() -> None:
     table = parse_table("classic")
-    totals = play_sessions(noir_always, table, 400, 200, seed=1, action_form="discrete", observation="flat")
+    totals = play_sessions(make_strategy("flat"), table, 400, 200, seed=1)
     report = summarise(totals, table)
     b = report["behaviour"]
     assert b["coups"] == 400 * 200 and b["sat_out"] == 0.0  # one unit never ruins a bankroll of 1000
-    assert totals.staked.tolist() == [200.0] * 400
+    assert totals.staked.tolist() == [200.0] * 400  # a prisoner is not staked again
     assert b["box_share"]["noir"] == 1.0 and b["stakes"] == {"1": 80_000}
-    assert report["expected_return_per_unit"] == pytest.approx(-EDGE)
+    assert report["expected_return_per_unit"] == pytest.approx(-EDGE) and report["edge"] == pytest.approx(EDGE)
     r = report["return_per_unit_staked"]
     # 80,000 one-unit coups: se ~ 0.95 / sqrt(80,000) = 0.34%; seeded, so the 95% CI either covers
     # -edge or not, for good. It does, and the verdict says so.
     assert 0.002 < r["se"] < 0.005
     assert r["ci_low"] < -EDGE < r["ci_high"]
-    assert report["verdict"].startswith("loses what the house edge says")
+    assert report["verdict"].startswith("loses what the house edge says") and not report["suspicious"]
     assert report["reward_per_coup"]["agent"] == pytest.approx(r["ratio"])  # one unit per coup
 
 
 def test_never_betting_returns_nothing() -> None:
     table = parse_table("classic")
-    report = summarise(
-        play_sessions(lambda obs, m: np.zeros(obs.shape[0], np.int64), table, 8, 50, action_form="discrete",
-                      observation="flat"),
-        table,
-    )  # fmt: skip
+    report = summarise(play_sessions(make_strategy("never"), table, 8, 50), table)
     assert report["total_staked"] == 0 and report["net"] == 0 and report["behaviour"]["sat_out"] == 1.0
-    assert report["verdict"].startswith("sits out every coup")
+    assert report["verdict"].startswith("sits out every coup") and report["p_value"] is None
 
 
 def test_a_scripted_policy_that_reads_the_scoreboard_finds_the_rigged_edge() -> None:
     table = parse_table("rigged-classic")
-    results_at = vector_env(table, 1, observation="flat").layout.offsets["results"]  # last coup, one-hot
-
-    def noir_after_noir(obs, masks):  # 100 units on Noir right after a Noir win, else sit out
-        return np.where(obs[:, results_at + Result.NOIR] == 1.0, 4, 0)
-
-    totals = play_sessions(noir_after_noir, table, 200, 200, seed=3, action_form="discrete", observation="flat")
+    totals = play_sessions(NoirAfterNoir(), table, 200, 200, seed=3)
     report = summarise(totals, table)
     exact = P_NOIR * 0.5 - EDGE  # +21.1% per unit staked in the rigged situation
-    assert expected_return(totals, table) == pytest.approx(exact)
+    assert expected_return(table, totals.box_stakes, totals.behaviour.rigged_staked) == pytest.approx(exact)
+    assert report["expected_return_per_unit"] == pytest.approx(exact)
     assert report["behaviour"]["bet_rate_after"]["noir"] == 1.0
     assert report["behaviour"]["bet_rate_after"]["rouge"] == 0.0
+    assert report["rig_bonus"] > 0
     r = report["return_per_unit_staked"]
     # ~8,900 stakes of 100 units: se ~ 1.1 / sqrt(8,900) = 1.2%; the exact value is inside the CI
     assert r["ci_low"] < exact < r["ci_high"] and r["ci_low"] > 0.15
-    assert report["verdict"].startswith("finds the rigged edge")
+    assert report["verdict"].startswith("finds the rigged edge") and not report["suspicious"]
+
+
+def test_the_verdict_still_flags_money_that_odds_cannot_explain() -> None:
+    # The rig's bonus judged as if the table were fair: about +21% per unit staked where exact odds
+    # say -1.12%, some 18 standard errors away: what a bug in the engine would look like.
+    from experiments.evaluate import SUSPICIOUS_P
+
+    totals = play_sessions(NoirAfterNoir(), parse_table("rigged-classic"), 200, 200, seed=3)
+    report = summarise(totals, parse_table("classic"))
+    assert report["suspicious"] and report["p_value"] < SUSPICIOUS_P
+    assert "look for a bug" in report["verdict"] and "p = " in report["verdict"]
 
 
 # -- the model seam ------------------------------------------------------------------------------
@@ -256,8 +261,8 @@ def test_every_algorithm_trains_saves_and_is_accepted_by_evaluate_and_the_strate
     for name in ("model", "metadata", "curve_csv", "curve_png"):
         assert Path(files[name]).stat().st_size > 0
     assert len(Path(files["curve_csv"]).read_text().splitlines()) >= 3  # header, start, end
-    report = evaluate_model(files["model"], episodes=4, coups=50)
-    assert report["algo"] == algo and report["sessions"] == 4
+    report = evaluate_model(files["model"], episodes=6, coups=20, seed=5)
+    assert report["algo"] == algo and report["sessions"] == 6
     policy = make_strategy(files["model"])  # as the tournament makes its entrants
     venv = TrenteEtQuaranteVectorEnv(3)  # the full form and dict observations strategies play in
     obs, _ = venv.reset(seed=0)
@@ -266,10 +271,16 @@ def test_every_algorithm_trains_saves_and_is_accepted_by_evaluate_and_the_strate
     venv.step(actions)
     from experiments.tournament import make_config, run_tournament
 
-    config = make_config(f"flat,model:{files['model']}", sessions=6, coups=20, block=3)
+    config = make_config(f"flat,model:{files['model']}", sessions=6, coups=20, seed=5)
     doc = run_tournament(config, tmp_path / "tournament", plots=False)
     model = doc["strategies"][f"model:{files['model']}"]
     assert model["sessions"] == 6 and model["mean_coups"] > 0 and model["spec"].endswith(f":algo={algo}")
+    # the same sessions through evaluate and the tournament: the same numbers (one session runner)
+    r = report["return_per_unit_staked"]
+    assert (report["net"], report["total_staked"]) == (model["net"], model["total_staked"])
+    if model["total_staked"]:
+        assert (r["ratio"], r["ci_low"], r["ci_high"]) == (model["return_per_unit"], model["ci_low"], model["ci_high"])
+        assert report["edge"] == model["edge"]
 
 
 @pytest.mark.slow

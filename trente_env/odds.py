@@ -299,3 +299,29 @@ def house_edges(rules: RuleSet, odds: CoupOdds | None = None) -> HouseEdge:
         insured=insured,
         prisoner_value=prisoner_value(odds.p_noir, odds.p_rouge, r, rules),
     )
+
+
+def stake_weighted_edge(rules: RuleSet, box_stakes: np.ndarray, to_prison: bool | None = None) -> float:
+    """The exact house edge of what a player staked: each box's edge weighted by the units staked on it.
+
+    Used wherever a return per unit staked is set beside the exact odds (the tournament, ``evaluate``,
+    the fallacy companion), so that the expectation of the same stakes is the same number everywhere.
+
+    :param rules: the table's rules.
+    :param box_stakes: (2, 4) units of new stake per box (Noir, Rouge, Couleur, Inverse): the first
+        row uninsured, the second insured (insured units count at the insured edge).
+    :param to_prison: under the ``choice`` rule, whether the player sends its stakes to prison (True)
+        or takes half (False) on a refait; None: the better of the two (a player who chooses well).
+    :return: the edge, a fraction of the units staked (positive: the bank's take); the Noir edge when
+        nothing was staked.
+    """
+    if rules.refait is Refait.CHOICE and to_prison is not None:
+        rules = rules.replace(refait=Refait.PRISON if to_prison else Refait.HALF)
+    edges = house_edges(rules)
+    stakes = np.asarray(box_stakes, dtype=np.float64).reshape(2, 4)
+    total = stakes.sum()
+    if total <= 0:
+        return float(edges.noir)
+    per_box = np.array([edges.noir, edges.rouge, edges.couleur, edges.inverse])
+    insured = edges.insured if edges.insured is not None else 0.0
+    return float((stakes[0] @ per_box + stakes[1].sum() * insured) / total)

@@ -1,0 +1,282 @@
+"""The session runner shared by every consumer: the tournament, ``trente-lab evaluate`` (and the
+periodic evaluation of ``trente-lab train``) and the fallacy companion game all play their sessions
+through :func:`play`, so the numbers of a system do not depend on the command that printed them.
+
+**The accounting convention** (the only one in trente-lab; the README states it too):
+
+* A session starts with ``bankroll`` units at a table of its own and lasts at most ``coups`` coups.
+  It ends earlier at *ruin* (money in hand below the table minimum with nothing in prison) or when
+  the system *walks away* (stop-win or stop-loss).
+* After the last coup, ruin or walk-away **no new stake is placed**. Stakes still in prison settle
+  on the following coups of the same shoe (freed, lost, or held again by the rules' refait), for at
+  most :data:`~experiments.sessions.SETTLE_LIMIT` coups (a prisoner still held after that many
+  coups, which takes about a thousand ties in a row, would count as lost).
+* The session's **net result** ``y`` is the change of the bankroll once every stake has settled:
+  wins, losses, halves, freed prisoners, insurance premiums (and, on the rigged table of the
+  positive control, its bonus).
+* The session's **total staked** ``x`` is the sum of the new stakes it placed; a prisoner is not
+  staked again, and an insurance premium is not a stake.
+* The **return per unit staked** is ``R = sum(y) / sum(x)`` over the sessions, the independent
+  units, with the delta-method interval of :func:`experiments.stats.ratio_estimate`. Beside it
+  stands the exact expectation of the very stakes placed:
+  ``-``:func:`trente_env.odds.stake_weighted_edge`.
+
+**Seeds.** Session ``i`` of a run with seed ``s`` plays a table seeded :func:`session_seed` ``(s, i)``,
+the ``i``-th child of ``numpy.random.SeedSequence(s)``, in every command. Bets never change the
+cards, so every system sees the same coups in session ``i`` (common random numbers), and the seed of
+a session does not depend on how the work is split.
+
+**Two ways to play, one set of numbers.** :func:`play` plays built-in systems together on the
+compiled session loop (:func:`experiments.sessions.play_compiled`: each session dealt once, no
+observation built), and any other policy (a trained model, a plugin written as Python hooks), or
+any policy when a table factory or an observer is given, on the native vector environment through
+its ``act`` (:func:`play_sessions`). For a built-in system both give identical numbers to the last
+chip (``tests/test_sessions.py``, ``tests/test_runner.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from trente_env.rules import RuleSet
+
+#: The per-session results of :func:`play`, one array each (one entry per session).
+SESSION_FIELDS = (
+    "net",
+    "staked",
+    "final_bankroll",
+    "coups",
+    "ahead",
+    "ruined",
+    "walked",
+    "max_drawdown",
+    "longest_losing_run",
+    "table_max_hits",
+    "bankroll_hits",
+)
+
+
+def session_seed(seed: int, i: int) -> int:
+    """The table seed of session ``i``: the ``i``-th child of ``SeedSequence(seed)`` as a 128-bit int."""
+    words = np.random.SeedSequence(seed, spawn_key=(i,)).generate_state(2, np.uint64)
+    return int(words[0]) | (int(words[1]) << 64)
+
+
+def session_seeds(seed: int, sessions: int, first: int = 0) -> list[int]:
+    """The table seeds of ``sessions`` sessions of a run with seed ``seed``, from session ``first`` on."""
+    return [session_seed(seed, i) for i in range(first, first + sessions)]
+
+
+@dataclass(frozen=True)
+class CoupView:
+    """What an observer of :func:`play_sessions` sees of one coup, one entry per session.
+
+    Rows of sessions that are over (and no longer waiting for a prisoner) hold zeros in ``stakes``
+    and ``reward``.
+    """
+
+    coup: int  #: the coup's index in the session (``coup >= coups``: prisoners settling after the end)
+    last_result: np.ndarray  #: (n,) the result code of the coup before (the scoreboard the bet saw; 5: none yet)
+    playing: np.ndarray  #: (n,) bool: the session is on, its system could stake on this coup
+    stakes: np.ndarray  #: (n, 4) new stakes placed per box, units
+    insured: np.ndarray  #: (n, 4) bool: which of them are insured
+    reward: np.ndarray  #: (n,) the money this coup won or lost, units
+    info: dict[str, Any]  #: the vector env's ``info`` of the coup (e.g. the rig's ``bonus``)
+
+
+#: An observer: called after every coup of :func:`play_sessions`.
+Observer = Callable[[CoupView], None]
+#: A table factory: ``factory(num_envs, rules=..., bankroll=..., **observation_kwargs)`` -> a
+#: :class:`~trente_env.vector.TrenteEtQuaranteVectorEnv` (or a subclass, as the rigged table).
+EnvFactory = Callable[..., Any]
+
+
+def is_compiled(policy: object) -> bool:
+    """Whether ``policy`` plays on the compiled session loop (a built-in system, not a model or hooks)."""
+    from experiments.sessions import compiled
+
+    return compiled(policy)
+
+
+def play(
+    policies: Sequence[Any],
+    rules: RuleSet,
+    bankroll: float,
+    coups: int,
+    seeds: Sequence[int],
+    keep: int = 0,
+    *,
+    env_factory: EnvFactory | None = None,
+    observer: Observer | None = None,
+    threads: int = 1,
+) -> list[dict[str, np.ndarray]]:
+    """Play one session per seed with every policy; the per-session results of each.
+
+    The compiled loop runs when every policy is a built-in system and neither ``env_factory`` nor
+    ``observer`` is given; otherwise each policy plays on the vector env (:func:`play_sessions`).
+    Both give the same numbers.
+
+    :param policies: anything with ``act(observation, state) -> (full-form actions, state)``:
+        strategies, :class:`~strategies.model.ModelPolicy`, plugins.
+    :param rules: the rules of every table.
+    :param bankroll: starting bankroll of every session, units.
+    :param coups: coups per session at most.
+    :param seeds: one table seed per session (:func:`session_seeds`).
+    :param keep: record the bankroll after every coup of the first ``keep`` sessions.
+    :param env_factory: the tables to play on (default: the native vector env).
+    :param observer: called after every coup with a :class:`CoupView` (each policy's sessions in
+        turn; it sends play to the vector env).
+    :param threads: threads of the compiled loop (the numbers do not depend on it).
+    :return: per policy, the :data:`SESSION_FIELDS` arrays, ``box_stakes`` ((2, 4): uninsured and
+        insured new stakes per box, summed over sessions) and ``trajectories`` ((keep, coups + 1)
+        float32; a finished session keeps its final bankroll).
+    """
+    if env_factory is None and observer is None and policies and all(is_compiled(p) for p in policies):
+        from experiments.sessions import play_compiled
+
+        return play_compiled(policies, rules, bankroll, coups, seeds, keep, threads)
+    return [play_sessions(p, rules, bankroll, coups, seeds, keep, env_factory, observer) for p in policies]
+
+
+def observation_kwargs(policy: Any) -> dict[str, Any]:
+    """The observation a policy reads: the form, scoreboard length and shoe of a model's training
+    env (its ``env_kwargs()``), else the vector env's default (dict, 10 coups, no shoe)."""
+    settings = getattr(policy, "env_kwargs", None)
+    if settings is None:
+        return {}
+    kwargs = settings()
+    return {key: kwargs[key] for key in ("observation", "history", "observe_shoe") if key in kwargs}
+
+
+def play_sessions(
+    policy: Any,
+    rules: RuleSet,
+    bankroll: float,
+    coups: int,
+    seeds: Sequence[int],
+    keep: int = 0,
+    env_factory: EnvFactory | None = None,
+    observer: Observer | None = None,
+) -> dict[str, np.ndarray]:
+    """Play one session per seed with ``policy`` on the native vector env through its ``act``.
+
+    The convention of the module docstring; the arguments and the result are those of :func:`play`.
+    """
+    from experiments.sessions import SETTLE_LIMIT
+
+    n = len(seeds)
+    if env_factory is None:
+        from trente_env.vector import TrenteEtQuaranteVectorEnv as env_factory
+    venv = env_factory(n, rules=rules, bankroll=bankroll, **observation_kwargs(policy))
+    obs, _ = venv.reset(seed=list(seeds))
+    state = None
+    net = np.zeros(n)
+    box_total = np.zeros((n, 4))  # new stakes per session and box
+    box_insured = np.zeros(4)  # of which insured, summed over sessions
+    peak = np.full(n, float(bankroll))
+    drawdown = np.zeros(n)
+    run = np.zeros(n, dtype=np.int64)
+    longest = np.zeros(n, dtype=np.int64)
+    played = np.zeros(n, dtype=np.int64)
+    table_hits = np.zeros(n, dtype=np.int64)
+    bank_hits = np.zeros(n, dtype=np.int64)
+    walked = np.zeros(n, dtype=np.bool_)
+    active = np.ones(n, dtype=np.bool_)  # the session is still on: the system may stake
+    counting = np.ones(n, dtype=np.bool_)  # still on, or waiting for a prisoner to settle
+    keep = min(keep, n)
+    trajectories = np.empty((keep, coups + 1), dtype=np.float32)
+    trajectories[:, 0] = bankroll
+    zeros = np.zeros(n, dtype=np.int64)
+    c = 0
+    while c < coups + SETTLE_LIMIT:
+        if c < coups:
+            hits0 = getattr(state, "table_max_hits", zeros).copy()
+            bhits0 = getattr(state, "bankroll_hits", zeros).copy()
+            actions, state = policy.act(obs, state)
+            gone = getattr(state, "walked", None)
+            if gone is not None:
+                walked |= active & gone
+                active &= ~gone
+            table_hits += (getattr(state, "table_max_hits", zeros) - hits0) * active
+            bank_hits += (getattr(state, "bankroll_hits", zeros) - bhits0) * active
+            actions = np.asarray(actions) * active[:, None]  # a finished session stakes nothing
+        else:  # the sessions are over: no policy is asked, prisoners settle
+            active[:] = False
+            actions = np.zeros((n, 12), dtype=np.int64)
+        playing = active.copy() if observer is not None else active
+        before = venv.tables.results[:, 0].copy() if observer is not None else None
+        played += active
+        obs, reward, terminated, _, info = venv.step(actions)
+        # rows of finished sessions (or of a table restarting after ruin) carry stale values
+        reward *= counting
+        stakes = info["stakes"]
+        stakes *= counting[:, None]
+        box_total += stakes
+        insured = info["insured"]
+        if insured.any():
+            box_insured += (stakes * insured).sum(axis=0)
+        net += reward
+        money = net + bankroll
+        np.maximum(peak, money, out=peak)
+        np.maximum(drawdown, peak - money, out=drawdown)
+        run += reward < 0  # a losing run: coups that lost money; one that won money ends it
+        run[reward > 0] = 0
+        np.maximum(longest, run, out=longest)
+        if c < coups and keep:
+            trajectories[:, c + 1] = money[:keep]
+        if observer is not None:
+            observer(CoupView(c, before, playing, stakes, insured & counting[:, None], reward, info))
+        c += 1
+        ruined_now = counting & terminated
+        if ruined_now.any():
+            active &= ~ruined_now
+            counting &= ~ruined_now
+        waiting = counting & ~active
+        if waiting.any():  # finished sessions wait only for their prisoners
+            counting &= active | _prison(obs, venv)
+        if not counting.any():
+            break
+    final = bankroll + net
+    if keep:  # a finished session keeps its final bankroll (prisoners settled after the end too)
+        trajectories[:, min(c, coups - 1) + 1 :] = final[:keep, None]
+    uninsured = box_total.sum(axis=0) - box_insured
+    return {
+        "net": net,
+        "staked": box_total.sum(axis=1),
+        "final_bankroll": final,
+        "coups": played,
+        "ahead": net > 0,
+        "ruined": final < rules.table_min,
+        "walked": walked,
+        "max_drawdown": drawdown,
+        "longest_losing_run": longest,
+        "table_max_hits": table_hits,
+        "bankroll_hits": bank_hits,
+        "box_stakes": np.stack([uninsured, box_insured]),
+        "trajectories": trajectories,
+    }
+
+
+def _prison(obs: Any, venv: Any) -> np.ndarray:
+    """Which tables hold a stake in prison (from a dict observation, else from the tables)."""
+    if isinstance(obs, dict):
+        return obs["prison"].any(axis=1)
+    return venv.tables.prison.reshape(venv.num_envs, -1).any(axis=1)
+
+
+__all__ = [
+    "SESSION_FIELDS",
+    "CoupView",
+    "EnvFactory",
+    "Observer",
+    "is_compiled",
+    "observation_kwargs",
+    "play",
+    "play_sessions",
+    "session_seed",
+    "session_seeds",
+]
