@@ -90,21 +90,30 @@ class Layout:
         self.single_action_space = spaces.Discrete(table.shape[0])
 
     def actions(self, action: Any, n: int) -> np.ndarray:
-        """The (n, 12) action rows of the tables from an action (or a batch of ``n`` actions)."""
+        """The (n, 12) action rows of the tables from an action (or a batch of ``n`` actions).
+
+        ``n`` is 1 for the single environment, whose action has no table axis (a batch of one is
+        accepted too). An action of another shape, or of something other than numbers (whole numbers
+        for the discrete form), raises ValueError.
+        """
+        shapes = [(n,)] if self.action_form == "discrete" else [(n, ACTION_WIDTH)]
+        if n == 1:
+            shapes.append(shapes[0][1:])
         if self.action_form == "discrete":
-            if n == 1 and isinstance(action, (int, np.integer)) and 0 <= action < self.action_table.shape[0]:
+            last = self.action_table.shape[0] - 1
+            if n == 1 and isinstance(action, (int, np.integer)) and 0 <= action <= last:
                 return self.action_table[action : action + 1]
-            a = np.asarray(action)
-            if a.dtype.kind not in "iu" or a.size != n:
-                raise ValueError(f"a discrete action is {n} whole number(s) in 0..{self.action_table.shape[0] - 1}")
-            if a.min() < 0 or a.max() >= self.action_table.shape[0]:
-                raise ValueError(f"discrete action {a.tolist()} out of range 0..{self.action_table.shape[0] - 1}")
+            a = _array(action)
+            if a.dtype.kind not in "iu" or a.shape not in shapes:
+                raise ValueError(f"a discrete action is {n} whole number(s) in 0..{last}, got {_describe(a)}")
+            if a.min() < 0 or a.max() > last:
+                raise ValueError(f"discrete action {a.tolist()} out of range 0..{last}")
             return self.action_table[a.reshape(n)]
-        rows = np.asarray(action, dtype=np.float64)
-        if rows.size != n * ACTION_WIDTH:
+        rows = _array(action)
+        if rows.dtype.kind not in "biuf" or rows.shape not in shapes:
             raise ValueError(
-                "a full action is 12 numbers per table (4 stakes, 4 insure flags, 4 prison flags), "
-                f"got shape {rows.shape}"
+                f"a full action is {ACTION_WIDTH} numbers per table (4 stakes, 4 insure flags, 4 prison flags), "
+                f"shape {shapes[0]}; got {_describe(rows)}"
             )
         return rows.reshape(n, ACTION_WIDTH)
 
@@ -215,6 +224,18 @@ class Layout:
             obs["cards_left"] = row[o["cards_left"] : o["cards_left"] + 1].copy()
             obs["shoe"] = row[o["shoe"] : o["shoe"] + 20].copy()
         return obs
+
+
+def _array(action: Any) -> np.ndarray:
+    """``action`` as a numpy array; a ragged one (no array at all) as an empty object array."""
+    try:
+        return np.asarray(action)
+    except (ValueError, TypeError):
+        return np.empty(0, dtype=object)
+
+
+def _describe(a: np.ndarray) -> str:
+    return "something that is not an array of numbers" if a.dtype == object else f"shape {a.shape} of {a.dtype}"
 
 
 def _half_composition(rules: RuleSet) -> np.ndarray:
