@@ -89,19 +89,20 @@ class Layout:
         self.action_table = table
         self.single_action_space = spaces.Discrete(table.shape[0])
 
-    def actions(self, action: Any, n: int) -> np.ndarray:
-        """The (n, 12) action rows of the tables from an action (or a batch of ``n`` actions).
-
-        ``n`` is 1 for the single environment, whose action has no table axis (a batch of one is
-        accepted too). An action of another shape, or of something other than numbers (whole numbers
-        for the discrete form), raises ValueError.
+    def actions(self, action: Any, n: int | None = None) -> np.ndarray:
+        """The (n, 12) action rows of the tables from a batch of ``n`` actions (the vector
+        environment), or from one action without a table axis (``n`` None: the single environment,
+        which also takes a batch of one). An action of another shape, or of something other than
+        numbers (whole numbers for the discrete form), raises ValueError.
         """
+        single = n is None
+        n = 1 if single else n
         shapes = [(n,)] if self.action_form == "discrete" else [(n, ACTION_WIDTH)]
-        if n == 1:
+        if single:
             shapes.append(shapes[0][1:])
         if self.action_form == "discrete":
             last = self.action_table.shape[0] - 1
-            if n == 1 and isinstance(action, (int, np.integer)) and 0 <= action <= last:
+            if single and isinstance(action, (int, np.integer)) and 0 <= action <= last:
                 return self.action_table[action : action + 1]
             a = _array(action)
             if a.dtype.kind not in "iu" or a.shape not in shapes:
@@ -424,7 +425,7 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Place the bets, deal one coup, settle every box."""
         tables = self._tables
-        tables.play(self.layout.actions(action, 1))
+        tables.play(self.layout.actions(action))
         noir, rouge, result, _, start, middle, end, reshuffle = tables.coup[0].tolist()
         cards = tables.shoes[0, start:end].tolist()
         info = {
