@@ -59,7 +59,8 @@ STAKE_CAP = 2**62
 # when a system is made), and every count of units stays at most 2 * MAX_UNITS (sums of two such
 # numbers, then capped at MAX_UNITS). The two products, the stake (base times units) and Oscar's goal
 # (goal times base), are computed by `times`, which stops at STAKE_CAP = 2**62; Oscar's running profit
-# moves by one stake (at most STAKE_CAP) a coup and is held within +-STAKE_CAP. Money read as a float
+# moves by one stake (at most STAKE_CAP) a coup and is held within +-STAKE_CAP / 2, so the goal minus
+# the profit stays under 2**62 + 2**61. Money read as a float
 # (bankroll, table maximum) becomes a whole number through `whole`, clamped to [0, STAKE_CAP] first, so
 # no conversion can overflow whatever the input.
 #: Fibonacci numbers 1, 1, 2, 3, 5, ... up to what int64 stakes can hold.
@@ -176,7 +177,8 @@ def whole(money: float) -> int:
 
 @jit.hot
 def times(a: int, b: int) -> int:
-    """``a * b`` for counts >= 0, stopping at :data:`STAKE_CAP` instead of overflowing int64."""
+    """``a * b`` for counts >= 0, stopping at :data:`STAKE_CAP` instead of overflowing int64 (and 0
+    if either is negative, which no system's count is)."""
     if (a < 2**31) & (b < 2**31) & (a >= 0) & (b >= 0):
         return a * b  # below 2**62: exact
     return whole(float(a) * float(b))
@@ -315,7 +317,7 @@ def update(s: np.ndarray, k: np.ndarray, win: bool, loss: bool, amount: int) -> 
                 s[CYCLES] += 1
                 restart(s, k)
     elif kind == OSCAR:
-        s[PROFIT] = min(max(s[PROFIT] + (amount if win else -amount), -STAKE_CAP), STAKE_CAP)
+        s[PROFIT] = min(max(s[PROFIT] + (amount if win else -amount), -STAKE_CAP // 2), STAKE_CAP // 2)
         if win:
             goal = times(k[K_STEP], k[K_BASE])
             if s[PROFIT] >= goal:

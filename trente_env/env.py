@@ -285,10 +285,12 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
 
     **Illegal stakes** are made legal before the deal, box by box in the order Noir, Rouge, Couleur,
     Inverse: a stake over the table maximum is cut to the maximum; a stake (with its premium) over
-    the money left is cut to the largest whole number of units that fits; a stake left under the
-    table minimum is refused (the box sits out); negative stakes count as 0. ``info["clipped"]``
-    says when this happened. A zero bet is always legal. :meth:`action_masks` gives the legal
-    actions for sb3-contrib's MaskablePPO. A discrete action out of range raises ``ValueError``.
+    the money left is cut to the largest whole number of units that fits (compared exactly, so the
+    bankroll never goes below 0); a stake left under the table minimum is refused (the box sits
+    out); negative and NaN stakes count as 0. ``info["clipped"]`` says when this happened. A zero
+    bet is always legal. :meth:`action_masks` gives the legal actions for sb3-contrib's
+    MaskablePPO. A discrete action out of range, or an action of another shape or not made of
+    numbers, raises ``ValueError``.
 
     ## Observation Space
 
