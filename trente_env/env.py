@@ -96,14 +96,15 @@ class Layout:
         numbers (whole numbers for the discrete form), raises ValueError.
         """
         single = n is None
+        if self.action_form == "discrete":
+            last = self.action_table.shape[0] - 1
+            if single and isinstance(action, (int, np.integer)) and 0 <= action <= last:
+                return self.action_table[action : action + 1]
         n = 1 if single else n
         shapes = [(n,)] if self.action_form == "discrete" else [(n, ACTION_WIDTH)]
         if single:
             shapes.append(shapes[0][1:])
         if self.action_form == "discrete":
-            last = self.action_table.shape[0] - 1
-            if single and isinstance(action, (int, np.integer)) and 0 <= action <= last:
-                return self.action_table[action : action + 1]
             a = _array(action)
             if a.dtype.kind not in "iu" or a.shape not in shapes:
                 raise ValueError(f"a discrete action is {n} whole number(s) in 0..{last}, got {_describe(a)}")

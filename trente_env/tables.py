@@ -371,6 +371,7 @@ class Tables:
         self._seeds = np.zeros(n, dtype=np.uint64)  # the seed of each table's next shuffle
         self._no_skip = np.zeros(n, dtype=np.bool_)
         self._one_action = np.zeros((1, ACTION_WIDTH))  # the single table's action, in a buffer of fixed type
+        self._action_shape = (n, ACTION_WIDTH)
         self.generators: list[np.random.Generator] = []
         parallel = n >= PARALLEL_FROM
         self._play_kernel = _play_parallel if parallel else _play_serial
@@ -421,8 +422,9 @@ class Tables:
         """
         if not self.generators:
             raise RuntimeError("give the tables their generators (seed) before playing")
-        actions = np.asarray(actions)
-        if actions.shape != (self.n, ACTION_WIDTH) or actions.dtype.kind not in "biuf":
+        if type(actions) is not np.ndarray:
+            actions = np.asarray(actions)
+        if actions.shape != self._action_shape or actions.dtype.kind not in "biuf":
             raise ValueError(
                 f"actions are {ACTION_WIDTH} numbers per table, shape ({self.n}, {ACTION_WIDTH}); "
                 f"got shape {actions.shape} of {actions.dtype}"
