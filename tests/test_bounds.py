@@ -100,6 +100,15 @@ def test_tables_refuse_masks_of_another_shape_or_kind(mask) -> None:
         tables.reset_rows(mask)
 
 
+def test_a_bankroll_edited_into_nonsense_stops_the_coup() -> None:
+    # Tables' arrays are public; what only the kernel can see, it checks: no coup ends below zero
+    for value in (np.nan, -5.0):
+        tables = _tables(1)
+        tables.bankroll[:] = value
+        with pytest.raises(ValueError, match="below 0"):
+            tables.play(np.zeros((1, 12)))
+
+
 def test_tables_need_their_generators_before_playing() -> None:
     with pytest.raises(RuntimeError, match="generators"):
         Tables(RULES, 2, 100.0, 1).play(np.zeros((2, 12)))

@@ -160,7 +160,10 @@ def bet_and_settle(
         prison[b, 0] = out[1]
         prison[b, 1] = out[2]
         returned += out[0]
-    return left + returned, clipped
+    bankroll = left + returned
+    if not bankroll >= 0.0:  # left and every back are >= 0: a guard, against a bankroll edited by hand
+        raise ValueError("bet_and_settle: the bankroll would end below 0 (or not a number)")
+    return bankroll, clipped
 
 
 next_coup = jit.hot(next_coup)
