@@ -42,7 +42,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
-import numba
 import numpy as np
 import typer
 from rich import box
@@ -66,6 +65,7 @@ from experiments.console import (
 )
 from experiments.files import atomic_write_json, save_figure
 from experiments.stats import z_quantile
+from trente_env import jit
 
 CHUNK = 2_000_000  #: coups dealt between two updates of the progress bar
 Z95 = z_quantile(0.95)  #: the standard normal quantile of a two-sided 95% interval
@@ -80,17 +80,22 @@ FAMILIES = (("rouge", "noir"), ("couleur", "inverse"))
 # -- counting streaks ----------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@jit.kernel
 def _tally(sides: np.ndarray, side: int, run: int, counts: np.ndarray) -> tuple[int, int]:
     """Walk the coups' ``sides`` (0 or 1: who won; -1: undecided) and count, for each decided coup,
     which side won given the streak before it: ``counts[streak side, streak length, winner]``.
 
     Lengths above the last index are counted in the last one. ``side``/``run`` are the streak
     carried in from the coups before (``-1``/``0`` at the start); the streak after is returned.
+    ``counts`` has shape (2, at least 1, 2); any other side than 0 or 1 counts as undecided.
     """
+    if (counts.shape[0] != 2) | (counts.shape[1] < 1) | (counts.shape[2] != 2):
+        raise ValueError("_tally: counts must have shape (2, lengths, 2)")
+    if ((side != 0) & (side != 1)) | (run < 1):  # no streak carried in
+        side, run = -1, 0
     top = counts.shape[1] - 1
     for s in sides:
-        if s < 0:
+        if (s != 0) & (s != 1):
             continue  # après, refait, void: the streak is left as it was
         if side >= 0:
             counts[side, min(run, top), s] += 1

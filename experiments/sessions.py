@@ -24,8 +24,9 @@ import numba
 import numpy as np
 
 from strategies import kernel
+from trente_env import jit
 from trente_env.cards import new_shoe
-from trente_env.rules import RuleSet
+from trente_env.rules import MAX_MONEY, RuleSet
 from trente_env.settle import rule_codes
 from trente_env.tables import NO_COUP, UNDECIDED, bet_and_settle, is_free, next_coup, scoreboard_couleur
 
@@ -33,7 +34,7 @@ from trente_env.tables import NO_COUP, UNDECIDED, bet_and_settle, is_free, next_
 SETTLE_LIMIT = 1000
 
 
-@numba.njit(cache=True)
+@jit.kernel
 def _play_block(
     params, floats, width, rows, seeds, bankroll, coups, keep, base, burn, cut_card, n_boxes, insurance, table_min,
     table_max, refait_rule, second_refait, spares, rate,
@@ -130,14 +131,15 @@ def _play_block(
                     dealt += 1
                 result = results[c]
                 couleur = couleurs[c]
-                gain, _ = bet_and_settle(
-                    action, money_in_hand, prison, result, couleur, n_boxes, insurance, table_min, table_max,
+                before = money_in_hand
+                money_in_hand, _ = bet_and_settle(
+                    action, before, prison, result, couleur, n_boxes, insurance, table_min, table_max,
                     refait_rule, second_refait, spares, rate, placed, insured, back,
                 )  # fmt: skip
                 for b in range(4):
                     box_stakes[j, r, 1 if insured[b] else 0, b] += placed[b]
                     staked[j, r] += placed[b]
-                money_in_hand += gain
+                gain = money_in_hand - before
                 gained += gain
                 money = gained + bankroll
                 peak = max(peak, money)
@@ -171,7 +173,7 @@ def _play_block(
             bank_hits[j, r] = b_hits
 
 
-@numba.njit(cache=True, parallel=True)
+@jit.parallel
 def _play_threads(chunks, params, floats, width, rows, seeds, *rest):  # fmt: skip
     """:func:`_play_block` on every thread: thread ``c`` plays the sessions ``chunks[c]`` to
     ``chunks[c + 1]`` (each session's results land in its own place, whoever plays it)."""
@@ -215,6 +217,14 @@ def play_compiled(
         session that needs more is played again with four times as many.
     """
     n_systems, n = len(policies), len(seeds)
+    if not all(compiled(policy) for policy in policies):
+        raise ValueError("play_compiled plays built-in systems only (models and plugins: tournament.play_sessions)")
+    if not 0 < bankroll <= MAX_MONEY:
+        raise ValueError(f"the starting bankroll must be positive and at most {MAX_MONEY:.0e} units, got {bankroll!r}")
+    counts = (("coups", coups, 0), ("keep", keep, 0), ("threads", threads, 1), ("shuffles", shuffles, 1))
+    for name, value, low in counts:
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low):
+            raise ValueError(f"{name} must be a whole number >= {low}, got {value!r}")
     widths, lists = [kernel.LINE], [kernel.K_LIST]
     for policy in policies:
         k, _ = policy.kernel_params()

@@ -353,7 +353,7 @@ def make_config(
     :param rule_changes: rule-set fields overriding the preset's (e.g. ``{"table_max": 500}``).
     """
     from strategies.registry import LINEUP
-    from trente_env.rules import get_rules
+    from trente_env.rules import MAX_MONEY, get_rules
 
     for name, value, low in (("sessions", sessions, 1), ("coups", coups, 1), ("block", block, 1)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
@@ -374,10 +374,14 @@ def make_config(
         ruleset = get_rules(rules, **dict(rule_changes or {}))
     except (ValueError, TypeError) as exc:
         raise TournamentError(str(exc)) from None
-    if not math.isfinite(bankroll) or bankroll < ruleset.table_min:
+    if math.isnan(bankroll):
+        raise TournamentError("bankroll must be a number, got nan")
+    if bankroll < ruleset.table_min:
         raise TournamentError(
             f"bankroll {bankroll:g} is below the table minimum {ruleset.table_min:g}: no stake could be placed"
         )
+    if bankroll > MAX_MONEY:
+        raise TournamentError(f"bankroll {bankroll:g} is above {MAX_MONEY:.0e} units, the most the tables can count")
     if strategies is None:
         entries: list[str | Mapping[str, Any]] = list(LINEUP)
     elif isinstance(strategies, str):

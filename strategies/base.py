@@ -285,6 +285,7 @@ class Strategy:
         n = seen.bankroll.shape[0]
         if state is None or state.n != n:
             state = self.initial_state(n)
+        self._check_state(state)
         fresh = seen.coups == 0
         if episode_start is not None:
             fresh = fresh | np.asarray(episode_start, dtype=np.bool_).reshape(n)
@@ -298,6 +299,18 @@ class Strategy:
                 seen.prison, fresh, actions,
             )  # fmt: skip
         return (actions[0] if single else actions), state
+
+    def _check_state(self, state: SessionState) -> None:
+        """ValueError unless ``state`` has the shape and types of this strategy's memory of
+        ``state.n`` sessions (a memory of another system has no room for this one's)."""
+        ints = state.ints
+        if not (
+            isinstance(ints, np.ndarray) and ints.dtype == np.int64 and ints.flags.c_contiguous
+            and ints.ndim == 2 and ints.shape[0] == state.n and ints.shape[1] >= self.state_width()
+            and isinstance(state.start, np.ndarray) and state.start.dtype == np.float64
+            and state.start.shape == (state.n,)
+        ):  # fmt: skip
+            raise ValueError(f"this state is not a memory of {self.name or type(self).__name__} for {state.n} sessions")
 
     def predict(
         self,
@@ -350,12 +363,15 @@ class Strategy:
         kernel.place_rows(k, f, state.ints, seen.bankroll, box, stake, active, actions)
 
     def _wanted(self, state: SessionState) -> tuple[np.ndarray, np.ndarray]:
+        """The hook's bets as (n,) int64 arrays: boxes -1..3, stakes from 0 to
+        :data:`~strategies.kernel.STAKE_CAP`, or ValueError."""
         box, stake = self._bet(state)
         n = state.n
-        return (
-            np.ascontiguousarray(np.broadcast_to(np.asarray(box, dtype=np.int64), (n,))),
-            np.ascontiguousarray(np.broadcast_to(np.asarray(stake, dtype=np.int64), (n,))),
-        )
+        box = np.ascontiguousarray(np.broadcast_to(np.asarray(box, dtype=np.int64), (n,)))
+        stake = np.ascontiguousarray(np.broadcast_to(np.asarray(stake, dtype=np.int64), (n,)))
+        if ((box < -1) | (box > 3)).any() or ((stake < 0) | (stake > kernel.STAKE_CAP)).any():
+            raise ValueError(f"{self.name or type(self).__name__}._bet: boxes are -1..3 and stakes whole units >= 0")
+        return box, stake
 
 
 def _make_room(state: SessionState) -> None:
@@ -395,8 +411,16 @@ def _seen(bankroll, coups, result, couleur, prison) -> Seen:  # noqa: ANN001
     def ints(a: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(a, dtype=np.int64)
 
-    floats = np.ascontiguousarray(bankroll, dtype=np.float64)
-    return Seen(floats, ints(coups), ints(result), ints(couleur), np.ascontiguousarray(prison, dtype=np.float64))
+    seen = Seen(
+        np.ascontiguousarray(bankroll, dtype=np.float64), ints(coups), ints(result), ints(couleur),
+        np.ascontiguousarray(prison, dtype=np.float64),
+    )  # fmt: skip
+    n = seen.bankroll.shape
+    if seen.bankroll.ndim != 1 or any(a.shape != n for a in (seen.coups, seen.result, seen.couleur)):
+        raise ValueError("the parts of the observations disagree on the number of sessions")
+    if seen.prison.shape != (*n, 8):
+        raise ValueError(f"the prison part of an observation is 8 numbers per session, got shape {seen.prison.shape}")
+    return seen
 
 
 @lru_cache(maxsize=64)

@@ -25,11 +25,10 @@ is in its class docstring (:mod:`strategies.progressions`, :mod:`strategies.patt
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from trente_env import jit
 from trente_env.coup import Result
-from trente_env.jit import hot
 
 #: Columns of a session's state row.
 BOX, STAKE, JAIL_BOX, JAIL, WALKED, TABLE_MAX_HITS, BANKROLL_HITS, CYCLES, EPISODES = range(9)
@@ -49,8 +48,21 @@ K_KIND, K_BASE, K_CAP, K_WAIT, K_INSURE, K_PRISON, K_BOX, K_STEP, K_FOLLOW, K_SE
 #: Float parameters.
 F_STOP_WIN, F_STOP_LOSS, F_P_BET, F_TABLE_MIN, F_TABLE_MAX, F_RATE, F_SPARES = range(7)
 
-#: Units never grow past this (a doubling progression capped at the table keeps counting).
+#: Units never grow past this (a doubling progression capped at the table keeps counting), and no
+#: parameter of a system (base, step, goal, k, a number of a line or sequence) may pass it.
 MAX_UNITS = 2**40
+#: The largest stake the kernel computes: far above any table maximum (at most
+#: :data:`trente_env.rules.MAX_MONEY`, under 2**40), far below int64's limit.
+STAKE_CAP = 2**62
+
+# Why no int64 arithmetic here can overflow: every parameter is at most MAX_UNITS = 2**40 (checked
+# when a system is made), and every count of units stays at most 2 * MAX_UNITS (sums of two such
+# numbers, then capped at MAX_UNITS). The two products, the stake (base times units) and Oscar's goal
+# (goal times base), are computed by `times`, which stops at STAKE_CAP = 2**62; Oscar's running profit
+# moves by one stake (at most STAKE_CAP) a coup and is held within +-STAKE_CAP / 2, so the goal minus
+# the profit stays under 2**62 + 2**61. Money read as a float
+# (bankroll, table maximum) becomes a whole number through `whole`, clamped to [0, STAKE_CAP] first, so
+# no conversion can overflow whatever the input.
 #: Fibonacci numbers 1, 1, 2, 3, 5, ... up to what int64 stakes can hold.
 FIBONACCI = np.array([1, 1] + [0] * 58, dtype=np.int64)
 for _i in range(2, FIBONACCI.size):
@@ -62,7 +74,7 @@ _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 
 
-@hot
+@jit.hot
 def box_won(box: int, result: int, couleur: int) -> bool:
     """Whether ``box`` won a coup, from the scoreboard: its result and its Couleur code (0 Couleur,
     1 Inverse, 2 neither)."""
@@ -73,7 +85,7 @@ def box_won(box: int, result: int, couleur: int) -> bool:
     return couleur == box - 2
 
 
-@hot
+@jit.hot
 def _mix(x: np.uint64) -> np.uint64:
     """SplitMix64's finaliser: a well-mixed 64-bit number from a 64-bit input."""
     x = x ^ (x >> np.uint64(30))
@@ -83,7 +95,7 @@ def _mix(x: np.uint64) -> np.uint64:
     return x ^ (x >> np.uint64(31))
 
 
-@hot
+@jit.hot
 def uniform(seed: int, row: int, episode: int, coup: int, stream: int) -> float:
     """A uniform in [0, 1) fixed by (seed, row, session on that row, coup, stream): counter-based,
     so a row draws the same numbers whatever the batch size or the other rows do."""
@@ -98,7 +110,7 @@ def uniform(seed: int, row: int, episode: int, coup: int, stream: int) -> float:
 # -- the common rules ------------------------------------------------------------------------------
 
 
-@hot
+@jit.hot
 def begin(s: np.ndarray) -> None:
     """A new session on this row: no bet, nothing waited for, no walk-away (the caller notes the
     starting bankroll and restarts the system)."""
@@ -110,7 +122,7 @@ def begin(s: np.ndarray) -> None:
     s[EPISODES] += 1
 
 
-@hot
+@jit.hot
 def book(s: np.ndarray, k: np.ndarray, f: np.ndarray, result: int, couleur: int, prison: np.ndarray):
     """Whether the last bet won or lost, and the amount (units) that did: (win, loss, amount).
 
@@ -119,7 +131,7 @@ def book(s: np.ndarray, k: np.ndarray, f: np.ndarray, result: int, couleur: int,
     Couleur/Inverse at tables that spare them) is no change. ``prison`` is the observation's 8
     prisoner amounts (first prison per box, then second).
     """
-    box = max(s[BOX], 0)
+    box = min(max(s[BOX], 0), 3)
     stake = s[STAKE]
     bet = stake > 0
     wins = box_won(box, result, couleur)
@@ -131,7 +143,7 @@ def book(s: np.ndarray, k: np.ndarray, f: np.ndarray, result: int, couleur: int,
     if k[K_WAIT] == 0:
         return win, loss | caught, amount
     if s[JAIL] > 0:
-        held = max(s[JAIL_BOX], 0)
+        held = min(max(s[JAIL_BOX], 0), 3)
         if prison[held] + prison[4 + held] <= 0.0:  # settled: freed (no change) or lost
             if not box_won(held, result, couleur):
                 loss = True
@@ -144,7 +156,7 @@ def book(s: np.ndarray, k: np.ndarray, f: np.ndarray, result: int, couleur: int,
     return win, loss, amount
 
 
-@hot
+@jit.hot
 def walk(s: np.ndarray, f: np.ndarray, bankroll: float, start: float) -> None:
     """Walk away for the rest of the session once ``stop_win`` ahead or ``stop_loss`` behind."""
     profit = bankroll - start
@@ -152,7 +164,27 @@ def walk(s: np.ndarray, f: np.ndarray, bankroll: float, start: float) -> None:
         s[WALKED] = 1
 
 
-@hot
+@jit.hot
+def whole(money: float) -> int:
+    """The whole units in ``money``, rounded down and held within [0, :data:`STAKE_CAP`] (NaN is 0)
+    before the conversion to int64, which is then defined for any input (inf and 1e300 included)."""
+    if not money > 0.0:
+        return 0
+    if money >= STAKE_CAP:
+        return STAKE_CAP
+    return int(np.floor(money))
+
+
+@jit.hot
+def times(a: int, b: int) -> int:
+    """``a * b`` for counts >= 0, stopping at :data:`STAKE_CAP` instead of overflowing int64 (and 0
+    if either is negative, which no system's count is)."""
+    if (a < 2**31) & (b < 2**31) & (a >= 0) & (b >= 0):
+        return a * b  # below 2**62: exact
+    return whole(float(a) * float(b))
+
+
+@jit.hot
 def affordable(bankroll: float, rate: float) -> int:
     """The largest whole stake the bankroll covers, premium included.
 
@@ -160,17 +192,17 @@ def affordable(bankroll: float, rate: float) -> int:
     or half number, so a hair of margin keeps the stake within what the table (in float64) accepts.
     """
     money = bankroll * (1 - 1e-6) / (1 + rate) if rate != 0.0 else bankroll
-    return int(np.floor(money))
+    return whole(money)
 
 
-@hot
+@jit.hot
 def limit(s: np.ndarray, f: np.ndarray, bankroll: float, box: int, stake: int) -> tuple[bool, bool]:
     """Whether the wanted bet is to be played at all (a box, a stake, no walk-away, nothing waited
     for in prison), and whether it passes the table maximum or the bankroll; hits are counted."""
-    active = (box >= 0) & (stake > 0) & (s[WALKED] == 0) & (s[JAIL] == 0)
+    active = (box >= 0) & (box < 4) & (stake > 0) & (s[WALKED] == 0) & (s[JAIL] == 0)
     if not active:
         return False, False
-    over_max = stake > int(f[F_TABLE_MAX])
+    over_max = stake > whole(f[F_TABLE_MAX])
     over_bank = stake > affordable(bankroll, f[F_RATE])
     if over_max:
         s[TABLE_MAX_HITS] += 1
@@ -179,13 +211,14 @@ def limit(s: np.ndarray, f: np.ndarray, bankroll: float, box: int, stake: int) -
     return True, over_max | over_bank
 
 
-@hot
+@jit.hot
 def place(s: np.ndarray, k: np.ndarray, f: np.ndarray, bankroll: float, box: int, stake: int, active: bool,
           action: np.ndarray) -> None:  # fmt: skip
     """Make the bet legal (capped at the maximum and the bankroll, dropped under the minimum),
-    remember it, and write it into ``action`` (a row of the env's full action form, zeroed)."""
+    remember it, and write it into ``action`` (a row of the env's full action form, zeroed). Only
+    an ``active`` bet (:func:`limit`: a box 0..3) is written."""
     if active:
-        stake = min(stake, int(f[F_TABLE_MAX]), affordable(bankroll, f[F_RATE]))
+        stake = min(stake, whole(f[F_TABLE_MAX]), affordable(bankroll, f[F_RATE]))
     if (not active) | (stake < f[F_TABLE_MIN]):
         stake = 0
     s[STAKE] = stake
@@ -201,7 +234,7 @@ def place(s: np.ndarray, k: np.ndarray, f: np.ndarray, bankroll: float, box: int
 # -- the systems -----------------------------------------------------------------------------------
 
 
-@hot
+@jit.hot
 def restart(s: np.ndarray, k: np.ndarray) -> None:
     """Restart the progression: a new session or a limit hit under ``on_limit="reset"``."""
     kind = k[K_KIND]
@@ -210,13 +243,15 @@ def restart(s: np.ndarray, k: np.ndarray) -> None:
     s[PROFIT] = 0
     if kind == LABOUCHERE:
         n = k[K_COUNT]
+        if (n < 1) | (K_LIST + n > k.size) | (LINE + n > s.size):
+            raise ValueError("restart: the Labouchère line does not fit its parameters or state row")
         for i in range(n):
             s[LINE + i] = k[K_LIST + i]
         s[LO] = 0
         s[HI] = n
 
 
-@hot
+@jit.hot
 def new_session(s: np.ndarray, k: np.ndarray) -> None:
     """Forget the row's past: the progression restarts, a scoreboard reader forgets its run."""
     restart(s, k)
@@ -224,7 +259,7 @@ def new_session(s: np.ndarray, k: np.ndarray) -> None:
     s[RUN] = 0
 
 
-@hot
+@jit.hot
 def see(s: np.ndarray, k: np.ndarray, result: int, couleur: int, coups: int, live: bool) -> None:
     """Read the last coup, bet on or not: a scoreboard reader follows the run of its column
     (après, refait and void coups leave it as it was); the random bettor notes the coup number."""
@@ -244,7 +279,7 @@ def see(s: np.ndarray, k: np.ndarray, result: int, couleur: int, coups: int, liv
         s[COUP] = coups
 
 
-@hot
+@jit.hot
 def update(s: np.ndarray, k: np.ndarray, win: bool, loss: bool, amount: int) -> None:
     """Advance the progression after a decided bet: ``win`` or ``loss`` of ``amount`` units."""
     kind = k[K_KIND]
@@ -270,6 +305,8 @@ def update(s: np.ndarray, k: np.ndarray, win: bool, loss: bool, amount: int) -> 
         s[LEVEL] = max(s[LEVEL] - k[K_STEP], 0) if win else min(s[LEVEL] + 1, FIBONACCI.size - 1)
     elif kind == LABOUCHERE:
         if loss:  # write the lost stake at the end of the line
+            if LINE + s[HI] >= s.size:  # the callers give the line room for one number a coup
+                raise ValueError("update: no room left for the Labouchère line in the state row")
             s[LINE + s[HI]] = min(units(s, k), MAX_UNITS)
             s[HI] += 1
         else:  # cross off both ends (the only number when one is left)
@@ -280,9 +317,9 @@ def update(s: np.ndarray, k: np.ndarray, win: bool, loss: bool, amount: int) -> 
                 s[CYCLES] += 1
                 restart(s, k)
     elif kind == OSCAR:
-        s[PROFIT] += amount if win else -amount
+        s[PROFIT] = min(max(s[PROFIT] + (amount if win else -amount), -STAKE_CAP // 2), STAKE_CAP // 2)
         if win:
-            goal = k[K_STEP] * k[K_BASE]
+            goal = times(k[K_STEP], k[K_BASE])
             if s[PROFIT] >= goal:
                 s[CYCLES] += 1
                 restart(s, k)
@@ -291,21 +328,27 @@ def update(s: np.ndarray, k: np.ndarray, win: bool, loss: bool, amount: int) -> 
                 s[UNITS] = max(min(s[UNITS] + 1, left), 1)
 
 
-@hot
+@jit.hot
 def units(s: np.ndarray, k: np.ndarray) -> int:
     """The system's count of units for the next stake."""
     kind = k[K_KIND]
     if kind == SEQUENCE:
+        if (s[LEVEL] < 0) | (s[LEVEL] >= k[K_COUNT]) | (K_LIST + s[LEVEL] >= k.size):
+            raise ValueError("units: a sequence step outside the sequence")
         return k[K_LIST + s[LEVEL]]
     if kind == FIB:
+        if (s[LEVEL] < 0) | (s[LEVEL] >= FIBONACCI.size):
+            raise ValueError("units: a Fibonacci step outside the sequence")
         return FIBONACCI[s[LEVEL]]
     if kind == LABOUCHERE:
+        if (s[LO] < 0) | (s[HI] <= s[LO]) | (LINE + s[HI] > s.size):
+            raise ValueError("units: the ends of the Labouchère line are outside the line")
         first = s[LINE + s[LO]]
         return first + s[LINE + s[HI] - 1] if s[HI] - s[LO] >= 2 else first
     return s[UNITS]
 
 
-@hot
+@jit.hot
 def want(s: np.ndarray, k: np.ndarray, f: np.ndarray, row: int) -> tuple[int, int]:
     """The box (-1: none) and stake the system wants for the next coup. ``row`` keys the random
     bettor's draws."""
@@ -321,15 +364,17 @@ def want(s: np.ndarray, k: np.ndarray, f: np.ndarray, row: int) -> tuple[int, in
         pick = uniform(k[K_SEED], row, s[EPISODES], s[COUP], 0)
         go = uniform(k[K_SEED], row, s[EPISODES], s[COUP], 1) < f[F_P_BET]
         n = k[K_COUNT]
+        if (n < 1) | (K_LIST + n > k.size):
+            raise ValueError("want: the random bettor has no boxes to draw from")
         box = k[K_LIST + min(int(pick * n), n - 1)]
         return (box if go else -1), k[K_BASE]
-    return k[K_BOX], k[K_BASE] * units(s, k)
+    return k[K_BOX], times(k[K_BASE], units(s, k))
 
 
 # -- one coup of one session, and a batch of them ----------------------------------------------
 
 
-@hot
+@jit.hot
 def step(s, k, f, start, bankroll, coups, result, couleur, prison, fresh, row, action):  # fmt: skip
     """Read one observation and choose the next bet: the whole policy for one session.
 
@@ -359,7 +404,7 @@ def step(s, k, f, start, bankroll, coups, result, couleur, prison, fresh, row, a
     return start
 
 
-@numba.njit(cache=True)
+@jit.kernel
 def act_rows(k, f, state, start, bankroll, coups, result, couleur, prison, fresh, actions):  # fmt: skip
     """:func:`step` for every row of a batch of observations (a built-in system's ``act``)."""
     for t in range(state.shape[0]):
@@ -368,7 +413,7 @@ def act_rows(k, f, state, start, bankroll, coups, result, couleur, prison, fresh
         )
 
 
-@numba.njit(cache=True)
+@jit.kernel
 def init_rows(state, k):  # fmt: skip
     """Every row at its starting values: no bet, and the system as at a session's start."""
     for t in range(state.shape[0]):
@@ -380,7 +425,7 @@ def init_rows(state, k):  # fmt: skip
 # -- the common rules over a batch, for systems written as Python hooks (plugins) ------------------
 
 
-@numba.njit(cache=True)
+@jit.kernel
 def begin_rows(state, start, bankroll, fresh):  # fmt: skip
     for t in range(state.shape[0]):
         if fresh[t]:
@@ -388,7 +433,7 @@ def begin_rows(state, start, bankroll, fresh):  # fmt: skip
             start[t] = bankroll[t]
 
 
-@numba.njit(cache=True)
+@jit.kernel
 def book_rows(k, f, state, result, couleur, prison, live):  # fmt: skip
     n = state.shape[0]
     win = np.zeros(n, dtype=np.bool_)
@@ -400,13 +445,13 @@ def book_rows(k, f, state, result, couleur, prison, live):  # fmt: skip
     return win, loss, amount
 
 
-@numba.njit(cache=True)
+@jit.kernel
 def walk_rows(f, state, bankroll, start):  # fmt: skip
     for t in range(state.shape[0]):
         walk(state[t], f, bankroll[t], start[t])
 
 
-@numba.njit(cache=True)
+@jit.kernel
 def limit_rows(f, state, bankroll, box, stake):  # fmt: skip
     n = state.shape[0]
     active = np.zeros(n, dtype=np.bool_)
@@ -416,7 +461,7 @@ def limit_rows(f, state, bankroll, box, stake):  # fmt: skip
     return active, over
 
 
-@numba.njit(cache=True)
+@jit.kernel
 def place_rows(k, f, state, bankroll, box, stake, active, actions):  # fmt: skip
     for t in range(state.shape[0]):
         place(state[t], k, f, bankroll[t], box[t], stake[t], active[t], actions[t])

@@ -44,8 +44,8 @@ class _RunReader(Strategy):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
-            raise ValueError(f"k must be a whole number >= 1, got {self.k!r}")
+        if isinstance(self.k, bool) or not isinstance(self.k, int) or not 1 <= self.k <= kernel.MAX_UNITS:
+            raise ValueError(f"k must be a whole number from 1 to 2**40, got {self.k!r}")
 
     def boxes_played(self) -> tuple[Box, ...]:
         return self.column.boxes

@@ -309,8 +309,12 @@ class OscarsGrind(Progression):
 
 
 def _check_units(name: str, values: tuple[int, ...]) -> None:
-    if not values or any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1 for v in values):
-        raise ValueError(f"{name} must be whole numbers >= 1, got {values!r}")
+    """Whole numbers from 1 to :data:`strategies.kernel.MAX_UNITS` (2**40), which keeps the kernel's
+    arithmetic inside int64 (see the note in :mod:`strategies.kernel`)."""
+    if not values or any(
+        isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 1 <= v <= kernel.MAX_UNITS for v in values
+    ):
+        raise ValueError(f"{name} must be whole numbers from 1 to 2**40, got {values!r}")
 
 
 __all__ = [

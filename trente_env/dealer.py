@@ -23,6 +23,7 @@ from functools import cached_property
 import numba
 import numpy as np
 
+from trente_env import jit
 from trente_env.cards import CARD_BLACK, CARD_VALUE, new_shoe
 from trente_env.coup import Coup, classify, couleur_wins
 from trente_env.rules import RuleSet
@@ -51,7 +52,7 @@ def shuffle_seeds(rng: np.random.Generator, n: int) -> np.ndarray:
     return rng.bit_generator.random_raw(n)
 
 
-@numba.njit(cache=True, inline="always")
+@jit.inline
 def _splitmix64(state: np.uint64) -> tuple[np.uint64, np.uint64]:
     """One step of SplitMix64 (Steele, Lea and Flood, 2014): (next state, 64 random bits)."""
     state = state + _GOLDEN
@@ -60,7 +61,7 @@ def _splitmix64(state: np.uint64) -> tuple[np.uint64, np.uint64]:
     return state, z ^ (z >> np.uint64(31))
 
 
-@numba.njit(cache=True, inline="always")
+@jit.inline
 def _below(state: np.uint64, bits: np.uint64, k: np.uint64) -> tuple[np.uint64, int]:
     """A uniform integer in [0, k) from 32 random ``bits``, by Lemire's multiply-and-reject method
     (2019): the few values that would favour some results are rejected and drawn again, so the
@@ -74,7 +75,7 @@ def _below(state: np.uint64, bits: np.uint64, k: np.uint64) -> tuple[np.uint64, 
     return state, np.int64(m >> np.uint64(32))
 
 
-@numba.njit(cache=True)
+@jit.kernel
 def shuffle(cards: np.ndarray, seed: np.uint64) -> None:
     """Fisher-Yates in place: position ``i`` takes a card drawn uniformly from positions ``i..n-1``.
 
@@ -100,20 +101,26 @@ def shuffle(cards: np.ndarray, seed: np.uint64) -> None:
         cards[i], cards[j] = cards[j], cards[i]
 
 
-@numba.njit(cache=True)
+@jit.kernel
 def deal_row(cards: np.ndarray, pos: int) -> tuple[int, int]:
     """Deal one row from ``pos``: cards while the total is <= 30. Returns (total, next position);
-    the total is 0 if the shoe runs out first."""
+    the total is 0 if the shoe runs out first. ``cards`` holds card codes 0..51 (anything else, or a
+    position before the shoe, raises ValueError)."""
+    if pos < 0:
+        raise ValueError("deal_row: a position before the start of the shoe")
     total = 0
     while total <= ROW_LIMIT:
         if pos >= cards.size:
             return 0, cards.size
-        total += _VALUE[cards[pos]]
+        code = cards[pos]
+        if (code < 0) | (code >= _VALUE.size):
+            raise ValueError("deal_row: not a card code (0..51)")
+        total += _VALUE[code]
         pos += 1
     return total, pos
 
 
-@numba.njit(cache=True)
+@jit.kernel
 def deal_coup(cards: np.ndarray, pos: int) -> tuple[int, int, int, int]:
     """Deal the Noir row then the Rouge row from ``pos``.
 
@@ -127,7 +134,7 @@ def deal_coup(cards: np.ndarray, pos: int) -> tuple[int, int, int, int]:
     return noir, rouge, middle, end
 
 
-@numba.njit(cache=True)
+@jit.kernel
 def deal_next(cards: np.ndarray, pos: int, cut_card: int) -> tuple[int, int, int, int, bool]:
     """Deal one coup from ``pos`` as a table does: :func:`deal_coup`, then the cut-card rule.
 
@@ -139,7 +146,7 @@ def deal_next(cards: np.ndarray, pos: int, cut_card: int) -> tuple[int, int, int
     return noir, rouge, middle, end, (noir == 0) | (end > cards.size - cut_card) | (end == cards.size)
 
 
-@numba.njit(cache=True, parallel=True)
+@jit.parallel
 def _deal_shoes(shoes, base, seeds, burn, cut_card, chunks, first_shoe, counts, *stage):
     """Shuffle and deal every shoe (one per row of ``shoes``) until its cut card or its end.
 
@@ -172,7 +179,7 @@ def _deal_shoes(shoes, base, seeds, burn, cut_card, chunks, first_shoe, counts, 
         counts[c] = row - chunks[c] * room
 
 
-@numba.njit(cache=True)
+@jit.kernel
 def _gather(chunks, counts, room, offset, stage, column):
     """Copy each chunk's coups from ``stage`` to their place in ``column``, from ``offset`` on."""
     for c in range(counts.size):
@@ -278,22 +285,6 @@ def deal_coups(
     noir, rouge, black, start, n_noir, n_rouge, reshuffle, shoe = (c[:n] for c in columns)
     shoes = np.concatenate(kept or [np.zeros((0, n_cards), np.uint8)])[: int(shoe[-1]) + 1 if n else 0]
     return Coups(noir, rouge, black, shoe, start, n_noir, n_rouge, reshuffle, shoes if keep_cards else None)
-
-
-@numba.njit(cache=True, parallel=True)
-def _compact(noir, rouge, black, start, n_noir, n_rouge, reshuffle, counts, offsets, first_shoe, *columns):
-    """Copy the coups of each shoe from its slots to their places in the output ``columns``."""
-    for s in numba.prange(counts.size):
-        o = offsets[s]
-        for c in range(counts[s]):
-            columns[0][o + c] = noir[s, c]
-            columns[1][o + c] = rouge[s, c]
-            columns[2][o + c] = black[s, c]
-            columns[3][o + c] = start[s, c]
-            columns[4][o + c] = n_noir[s, c]
-            columns[5][o + c] = n_rouge[s, c]
-            columns[6][o + c] = reshuffle[s, c]
-            columns[7][o + c] = first_shoe + s
 
 
 class Shoe:

@@ -89,22 +89,33 @@ class Layout:
         self.action_table = table
         self.single_action_space = spaces.Discrete(table.shape[0])
 
-    def actions(self, action: Any, n: int) -> np.ndarray:
-        """The (n, 12) action rows of the tables from an action (or a batch of ``n`` actions)."""
+    def actions(self, action: Any, n: int | None = None) -> np.ndarray:
+        """The (n, 12) action rows of the tables from a batch of ``n`` actions (the vector
+        environment), or from one action without a table axis (``n`` None: the single environment,
+        which also takes a batch of one). An action of another shape, or of something other than
+        numbers (whole numbers for the discrete form), raises ValueError.
+        """
+        single = n is None
         if self.action_form == "discrete":
-            if n == 1 and isinstance(action, (int, np.integer)) and 0 <= action < self.action_table.shape[0]:
+            last = self.action_table.shape[0] - 1
+            if single and isinstance(action, (int, np.integer)) and 0 <= action <= last:
                 return self.action_table[action : action + 1]
-            a = np.asarray(action)
-            if a.dtype.kind not in "iu" or a.size != n:
-                raise ValueError(f"a discrete action is {n} whole number(s) in 0..{self.action_table.shape[0] - 1}")
-            if a.min() < 0 or a.max() >= self.action_table.shape[0]:
-                raise ValueError(f"discrete action {a.tolist()} out of range 0..{self.action_table.shape[0] - 1}")
+        n = 1 if single else n
+        shapes = [(n,)] if self.action_form == "discrete" else [(n, ACTION_WIDTH)]
+        if single:
+            shapes.append(shapes[0][1:])
+        if self.action_form == "discrete":
+            a = _array(action)
+            if a.dtype.kind not in "iu" or a.shape not in shapes:
+                raise ValueError(f"a discrete action is {n} whole number(s) in 0..{last}, got {_describe(a)}")
+            if a.min() < 0 or a.max() > last:
+                raise ValueError(f"discrete action {a.tolist()} out of range 0..{last}")
             return self.action_table[a.reshape(n)]
-        rows = np.asarray(action, dtype=np.float64)
-        if rows.size != n * ACTION_WIDTH:
+        rows = _array(action)
+        if rows.dtype.kind not in "biuf" or rows.shape not in shapes:
             raise ValueError(
-                "a full action is 12 numbers per table (4 stakes, 4 insure flags, 4 prison flags), "
-                f"got shape {rows.shape}"
+                f"a full action is {ACTION_WIDTH} numbers per table (4 stakes, 4 insure flags, 4 prison flags), "
+                f"shape {shapes[0]}; got {_describe(rows)}"
             )
         return rows.reshape(n, ACTION_WIDTH)
 
@@ -217,6 +228,18 @@ class Layout:
         return obs
 
 
+def _array(action: Any) -> np.ndarray:
+    """``action`` as a numpy array; a ragged one (no array at all) as an empty object array."""
+    try:
+        return np.asarray(action)
+    except (ValueError, TypeError):
+        return np.empty(0, dtype=object)
+
+
+def _describe(a: np.ndarray) -> str:
+    return "something that is not an array of numbers" if a.dtype == object else f"shape {a.shape} of {a.dtype}"
+
+
 def _half_composition(rules: RuleSet) -> np.ndarray:
     from trente_env.cards import composition
 
@@ -263,10 +286,12 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
 
     **Illegal stakes** are made legal before the deal, box by box in the order Noir, Rouge, Couleur,
     Inverse: a stake over the table maximum is cut to the maximum; a stake (with its premium) over
-    the money left is cut to the largest whole number of units that fits; a stake left under the
-    table minimum is refused (the box sits out); negative stakes count as 0. ``info["clipped"]``
-    says when this happened. A zero bet is always legal. :meth:`action_masks` gives the legal
-    actions for sb3-contrib's MaskablePPO. A discrete action out of range raises ``ValueError``.
+    the money left is cut to the largest whole number of units that fits (compared exactly, so the
+    bankroll never goes below 0); a stake left under the table minimum is refused (the box sits
+    out); negative and NaN stakes count as 0. ``info["clipped"]`` says when this happened. A zero
+    bet is always legal. :meth:`action_masks` gives the legal actions for sb3-contrib's
+    MaskablePPO. A discrete action out of range, or an action of another shape or not made of
+    numbers, raises ``ValueError``.
 
     ## Observation Space
 
@@ -403,7 +428,7 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Place the bets, deal one coup, settle every box."""
         tables = self._tables
-        tables.play(self.layout.actions(action, 1))
+        tables.play(self.layout.actions(action))
         noir, rouge, result, _, start, middle, end, reshuffle = tables.coup[0].tolist()
         cards = tables.shoes[0, start:end].tolist()
         info = {

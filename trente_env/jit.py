@@ -1,15 +1,197 @@
-"""How the hot kernels are compiled.
+"""The one compile policy: how every numba kernel of trente-lab is compiled and where it is cached.
 
-:data:`hot` compiles the small functions called on every coup of every table or session (dealing
-one coup, settling a table, a strategy's step): they read and write the arrays they are given and
-allocate none. They are compiled without numba's reference counting (``_nrt=False``): with it,
-every call pays atomic increments and decrements on each array argument wherever numba cannot
-prove them useless (nested branches), which cost more than the game's logic itself.
+Every kernel in the tree is compiled through the decorators of this module, never through
+``numba.njit`` directly (a test greps the tree for it):
+
+* :func:`kernel`: a compiled function, cached on disk;
+* :func:`parallel`: the same, with its ``numba.prange`` loops shared among numba's threads;
+* :func:`inline`: a tiny helper inlined into its callers;
+* :func:`hot`: the small functions called on every coup of every table or session (dealing one coup,
+  settling a table, a strategy's step). They read and write the arrays they are given and allocate
+  none, so they are compiled without numba's reference counting: with it, every call pays atomic
+  increments and decrements on each array argument wherever numba cannot prove them useless, which
+  cost more than the game's logic itself.
+
+**The cache guard.** numba checks a cached function against its own source file only: a kernel
+that calls a function of another file (the table's coup calls the settlement's rule for one box,
+the tournament's loop calls the strategies' kernel) would keep running its cached machine code
+after an edit of the callee. So the caches live in a folder named after a fingerprint of every
+kernel source file (:data:`KERNEL_SOURCES`), of the numba, numpy and Python versions, and of the
+options that change the compiled code (bounds checking, the private options in use): an edit of any
+of them compiles every kernel afresh, into a new folder. The folder is
+``$NUMBA_CACHE_DIR/trente-lab-<fingerprint>`` when the user sets ``NUMBA_CACHE_DIR``, otherwise
+``$XDG_CACHE_HOME/trente-lab/numba-<fingerprint>`` (``~/.cache`` when ``XDG_CACHE_HOME`` is unset),
+or a folder in the temporary directory if that one cannot be written; with no writable folder at
+all nothing is cached (every run compiles). Folders of older fingerprints are left alone (several
+checkouts may share the parent); delete them at will.
+
+numba creates a function's cache when the decorator runs, so the policy is set when this module is
+imported, and every kernel module imports its decorators from here.
+
+**Private numba features live here only.** :data:`HOT_OPTIONS` asks for ``_nrt=False``, a private
+option of numba's CPU target, only if the installed numba accepts it (checked without compiling);
+otherwise :func:`hot` is a plain cached :func:`kernel`, which computes the same numbers, a little
+slower. :func:`entry_point` (numba's compiled entry point of one signature) falls back to the
+dispatcher the same way. numba is pinned in ``pyproject.toml`` to the releases that are tested.
 """
 
 from __future__ import annotations
 
-import numba
+import hashlib
+import os
+import platform
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
 
-#: Compile a helper that allocates no arrays (cached, no reference counting).
-hot = numba.njit(cache=True, _nrt=False)
+import numba
+import numpy as np
+
+#: Every file whose code or constants a compiled kernel holds, relative to the folder holding the
+#: packages: the modules that define kernels, and the modules whose functions (``coup.decide``) or
+#: constants (``cards``: the card values and colours) the kernels compile in. A test greps the tree
+#: so that a new kernel module cannot be left out.
+KERNEL_SOURCES: tuple[str, ...] = (
+    "trente_env/cards.py",
+    "trente_env/coup.py",
+    "trente_env/dealer.py",
+    "trente_env/jit.py",
+    "trente_env/odds.py",
+    "trente_env/settle.py",
+    "trente_env/tables.py",
+    "strategies/kernel.py",
+    "experiments/fallacy.py",
+    "experiments/sessions.py",
+)
+#: The folder holding the packages (``trente_env``, ``strategies``, ``experiments``).
+ROOT = Path(__file__).resolve().parent.parent
+
+#: Private options of numba's CPU target asked for by :func:`hot` (used only if numba accepts them).
+PRIVATE_OPTIONS: dict[str, Any] = {"_nrt": False}
+
+
+def accepts(options: dict[str, Any]) -> bool:
+    """Whether the installed numba's CPU target accepts ``options``, checked as numba itself parses
+    them at compile time, without compiling anything. Any surprise means no."""
+    try:
+        from numba.core.compiler import Flags
+        from numba.core.cpu import CPUTargetOptions
+
+        CPUTargetOptions.parse_as_flags(Flags(), dict(options))
+    except Exception:  # an unknown option (KeyError), or numba moved these classes
+        return False
+    return True
+
+
+#: The options :func:`hot` compiles with beside ``cache``: the private ones if numba accepts them.
+HOT_OPTIONS: dict[str, Any] = dict(PRIVATE_OPTIONS) if accepts(PRIVATE_OPTIONS) else {}
+
+
+def fingerprint(root: Path = ROOT, sources: Sequence[str] = KERNEL_SOURCES) -> str:
+    """16 hex digits that change with any kernel source file, the numba, numpy and Python versions,
+    bounds checking and the private options in use: the name of the cache folder."""
+    digest = hashlib.sha256()
+    for name in sorted(sources):
+        path = root / name
+        digest.update(name.encode() + b"\0")
+        digest.update(path.read_bytes() if path.is_file() else b"<missing>")
+        digest.update(b"\0")
+    setting = (
+        numba.__version__, np.__version__, sys.version, platform.machine(), numba.config.BOUNDSCHECK,
+        numba.config.OPT, sorted(HOT_OPTIONS.items()),
+    )  # fmt: skip
+    digest.update(repr(setting).encode())
+    return digest.hexdigest()[:16]
+
+
+def _writable(folder: Path) -> bool:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError:
+        return False
+    return True
+
+
+def cache_folder(fp: str | None = None, user_folder: str | None = None) -> Path | None:
+    """Where the kernels of fingerprint ``fp`` are cached (see the module docstring); None when no
+    folder can be written. ``user_folder``: numba's ``NUMBA_CACHE_DIR`` (default: as numba read it)."""
+    fp = fp or fingerprint()
+    user_folder = numba.config.CACHE_DIR if user_folder is None else user_folder
+    if user_folder:
+        candidates = [Path(user_folder) / f"trente-lab-{fp}"]
+    else:
+        xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        candidates = [Path(xdg) / "trente-lab" / f"numba-{fp}"]
+    user = getattr(os, "getuid", lambda: "user")()
+    candidates.append(Path(tempfile.gettempdir()) / f"trente-lab-{user}" / f"numba-{fp}")
+    return next((folder for folder in candidates if _writable(folder)), None)
+
+
+FINGERPRINT = fingerprint()
+#: The folder of this process's caches (None: nothing is cached).
+CACHE_DIR = cache_folder(FINGERPRINT)
+CACHE = CACHE_DIR is not None
+
+
+def _njit(fn: Callable, **options: Any) -> Callable:
+    """``numba.njit`` under the policy: numba's cache folder is ours while the decorator creates
+    the function's cache, and the user's again afterwards."""
+    if not CACHE:
+        return numba.njit(cache=False, **options)(fn)
+    before = numba.config.CACHE_DIR
+    numba.config.CACHE_DIR = str(CACHE_DIR)
+    try:
+        return numba.njit(cache=True, **options)(fn)
+    finally:
+        numba.config.CACHE_DIR = before
+
+
+def kernel(fn: Callable) -> Callable:
+    """Compile ``fn`` (cached)."""
+    return _njit(fn)
+
+
+def parallel(fn: Callable) -> Callable:
+    """Compile ``fn`` with its ``numba.prange`` loops run on numba's threads (cached)."""
+    return _njit(fn, parallel=True)
+
+
+def inline(fn: Callable) -> Callable:
+    """Compile ``fn`` to be inlined into the kernels that call it (cached)."""
+    return _njit(fn, inline="always")
+
+
+def hot(fn: Callable) -> Callable:
+    """Compile a helper that allocates no arrays (cached; no reference counting where numba allows)."""
+    return _njit(fn, **HOT_OPTIONS)
+
+
+def entry_point(dispatcher: Callable, args: tuple) -> Callable:
+    """The compiled code ``dispatcher`` runs for the types of ``args`` (already compiled), to be
+    called later with arguments of exactly those types: it skips numba's type dispatch, about 1 µs a
+    call. The dispatcher itself if numba keeps it elsewhere."""
+    try:
+        return dispatcher.overloads[tuple(numba.typeof(a) for a in args)].entry_point
+    except (AttributeError, KeyError, TypeError):
+        return dispatcher
+
+
+__all__ = [
+    "CACHE",
+    "CACHE_DIR",
+    "FINGERPRINT",
+    "HOT_OPTIONS",
+    "KERNEL_SOURCES",
+    "PRIVATE_OPTIONS",
+    "accepts",
+    "cache_folder",
+    "entry_point",
+    "fingerprint",
+    "hot",
+    "inline",
+    "kernel",
+    "parallel",
+]

@@ -29,6 +29,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from trente_env import jit
 from trente_env.cards import composition
 from trente_env.rules import Refait, RuleSet, SecondRefait
 
@@ -154,7 +155,7 @@ def _prefixes() -> _Prefixes:
     )
 
 
-@numba.njit(cache=True)
+@jit.kernel
 def _walk(shoe, counts, size, child, n_rows, row_total, row_p, out):
     """One pass over the prefix states from a shoe with ``shoe[v-1]`` cards of value v.
 
@@ -190,7 +191,7 @@ def _walk(shoe, counts, size, child, n_rows, row_total, row_p, out):
                 out[10] += q * (size[s] + 1)
 
 
-@numba.njit(cache=True, parallel=True)
+@jit.parallel
 def _rouge_given_noir(shoe, rows, row_p, counts, size, child, row_total, out):
     """For every Noir row with positive probability, the Rouge row's distribution from what is left."""
     empty = np.zeros(0)

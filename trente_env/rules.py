@@ -43,7 +43,7 @@ class RuleSet:
     :param insurance: whether stakes may be insured against the refait.
     :param insurance_rate: the insurance premium, as a fraction of the insured stake.
     :param table_min: the smallest stake a box accepts, in units.
-    :param table_max: the largest stake a box accepts, in units.
+    :param table_max: the largest stake a box accepts, in units (at most :data:`MAX_MONEY`).
     :param couleur_inverse: whether the Couleur and Inverse boxes are open.
     """
 
@@ -81,6 +81,10 @@ class RuleSet:
             raise ValueError(f"insurance_rate must be in [0, 1), got {self.insurance_rate}")
         if not 0 < self.table_min <= self.table_max:
             raise ValueError(f"need 0 < table_min <= table_max, got min {self.table_min} and max {self.table_max}")
+        if not self.table_max <= MAX_MONEY:
+            raise ValueError(
+                f"table_max must be a finite number of units, at most {MAX_MONEY:.0e}, got {self.table_max!r}"
+            )
 
     @property
     def n_cards(self) -> int:

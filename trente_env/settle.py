@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numba
 import numpy as np
 
+from trente_env import jit
 from trente_env.coup import Result
 from trente_env.rules import Refait, RuleSet, SecondRefait
 
@@ -26,6 +26,13 @@ NOIR, ROUGE, COULEUR, INVERSE = range(4)
 _HALF, _PRISON, _CHOICE = range(3)
 _LOST, _SECOND_PRISON, _STAYS = range(3)
 _R_NOIR, _R_ROUGE, _R_APRES, _R_REFAIT, _R_VOID = (int(r) for r in Result)
+
+
+def paid(stake: float, insured: bool, rate: float) -> float:
+    """What placing ``stake`` takes from the bankroll: the stake and, if it is insured, its premium
+    ``rate * stake``, summed exactly as :func:`settle_box` sums them (so every chip is counted the same
+    way when it goes out and when it comes back)."""
+    return stake + rate * stake if insured else stake
 
 
 def settle_box(
@@ -86,10 +93,11 @@ def settle_box(
     return 0.0, 0.0, 0.0, stake + premium + prison1 + prison2
 
 
-_settle_box = numba.njit(cache=True)(settle_box)
+_settle_box = jit.kernel(settle_box)
+_paid = jit.kernel(paid)
 
 
-@numba.njit(cache=True)
+@jit.kernel
 def _settle_tables(stakes, insured, prison, to_prison, result, couleur, refait_rule, second_refait, spares, rate):
     n = stakes.shape[0]
     back = np.empty_like(stakes)
@@ -145,12 +153,16 @@ def settle(
     """
     stakes = np.asarray(stakes, dtype=np.float64)
     single = stakes.ndim == 1
+    if stakes.shape[-1:] != (4,) or stakes.ndim > 2:
+        raise ValueError(f"stakes are 4 numbers (Noir, Rouge, Couleur, Inverse) per table, got shape {stakes.shape}")
     stakes = np.atleast_2d(stakes)
     n = stakes.shape[0]
     insured = _bools(insured, stakes.shape) & rules.insurance
     to_prison = _bools(to_prison, stakes.shape)
     prison = np.zeros((n, 4, 2)) if prison is None else np.asarray(prison, dtype=np.float64).reshape(n, 4, 2)
     result = np.broadcast_to(np.asarray(result, dtype=np.int8), (n,))
+    if ((result < 0) | (result > _R_VOID)).any():
+        raise ValueError(f"result codes are 0..{_R_VOID} (see trente_env.coup.Result)")
     couleur = np.broadcast_to(np.asarray(couleur, dtype=np.bool_), (n,))
     out = _settle_tables(stakes, insured, prison, to_prison, result, couleur, *rule_codes(rules))
     return Settlement(*(a[0] for a in out)) if single else Settlement(*out)

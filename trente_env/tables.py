@@ -28,12 +28,12 @@ from collections.abc import Sequence
 import numba
 import numpy as np
 
+from trente_env import jit
 from trente_env.cards import CARD_BLACK, CARD_VALUE, composition, new_shoe
 from trente_env.coup import Result, decide
-from trente_env.dealer import deal_next, shuffle, shuffle_seeds
-from trente_env.jit import hot
-from trente_env.rules import RuleSet
-from trente_env.settle import _settle_box, rule_codes
+from trente_env.dealer import deal_next, shuffle
+from trente_env.rules import MAX_MONEY, RuleSet
+from trente_env.settle import _paid, _settle_box, rule_codes
 
 ACTION_WIDTH = 12
 #: History code of a coup not played yet (the other codes are :class:`~trente_env.coup.Result`).
@@ -49,7 +49,7 @@ PARALLEL_FROM = 4096
 
 _VALUE = CARD_VALUE.copy()
 _BLACK = CARD_BLACK.copy()
-_decide = numba.njit(cache=True)(decide)
+_decide = jit.kernel(decide)
 
 
 def make_legal(
@@ -65,24 +65,31 @@ def make_legal(
     """The stake a box really takes, and whether it is insured (SPEC 2.5, 7).
 
     A negative, NaN or closed-box stake is 0; a stake over the table maximum is cut to the maximum;
-    a stake (with its premium) over ``avail``, the money not yet staked this coup, is cut to the
-    largest whole number of units that fits; whatever is left under the table minimum is refused.
+    a stake whose cost (with its premium, :func:`~trente_env.settle.paid`) is over ``avail``, the
+    money not yet staked this coup, is cut to the largest whole number of units ``s`` whose cost, as
+    the bankroll will pay it, is at most ``avail``: exactly, not through a rounded division, so what
+    is left after placing it is never below 0. Whatever is left under the table minimum is refused.
     Insurance is bought only on a stake, and only at tables that sell it.
     """
     stake = want if (want > 0.0 and is_open) else 0.0
     if stake > table_max:
         stake = table_max
     insured = insure and insurance and stake > 0.0
-    factor = 1.0 + rate if insured else 1.0
-    if stake * factor > avail:
-        stake = np.floor(avail / factor)
+    if _paid(stake, insured, rate) > avail:
+        # the division gives s within one unit: the exact comparison decides
+        whole = np.floor(min(avail / (1.0 + rate if insured else 1.0), stake))
+        if whole + 1.0 <= stake and _paid(whole + 1.0, insured, rate) <= avail:
+            whole += 1.0
+        while whole > 0.0 and _paid(whole, insured, rate) > avail:
+            whole -= 1.0
+        stake = max(whole, 0.0)
     if stake < table_min:
         stake = 0.0
         insured = False
     return stake, insured
 
 
-_make_legal = numba.njit(cache=True)(make_legal)
+_make_legal = jit.kernel(make_legal)
 
 
 def next_coup(cards, pos, needs_shuffle, seed, base, burn, cut_card):  # fmt: skip
@@ -114,11 +121,15 @@ def bet_and_settle(
     box), then settle every box and its prisoners (``prison``, (4, 2), updated) on the result.
 
     Writes the stakes taken, their insurance and what came back into ``placed``, ``insured`` and
-    ``back``; returns (gain, clipped): what the coup added to the bankroll (back - stakes -
-    premiums) and whether any wanted stake was changed. A box with no stake and no prisoner has
-    nothing to settle.
+    ``back``; returns (bankroll, clipped): the bankroll after the coup and whether any wanted stake
+    was changed. A box with no stake and no prisoner has nothing to settle.
+
+    The money is counted so that it cannot go below zero, whatever the rounding: each stake is taken
+    from what is left in hand only if its cost (:func:`~trente_env.settle.paid`) is at most that
+    (:func:`make_legal`), so what is left stays >= 0, and the bankroll after the coup is what was left
+    plus what came back (every ``back`` is >= 0). The caller's gain is the new bankroll minus the old.
     """
-    avail = bankroll
+    left = bankroll
     clipped = False
     for b in range(4):
         want = action[b]
@@ -126,61 +137,71 @@ def bet_and_settle(
             placed[b] = 0.0
             insured[b] = False
             continue
-        stake, ins = _make_legal(want, action[4 + b] > 0.5, avail, b < n_boxes, insurance, rate, table_min, table_max)
+        stake, ins = _make_legal(want, action[4 + b] > 0.5, left, b < n_boxes, insurance, rate, table_min, table_max)
         if stake != want:
             clipped = True
-        avail -= stake * (1.0 + rate) if ins else stake
+        cost = _paid(stake, ins, rate)
+        if (cost > left) | (stake > table_max):  # make_legal rules it out: a guard, never a rule
+            raise ValueError("bet_and_settle: a stake above the money in hand or the table maximum")
+        left -= cost
         placed[b] = stake
         insured[b] = ins
-    gain = 0.0
+    returned = 0.0
     for b in range(4):
         stake = placed[b]
         if (stake == 0.0) & (prison[b, 0] == 0.0) & (prison[b, 1] == 0.0):
             back[b] = 0.0
             continue
-        ins = insured[b]
         out = _settle_box(
-            b, stake, ins, prison[b, 0], prison[b, 1], action[8 + b] > 0.5, result, couleur, refait_rule,
+            b, stake, insured[b], prison[b, 0], prison[b, 1], action[8 + b] > 0.5, result, couleur, refait_rule,
             second_refait, spares, rate,
         )  # fmt: skip
         back[b] = out[0]
         prison[b, 0] = out[1]
         prison[b, 1] = out[2]
-        gain += out[0] - (stake * (1.0 + rate) if ins else stake)
-    return gain, clipped
+        returned += out[0]
+    bankroll = left + returned
+    if not bankroll >= 0.0:  # left and every back are >= 0: a guard, against a bankroll edited by hand
+        raise ValueError("bet_and_settle: the bankroll would end below 0 (or not a number)")
+    return bankroll, clipped
 
 
-next_coup = hot(next_coup)
-bet_and_settle = hot(bet_and_settle)
+next_coup = jit.hot(next_coup)
+bet_and_settle = jit.hot(bet_and_settle)
 
 
 def _play(
-    actions, skip, seeds, shoes, pos, needs_shuffle, slots, base, bankroll, prison, coups, results, couleurs,
+    actions, skip, seeds, shoes, pos, needs_shuffle, base, bankroll, prison, coups, results, couleurs,
     seen, track_shoe, burn, cut_card, n_boxes, insurance, table_min, table_max, refait_rule, second_refait, spares,
     rate, target, reward, placed, insured, back, coup, clipped, terminated, flat, offsets, one_hot, full,
 ):  # fmt: skip
     """Play one coup on every table not in ``skip``: deal (:func:`next_coup`), make the bets legal
     and settle them (:func:`bet_and_settle`), record.
 
-    Then write the table's observation into its row of ``flat`` and whether its session is over
-    (ruin, or ``target`` reached, with nothing in prison) into ``terminated``.
+    Table ``t`` reads row ``t`` of every array: ``seeds[t]`` is the seed of its shuffle if its shoe
+    needs one (written for every such table before the call; ignored otherwise). Then write the
+    table's observation into its row of ``flat`` and whether its session is over (ruin, or ``target``
+    reached, with nothing in prison) into ``terminated``.
     """
+    n = bankroll.shape[0]
+    if (actions.shape[0] != n) | (actions.shape[1] != ACTION_WIDTH) | (skip.shape[0] != n) | (seeds.shape[0] != n):
+        raise ValueError("_play: actions, skip and seeds need one row per table")
     k = results.shape[1]
-    for t in numba.prange(actions.shape[0]):
+    for t in numba.prange(n):
         if skip[t]:
             continue
         cards = shoes[t]
         if needs_shuffle[t] & track_shoe:
             seen[t, :] = 0
         noir, rouge, result, couleur, start, middle, end, reshuffle = next_coup(
-            cards, pos[t], needs_shuffle[t], seeds[slots[t]], base, burn, cut_card
+            cards, pos[t], needs_shuffle[t], seeds[t], base, burn, cut_card
         )
-        gain, clipped[t] = bet_and_settle(
-            actions[t], bankroll[t], prison[t], result, couleur, n_boxes, insurance, table_min, table_max,
+        before = bankroll[t]
+        bankroll[t], clipped[t] = bet_and_settle(
+            actions[t], before, prison[t], result, couleur, n_boxes, insurance, table_min, table_max,
             refait_rule, second_refait, spares, rate, placed[t], insured[t], back[t],
         )  # fmt: skip
-        reward[t] = gain
-        bankroll[t] += gain
+        reward[t] = bankroll[t] - before
         coups[t] += 1
         for j in range(k - 1, 0, -1):
             results[t, j] = results[t, j - 1]
@@ -211,7 +232,7 @@ def _play(
         )  # fmt: skip
 
 
-@hot
+@jit.hot
 def scoreboard_couleur(result: int, couleur: bool) -> int:
     """The scoreboard's Couleur/Inverse code of a coup: Couleur or Inverse won, or neither (a tie or
     a void coup)."""
@@ -220,7 +241,7 @@ def scoreboard_couleur(result: int, couleur: bool) -> int:
     return UNDECIDED
 
 
-@hot
+@jit.hot
 def is_free(prison: np.ndarray) -> bool:
     """Whether a table's (4, 2) prison holds no stake."""
     for b in range(4):  # noqa: SIM110
@@ -270,11 +291,11 @@ def _observe(
             )  # fmt: skip
 
 
-_observe_row = numba.njit(cache=True)(_observe_row)
-_play_serial = numba.njit(cache=True)(_play)
-_play_parallel = numba.njit(cache=True, parallel=True)(_play)
-_observe_serial = numba.njit(cache=True)(_observe)
-_observe_parallel = numba.njit(cache=True, parallel=True)(_observe)
+_observe_row = jit.kernel(_observe_row)
+_play_serial = jit.kernel(_play)
+_play_parallel = jit.parallel(_play)
+_observe_serial = jit.kernel(_observe)
+_observe_parallel = jit.parallel(_observe)
 
 
 class Tables:
@@ -291,6 +312,9 @@ class Tables:
     :param width: the length of a row of :attr:`flat`.
     :param one_hot: write the scoreboard one-hot into :attr:`flat` (otherwise read
         :attr:`results` and :attr:`couleurs`).
+
+    Money is bounded: the bankroll and the target are at most :data:`~trente_env.rules.MAX_MONEY`
+    units (the rules bound the table maximum the same way), so every amount stays exact in float64.
     """
 
     def __init__(
@@ -306,20 +330,23 @@ class Tables:
         width: int = 10,
         one_hot: bool = False,
     ) -> None:
-        if n < 1:
-            raise ValueError(f"need at least one table, got {n}")
-        if history < 1:
-            raise ValueError(f"the scoreboard must keep at least one coup, got history={history}")
-        if not bankroll > 0:
-            raise ValueError(f"the starting bankroll must be positive, got {bankroll}")
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f"need a whole number of tables, at least one, got {n!r}")
+        if isinstance(history, bool) or not isinstance(history, (int, np.integer)) or history < 1:
+            raise ValueError(f"the scoreboard must keep a whole number of coups, at least one, got history={history!r}")
+        if not 0 < bankroll <= MAX_MONEY:
+            raise ValueError(f"the starting bankroll must be positive, at most {MAX_MONEY:.0e} units, got {bankroll!r}")
+        if target is not None and not 0 < target <= MAX_MONEY:
+            raise ValueError(f"the target must be positive and at most {MAX_MONEY:.0e} units, got {target}")
         self.rules = rules
-        self.n = n
+        self.n = n = int(n)
         self.initial_bankroll = float(bankroll)
-        self.history = history
+        self.history = history = int(history)
         self.target = np.inf if target is None else float(target)
         self.track_shoe = track_shoe
         if offsets is None:
             offsets = {"bankroll": 0, "coups": 1, "prison": 2}
+        _check_layout(offsets, width, history, one_hot)
         self.offsets = np.array([offsets.get(part, -1) for part in OBS_PARTS], dtype=np.int64)
         self.one_hot = one_hot
         self.flat = np.zeros((n, width), dtype=np.float32)
@@ -344,15 +371,17 @@ class Tables:
         self.coup = np.zeros((n, len(COUP_COLUMNS)), dtype=np.int64)
         self.clipped = np.zeros(n, dtype=np.bool_)
         self.terminated = np.zeros(n, dtype=np.bool_)
-        self._slots = np.zeros(n, dtype=np.int64)
+        self._seeds = np.zeros(n, dtype=np.uint64)  # the seed of each table's next shuffle
         self._no_skip = np.zeros(n, dtype=np.bool_)
+        self._one_action = np.zeros((1, ACTION_WIDTH))  # the single table's action, in a buffer of fixed type
+        self._action_shape = (n, ACTION_WIDTH)
         self.generators: list[np.random.Generator] = []
         parallel = n >= PARALLEL_FROM
         self._play_kernel = _play_parallel if parallel else _play_serial
         self._observe_kernel = _observe_parallel if parallel else _observe_serial
         refait, second, spares, rate = rule_codes(rules)
         self._play_args = (
-            self.shoes, self.pos, self.needs_shuffle, self._slots, self.base, self.bankroll, self.prison,
+            self._seeds, self.shoes, self.pos, self.needs_shuffle, self.base, self.bankroll, self.prison,
             self.coups, self.results, self.couleurs, self.seen, track_shoe, rules.burn, rules.cut_card,
             len(rules.boxes), rules.insurance, float(rules.table_min), float(rules.table_max), refait, second,
             spares, rate, self.target, self.reward, self.placed, self.insured, self.back, self.coup, self.clipped,
@@ -375,7 +404,7 @@ class Tables:
         The bankroll is restored, prisoners and the scoreboard cleared, and the shoe will be
         shuffled before the next coup. The observations of those tables are rewritten.
         """
-        mask = np.ones(self.n, dtype=np.bool_) if rows is None else rows
+        mask = np.ones(self.n, dtype=np.bool_) if rows is None else self._mask(rows, "rows")
         self.bankroll[mask] = self.initial_bankroll
         self.prison[mask] = 0.0
         self.coups[mask] = 0
@@ -392,31 +421,48 @@ class Tables:
 
         Results land in :attr:`reward`, :attr:`placed`, :attr:`insured`, :attr:`back`,
         :attr:`coup`, :attr:`clipped`, :attr:`terminated` and :attr:`flat`; rows of skipped tables
-        keep their last values.
+        keep their last values. Actions of another shape, or not numbers, raise ValueError.
         """
-        if skip is None:
-            skip = self._no_skip
-            if self.n == 1:
-                seeds = shuffle_seeds(self.generators[0], 1) if self.needs_shuffle[0] else _NO_SEEDS
-                self._play_one(np.ascontiguousarray(actions, dtype=np.float64), seeds)
-                return
-        rows = np.flatnonzero(self.needs_shuffle & ~skip)
-        generators = self.generators  # as dealer.shuffle_seeds, one table at a time
-        seeds = np.array([generators[i].bit_generator.random_raw() for i in rows.tolist()], np.uint64)
-        self._slots[rows] = np.arange(rows.size)
-        self._play_kernel(actions, skip, seeds if rows.size else _NO_SEEDS, *self._play_args)
+        if not self.generators:
+            raise RuntimeError("give the tables their generators (seed) before playing")
+        if type(actions) is not np.ndarray:
+            actions = np.asarray(actions)
+        if actions.shape != self._action_shape or actions.dtype.kind not in "biuf":
+            raise ValueError(
+                f"actions are {ACTION_WIDTH} numbers per table, shape ({self.n}, {ACTION_WIDTH}); "
+                f"got shape {actions.shape} of {actions.dtype}"
+            )
+        if skip is None and self.n == 1:
+            if self.needs_shuffle[0]:
+                self._seeds[0] = self.generators[0].bit_generator.random_raw()
+            self._one_action[...] = actions
+            self._play_one()
+            return
+        skip = self._no_skip if skip is None else self._mask(skip, "skip")
+        generators = self.generators  # one seed per shuffle, as dealer.shuffle_seeds draws them
+        for i in np.flatnonzero(self.needs_shuffle & ~skip).tolist():
+            self._seeds[i] = generators[i].bit_generator.random_raw()
+        self._play_kernel(np.ascontiguousarray(actions, dtype=np.float64), skip, *self._play_args)
 
-    def _play_one(self, actions: np.ndarray, seeds: np.ndarray) -> None:
-        """One table's coup, through the compiled kernel's entry point.
+    def _mask(self, rows: np.ndarray, name: str) -> np.ndarray:
+        """``rows`` as a mask of the tables (one boolean per table), or ValueError."""
+        mask = np.asarray(rows)
+        if mask.shape != (self.n,) or mask.dtype != np.bool_:
+            raise ValueError(f"{name} must be {self.n} booleans, one per table; got shape {mask.shape} of {mask.dtype}")
+        return np.ascontiguousarray(mask)
 
-        Here every argument keeps its type from call to call (float64 actions, uint64 seeds, the
-        table's own arrays), so numba's type dispatch, about 1 µs of a 9 µs step, is done once.
+    def _play_one(self) -> None:
+        """The single table's coup, through the compiled kernel's entry point.
+
+        Every argument is an array of the table's own, of a type fixed when the table was built (the
+        action is copied into :attr:`_one_action`), so numba's type dispatch, about 1 µs of a 9 µs
+        step, is done once (:func:`~trente_env.jit.entry_point`).
         """
-        args = (actions, self._no_skip, seeds, *self._play_args)
+        args = (self._one_action, self._no_skip, *self._play_args)
         entry = self.__dict__.get("_entry")
         if entry is None:
             self._play_kernel(*args)
-            self._entry = self._play_kernel.overloads[tuple(numba.typeof(a) for a in args)].entry_point
+            self._entry = jit.entry_point(self._play_kernel, args)
         else:
             entry(*args)
 
@@ -432,6 +478,28 @@ class Tables:
         return cards[: middle - start], cards[middle - start :]
 
 
-_NO_SEEDS = np.zeros(1, dtype=np.uint64)
+def _part_sizes(k: int, one_hot: bool) -> dict[str, int]:
+    """The numbers each part of :data:`OBS_PARTS` takes in a row of :attr:`Tables.flat`, for a
+    scoreboard of ``k`` coups (written one-hot, or not at all)."""
+    board = 1 if one_hot else 0
+    return {"bankroll": 1, "cards_left": 1, "coups": 1, "couleur": 3 * k * board, "prison": 8,
+            "results": 6 * k * board, "shoe": 20}  # fmt: skip
+
+
+def _check_layout(offsets: dict[str, int], width: int, history: int, one_hot: bool) -> None:
+    """ValueError unless every part the kernels write lies inside a row of ``width`` numbers.
+
+    The bankroll, the coups and the prisoners are always written; the scoreboard when ``one_hot``;
+    the shoe and the cards left together or not at all.
+    """
+    unknown = set(offsets) - set(OBS_PARTS)
+    required = {"bankroll", "coups", "prison"} | ({"couleur", "results"} if one_hot else set())
+    if unknown or not required <= set(offsets) or ("shoe" in offsets) != ("cards_left" in offsets):
+        raise ValueError(f"an observation layout places {sorted(required)} (and shoe with cards_left), got {offsets}")
+    sizes = _part_sizes(history, one_hot)
+    for part, at in offsets.items():
+        if not (isinstance(at, (int, np.integer)) and at >= 0 and at + sizes[part] <= width):
+            raise ValueError(f"the observation part {part!r} at {at} does not fit in a row of {width} numbers")
+
 
 __all__ = ["ACTION_WIDTH", "COUP_COLUMNS", "NO_COUP", "OBS_PARTS", "Result", "Tables", "make_legal"]
