@@ -236,3 +236,15 @@ def test_the_entry_point_falls_back_to_the_dispatcher() -> None:
 
     assert jit.entry_point(plain, args) is plain  # not a dispatcher: itself
     assert jit.entry_point(_paid, ("x", "y", "z")) is _paid  # never compiled for these types
+
+
+def test_a_kernel_compiled_serial_and_parallel_keeps_two_caches() -> None:
+    """numba keys cache entries by signature only: the serial and the parallel variants of one
+    function must not share a cache file, or whichever was cached first serves both."""
+    from trente_env import tables
+
+    pairs = ((tables._play_serial, tables._play_parallel), (tables._observe_serial, tables._observe_parallel))
+    for serial, threaded in pairs:
+        files = {serial._cache._cache_file._index_path, threaded._cache._cache_file._index_path}
+        assert len(files) == 2, files
+        assert threaded.targetoptions.get("parallel") and not serial.targetoptions.get("parallel")

@@ -42,6 +42,7 @@ import os
 import platform
 import sys
 import tempfile
+import types
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -155,8 +156,24 @@ def kernel(fn: Callable) -> Callable:
 
 
 def parallel(fn: Callable) -> Callable:
-    """Compile ``fn`` with its ``numba.prange`` loops run on numba's threads (cached)."""
-    return _njit(fn, parallel=True)
+    """Compile ``fn`` with its ``numba.prange`` loops run on numba's threads (cached).
+
+    numba names a cache file after the function and keys its entries by signature only, not by the
+    options: a function compiled both ways (:func:`kernel` and :func:`parallel`, as the tables'
+    coup) would share one cache file, and whichever variant was cached first would be served for
+    both. So the parallel variant is compiled from a copy of the function with its own name.
+    """
+    return _njit(_renamed(fn, "parallel"), parallel=True)
+
+
+def _renamed(fn: Callable, suffix: str) -> Callable:
+    """A copy of the plain function ``fn`` whose qualified name ends in ``suffix``."""
+    copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    copy.__kwdefaults__ = fn.__kwdefaults__
+    copy.__doc__ = fn.__doc__
+    copy.__module__ = fn.__module__
+    copy.__qualname__ = f"{fn.__qualname__}.{suffix}"
+    return copy
 
 
 def inline(fn: Callable) -> Callable:
