@@ -118,7 +118,7 @@ def test_the_tournament_refuses_a_bankroll_the_tables_cannot_count(tmp_path) -> 
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 2  # the parser's range says it first
     assert "--bankroll" in result.output and "less than or equal to 1000000000000" in result.output
-    assert "Traceback" not in result.output  # make_config refuses it too (test_amounts_the_kernels_cannot_hold_are_refused_in_one_line)
+    assert "Traceback" not in result.output  # make_config refuses it too: see the test above
 
 
 # -- the kernel holds its arithmetic inside int64 even if the checks above were bypassed --------------
