@@ -9,7 +9,7 @@ Measured, each as the median of ``--repeats`` runs unless said otherwise:
 * ``one_worker``: the same run with one worker (``--no-one-worker`` skips it), to show what the
   workers buy;
 * ``compiled_block``: one block of the line-up (2,000 sessions x 200 coups x 19 systems) on the
-  compiled session loop alone (:func:`experiments.sessions.play_compiled`, all workers as threads);
+  compiled session loop alone (:func:`strategies.sessions.play_compiled`, all workers as threads);
 * ``vector_env_block``: the same block through the vector env and each strategy's ``act``
   (:func:`experiments.tournament.play_sessions`, the path of trained models and plugins, and the
   whole tournament before the compiled loop), one process: the reference of the same run;
@@ -66,9 +66,9 @@ def reference_env_rate(sessions: int, coups: int) -> float:
 
 def block_rates(workers: int, coups: int) -> tuple[float, float]:
     """Session-coups per second of one block of the line-up: compiled loop, then vector env path."""
-    from experiments.sessions import play_compiled
     from experiments.tournament import play_sessions, session_seed
     from strategies import LINEUP, make_strategy
+    from strategies.sessions import play_compiled
     from trente_env.rules import get_rules
 
     rules = get_rules("classic")

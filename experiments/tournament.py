@@ -14,7 +14,7 @@ coups in session ``i``: differences between systems come from staking alone. The
 does not depend on how the work is split, so the numbers are identical for any ``--workers``.
 
 **Two ways to play, one set of numbers.** The built-in systems play together on the compiled
-session loop of :mod:`experiments.sessions`: each session is dealt once and every system plays it,
+session loop of :mod:`strategies.sessions`: each session is dealt once and every system plays it,
 through the same compiled dealing, settlement and strategy code as the environments and
 :meth:`~strategies.base.Strategy.act`. A trained model or a plugin written as Python hooks plays
 on the vector env through its ``act`` (:func:`strategies.runner.play_sessions`). For a built-in
@@ -238,7 +238,7 @@ class TournamentConfig:
 
     def groups(self) -> list[tuple[int, ...]]:
         """Strategies played together: every built-in system in one group on the compiled session
-        loop (:mod:`experiments.sessions`), each other policy (a trained model, a plugin written as
+        loop (:mod:`strategies.sessions`), each other policy (a trained model, a plugin written as
         Python hooks) alone on the vector env."""
         fast = self._compiled()
         return ([fast] if fast else []) + [(s,) for s in range(len(self.specs)) if s not in fast]
@@ -248,8 +248,8 @@ class TournamentConfig:
         return len(self._compiled()) == len(self.specs)
 
     def _compiled(self) -> tuple[int, ...]:
-        from experiments.sessions import compiled
         from strategies.registry import make_strategy
+        from strategies.sessions import compiled
 
         rules = self.ruleset()
         return tuple(
@@ -538,7 +538,7 @@ def run_task(
 # -- the run's identity --------------------------------------------------------------------------
 
 #: The source files whose code computes a block's numbers (globs under the project's root).
-SOURCE_FILES = ("trente_env/*.py", "strategies/*.py", "experiments/sessions.py", "experiments/tournament.py")
+SOURCE_FILES = ("trente_env/*.py", "strategies/*.py", "experiments/tournament.py")
 
 
 @dataclass(frozen=True)
@@ -842,7 +842,7 @@ def memory_needed(config: TournamentConfig, workers: int = 1) -> int:
     threads or workers hold while playing (a block of results of every system each, and a
     session's coups) and what :func:`collect` and the output files hold (every session of every
     system, the trajectories, a few arrays of one value per session)."""
-    from experiments.sessions import SETTLE_LIMIT
+    from strategies.sessions import SETTLE_LIMIT
 
     per_session = sum(np.dtype(BLOCK_ARRAYS[k]).itemsize for k in SESSION_FIELDS)
     n, width = len(config.specs), config.coups + 1

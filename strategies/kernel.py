@@ -6,7 +6,7 @@ their conditions join with ``&`` and ``|``, which compile to straight-line code.
 Every built-in system reads a coup and chooses its next bet through the functions below, compiled
 with numba. :meth:`strategies.base.Strategy.act` runs them over a batch of observations (the
 policy an RL agent's twin uses under gymnasium and SB3), and the tournament's compiled session loop
-(:mod:`experiments.sessions`) runs the very same functions coup after coup without building an
+(:mod:`strategies.sessions`) runs the very same functions coup after coup without building an
 observation, so a martingale stakes the same under both by construction.
 
 **State.** One row of int64 numbers per session (columns below): the common part (the last bet,

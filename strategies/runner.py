@@ -9,7 +9,7 @@ through :func:`play`, so the numbers of a system do not depend on the command th
   the system *walks away* (stop-win or stop-loss).
 * After the last coup, ruin or walk-away **no new stake is placed**. Stakes still in prison settle
   on the following coups of the same shoe (freed, lost, or held again by the rules' refait), for at
-  most :data:`~experiments.sessions.SETTLE_LIMIT` coups (a prisoner still held after that many
+  most :data:`~strategies.sessions.SETTLE_LIMIT` coups (a prisoner still held after that many
   coups, which takes about a thousand ties in a row, would count as lost).
 * The session's **net result** ``y`` is the change of the bankroll once every stake has settled:
   wins, losses, halves, freed prisoners, insurance premiums (and, on the rigged table of the
@@ -27,7 +27,7 @@ cards, so every system sees the same coups in session ``i`` (common random numbe
 a session does not depend on how the work is split.
 
 **Two ways to play, one set of numbers.** :func:`play` plays built-in systems together on the
-compiled session loop (:func:`experiments.sessions.play_compiled`: each session dealt once, no
+compiled session loop (:func:`strategies.sessions.play_compiled`: each session dealt once, no
 observation built), and any other policy (a trained model, a plugin written as Python hooks), or
 any policy when a table factory or an observer is given, on the native vector environment through
 its ``act`` (:func:`play_sessions`). For a built-in system both give identical numbers to the last
@@ -97,7 +97,7 @@ EnvFactory = Callable[..., Any]
 
 def is_compiled(policy: object) -> bool:
     """Whether ``policy`` plays on the compiled session loop (a built-in system, not a model or hooks)."""
-    from experiments.sessions import compiled
+    from strategies.sessions import compiled
 
     return compiled(policy)
 
@@ -136,7 +136,7 @@ def play(
         float32; a finished session keeps its final bankroll).
     """
     if env_factory is None and observer is None and policies and all(is_compiled(p) for p in policies):
-        from experiments.sessions import play_compiled
+        from strategies.sessions import play_compiled
 
         return play_compiled(policies, rules, bankroll, coups, seeds, keep, threads)
     return [play_sessions(p, rules, bankroll, coups, seeds, keep, env_factory, observer) for p in policies]
@@ -166,7 +166,7 @@ def play_sessions(
 
     The convention of the module docstring; the arguments and the result are those of :func:`play`.
     """
-    from experiments.sessions import SETTLE_LIMIT
+    from strategies.sessions import SETTLE_LIMIT
 
     n = len(seeds)
     if env_factory is None:

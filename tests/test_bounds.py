@@ -20,10 +20,10 @@ import pytest
 
 import trente_env  # noqa: F401  (registers the environments)
 from experiments.fallacy import _tally
-from experiments.sessions import play_compiled
 from strategies import kernel, make_strategy
 from strategies.base import SessionState
 from strategies.progressions import Progression
+from strategies.sessions import play_compiled
 from trente_env.dealer import deal_row
 from trente_env.rules import get_rules
 from trente_env.settle import settle

@@ -56,7 +56,7 @@ def test_a_width_no_layout_has_is_refused() -> None:
 def test_boxes_and_results() -> None:
     assert [b.index for b in Box] == [codes.NOIR, codes.ROUGE, codes.COULEUR, codes.INVERSE] == [0, 1, 2, 3]
     assert tuple(b.value for b in Box) == codes.BOXES
-    assert codes.NO_COUP == len(Result) and codes.RESULT_CODES == len(Result) + 1
+    assert len(Result) == codes.NO_COUP and len(Result) + 1 == codes.RESULT_CODES
     decided = {(r, c): codes.scoreboard_couleur(r, c) for r in Result for c in (False, True)}
     assert decided[(Result.NOIR, True)] == decided[(Result.ROUGE, True)] == codes.COULEUR_WINS
     assert decided[(Result.NOIR, False)] == codes.INVERSE_WINS

@@ -1,4 +1,4 @@
-"""Property test of the tournament's compiled session loop (:func:`experiments.sessions.play_compiled`):
+"""Property test of the tournament's compiled session loop (:func:`strategies.sessions.play_compiled`):
 random systems with random parameters, tiny bankrolls and low table maxima, every preset.
 
 The loop must not crash (its settlement refuses, in the kernel, any stake above the money in hand
@@ -14,9 +14,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from experiments.sessions import play_compiled
 from experiments.tournament import play_sessions, session_seed
 from strategies import make_strategy
+from strategies.sessions import play_compiled
 from trente_env.rules import PRESETS, get_rules
 
 UNITS = st.lists(st.integers(1, 9), min_size=1, max_size=5).map(lambda v: "-".join(map(str, v)))

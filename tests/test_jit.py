@@ -124,7 +124,7 @@ ONE_BET = """
 ONE_COUP = """
     import json
     import numpy as np
-    from experiments.sessions import _play_block, play_compiled
+    from strategies.sessions import _play_block, play_compiled
     from strategies import make_strategy
     from trente_env.rules import get_rules
     from trente_env.tables import Tables, _play_serial

@@ -64,7 +64,7 @@ KERNEL_SOURCES: tuple[str, ...] = (
     "trente_env/tables.py",
     "strategies/kernel.py",
     "experiments/fallacy.py",
-    "experiments/sessions.py",
+    "strategies/sessions.py",
 )
 #: The folder holding the packages (``trente_env``, ``strategies``, ``experiments``).
 ROOT = Path(__file__).resolve().parent.parent
