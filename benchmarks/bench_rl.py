@@ -1,7 +1,7 @@
 """RL training speed: steps per second of each algorithm on our env against CartPole-v1 (SPEC 6).
 
 Every algorithm trains with the hyper-parameters of ``experiments/configs/rl.toml`` and one torch
-thread, on ``n_envs`` tables of the native vector environment (``experiments.rl.sb3_env``, the
+thread, on ``n_envs`` tables of the native vector environment (``experiments.rl.rig.sb3_env``, the
 env ``trente-lab train`` uses); the reference is the same algorithm with the same hyper-parameters
 and network on ``CartPole-v1`` in SB3's ``DummyVecEnv`` of the same width, measured in the same
 run (MaskablePPO's reference is PPO: CartPole has no action masks). The env must not be the
@@ -19,20 +19,23 @@ import statistics
 import time
 from typing import Any
 
+from experiments.rl.algorithms import TRAINABLE
+
 
 def rate(algo: str, env: str, timesteps: int, n_envs: int, seed: int) -> float:
     """Training steps per second of ``algo`` on ``env`` (``"trente"`` or ``"cartpole"``)."""
     from stable_baselines3.common.env_util import make_vec_env
 
-    from experiments.features import LogScaledFlat
-    from experiments.rl import algo_class, load_config, parse_table, sb3_env
+    from experiments.rl.config import algo_class, load_config
+    from experiments.rl.features import LogScaledFlat
+    from experiments.rl.rig import parse_venue, sb3_env
 
     config = load_config(algo)
     hyper = dict(config.hyper)
     policy_kwargs: dict[str, Any] = {"net_arch": list(config.train.net_arch)}
     if env == "trente":
         venv = sb3_env(
-            parse_table("classic"), n_envs, seed, config.train.reward_scale, action_form="discrete",
+            parse_venue("classic"), n_envs, seed, config.train.reward_scale, action_form="discrete",
             observation="flat", stake_levels=config.train.stake_levels,
         )  # fmt: skip
         policy_kwargs["features_extractor_class"] = LogScaledFlat
@@ -54,10 +57,10 @@ def main() -> None:
     parser.add_argument("--timesteps", type=int, default=8192)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--n-envs", type=int, default=8)
-    parser.add_argument("--algos", default="ppo,a2c,dqn,maskable-ppo")
+    parser.add_argument("--algos", default=",".join(TRAINABLE))
     args = parser.parse_args()
 
-    from experiments.rl import set_threads
+    from experiments.rl.config import set_threads
 
     set_threads(1)
     results: dict[str, Any] = {

@@ -1,5 +1,6 @@
-"""Writing results: atomic files (a reader sees the old file or the new one, never a part) and
-JSON for numpy values, enums, dataclasses and paths."""
+"""Files: atomic writes (a reader sees the old file or the new one, never a part), figures, JSON for
+numpy values, enums, dataclasses and paths, the check of an output path before any work, and the
+reading of a TOML config file. Every file trente-lab writes goes through :func:`atomic_write`."""
 
 from __future__ import annotations
 
@@ -9,9 +10,12 @@ import io
 import json
 import os
 import tempfile
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from experiments.errors import LabError
 
 
 def _umask() -> int:
@@ -55,13 +59,22 @@ def atomic_write_json(path: Path, document: Any) -> None:
     atomic_write_text(path, json.dumps(document, indent=2, ensure_ascii=False, default=json_default) + "\n")
 
 
-def save_figure(fig: Any, path: Path, dpi: int = 110) -> Path:
-    """Save a matplotlib figure as PNG, atomically, and close it."""
+def pyplot() -> Any:
+    """matplotlib's ``pyplot`` on the Agg backend (draws into files, no display needed), imported on
+    first use: matplotlib takes longer to import than most commands take to run."""
+    import matplotlib
+
+    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    return plt
+
+
+def save_figure(fig: Any, path: Path, dpi: int = 110) -> Path:
+    """Save a matplotlib figure as PNG, atomically, and close it."""
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi)
-    plt.close(fig)
+    pyplot().close(fig)
     atomic_write_bytes(path, buffer.getvalue())
     return path
 
@@ -77,3 +90,51 @@ def json_default(value: Any) -> Any:
     if hasattr(value, "value"):
         return value.value
     raise TypeError(f"cannot write {type(value).__name__} as JSON")
+
+
+def check_output_folder(path: Path, option: str = "--out") -> Path:
+    """Refuse, before any work, an output folder that cannot be one: an existing file, a path
+    through a file, or a place we may not write (a :class:`~experiments.errors.LabError` naming
+    ``option``). Nothing is created."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise LabError(f"{option} {str(path)!r} is a file, not a folder")
+    _check_writable(path, option, str(path))
+    return path
+
+
+def check_output_file(path: Path, option: str = "--output") -> Path:
+    """Refuse, before any work, an output file that cannot be written: an existing folder, a path
+    through a file, or a place we may not write. Nothing is created."""
+    path = Path(path)
+    if path.is_dir():
+        raise LabError(f"{option} {str(path)!r} is a folder; give the file to write")
+    _check_writable(path.absolute().parent, option, str(path))
+    return path
+
+
+def _check_writable(path: Path, option: str, shown: str) -> None:
+    """The nearest existing folder on the way to ``path`` (``path`` itself if it exists) must be a
+    folder we may write in."""
+    here = path.absolute()
+    while not here.exists():
+        here = here.parent
+    if not here.is_dir():
+        raise LabError(f"{option} {shown!r}: {str(here)!r} is a file, not a folder")
+    if not os.access(here, os.W_OK | os.X_OK):
+        raise LabError(f"{option} {shown!r}: cannot write in {str(here)!r} (permission denied)")
+
+
+def read_toml(path: Path, error: type[LabError] = LabError) -> dict[str, Any]:
+    """The TOML document in ``path``; a file that cannot be read, is not text or is not TOML is an
+    ``error`` (a :class:`~experiments.errors.LabError`) with one line naming it."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise error(f"cannot read config {str(path)!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise error(f"config {str(path)!r} is not a text file (a TOML file is UTF-8 text)") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"malformed config {str(path)!r}: {str(exc).splitlines()[0]}") from None

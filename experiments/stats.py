@@ -1,4 +1,6 @@
-"""Statistics of the return per unit staked (every command uses this estimator) and the tournament's verdicts.
+"""Statistics of the return per unit staked (every command uses this estimator), the tournament's
+verdicts, and the interval of a frequency (the fallacy table). The one home of trente-lab's
+estimators and of the normal quantile ``z`` behind every interval it prints.
 
 **Sessions are the independent units** (SPEC 5). Session ``i`` of a system stakes ``x_i`` in total
 and ends ``y_i`` up or down (net result, prisoners settled). The headline is the ratio of totals::
@@ -61,6 +63,10 @@ def z_quantile(level: float) -> float:
     if not 0.0 < level < 1.0:
         raise ValueError(f"a confidence level is in (0, 1), got {level}")
     return _NORMAL.inv_cdf(0.5 + level / 2)
+
+
+#: The standard normal quantile of a two-sided 95% interval (1.959964).
+Z95 = z_quantile(0.95)
 
 
 def ratio_estimate(y: np.ndarray, x: np.ndarray, level: float = 0.95) -> RatioEstimate:
@@ -138,6 +144,30 @@ def bonferroni(pvalues: Sequence[float]) -> list[float]:
     return np.where(np.isnan(p), np.nan, np.minimum(1.0, m * p)).tolist()
 
 
+def wilson(hits: np.ndarray | int, n: np.ndarray | int, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
+    """The Wilson score interval for a proportion ``hits / n`` (nan where ``n`` is 0).
+
+    Unlike the normal approximation it stays inside [0, 1] and keeps close to its nominal coverage
+    for small counts and proportions near 0 or 1 (Brown, Cai and DasGupta, 2001).
+    """
+    hits, n = np.asarray(hits, dtype=float), np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = hits / n
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z / (1 + z * z / n) * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return centre - half, centre + half
+
+
+def binomial_quantile(m: int, p: float, q: float) -> int:
+    """The smallest x with P(Binomial(m, p) <= x) >= q."""
+    total = 0.0
+    for x in range(m + 1):
+        total += math.comb(m, x) * p**x * (1 - p) ** (m - x)
+        if total >= q:
+            return x
+    return m
+
+
 @dataclass(frozen=True)
 class Verdict:
     """The tests of one system against the house edge and against zero (family-wise 5%, Holm)."""
@@ -206,13 +236,16 @@ def verdicts(
 
 
 __all__ = [
+    "Z95",
     "RatioEstimate",
     "Verdict",
+    "binomial_quantile",
     "bonferroni",
     "bootstrap_ratio",
     "holm",
     "ratio_estimate",
     "verdicts",
+    "wilson",
     "z_pvalue",
     "z_quantile",
 ]

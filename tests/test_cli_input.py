@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 import experiments.files
 from experiments.cli import INTERRUPTED, app
-from experiments.console import MAX_SEED
+from experiments.limits import MAX_SEED
 from trente_env.rules import MAX_MONEY
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -121,17 +121,17 @@ def test_every_number_option_refuses_bad_values_in_one_line(command: str, option
 
 #: For each command, a function it calls once it has started (where a Ctrl-C lands).
 INNER = {
-    "edge": "experiments.edge.edge_report",
-    "simulate": "experiments.simulate.simulation_report",
-    "deal": "experiments.deal.deal_coups_from_shoe",
-    "presets": "experiments.presets.preset_table",
-    "strategies": "experiments.strategies.strategy_list",
-    "fallacy": "experiments.fallacy.fallacy_report",
-    "play": "experiments.play.play_session",
-    "report": "experiments.report.build_report",
-    "tournament": "experiments.tournament.run_tournament",
-    "train": "experiments.train.train_agent",
-    "evaluate": "experiments.evaluate.evaluate_model",
+    "edge": "experiments.game.edge.edge_report",
+    "simulate": "experiments.game.simulate.simulation_report",
+    "deal": "experiments.game.deal.deal_coups_from_shoe",
+    "presets": "experiments.game.listings.preset_table",
+    "strategies": "experiments.game.listings.strategy_list",
+    "fallacy": "experiments.teaching.fallacy.fallacy_report",
+    "play": "experiments.teaching.play.play_session",
+    "report": "experiments.teaching.report.build_report",
+    "tournament": "experiments.tournament.runner.run_tournament",
+    "train": "experiments.rl.train.train_agent",
+    "evaluate": "experiments.rl.evaluate.evaluate_model",
 }
 
 
@@ -193,8 +193,8 @@ def test_sigint_in_a_real_process(args: list[str], started: bytes) -> None:
 
 @pytest.mark.parametrize("coups", [0, 1, 3])
 def test_deal_streams_the_same_json_document(coups: int) -> None:
-    from experiments.deal import coup_record, deal_coups_from_shoe
     from experiments.files import json_default
+    from experiments.game.deal import coup_record, deal_coups_from_shoe
 
     result = runner.invoke(app, ["deal", "--coups", str(coups), "--json", "--seed", "7"])
     assert result.exit_code == 0, result.output
@@ -358,10 +358,10 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A PPO model saved with a model.json, as `trente-lab train` writes them (128 steps)."""
     from stable_baselines3 import PPO
 
-    from experiments.rl import parse_table, sb3_env
+    from experiments.rl.rig import parse_venue, sb3_env
 
     folder = tmp_path_factory.mktemp("tiny")
-    venv = sb3_env(parse_table("classic"), 2, 0, action_form="discrete", observation="flat")
+    venv = sb3_env(parse_venue("classic"), 2, 0, action_form="discrete", observation="flat")
     PPO("MlpPolicy", venv, n_steps=64, batch_size=64, seed=0, device="cpu").learn(128).save(folder / "model.zip")
     meta = {"algo": "ppo", "table": "classic", "boxes": 4, "bankroll": 1000.0}
     meta["env"] = {"action_form": "discrete", "observation": "flat", "history": 10, "stake_levels": [1, 5, 25, 100]}
@@ -396,7 +396,7 @@ def test_train_writes_model_zip_atomically(monkeypatch: pytest.MonkeyPatch, tmp_
         written.append(Path(path).name)
         real(path, write)
 
-    monkeypatch.setattr("experiments.train.atomic_write", spy)
+    monkeypatch.setattr("experiments.rl.train.atomic_write", spy)
     args = ["train", "--timesteps", "64", "--n-envs", "2", "--eval-every", "64", "--out", str(tmp_path), "--json"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output

@@ -11,14 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from experiments.cli import app
-from experiments.fallacy import (
-    _tally,
-    binomial_quantile,
-    compare_systems,
-    fallacy_report,
-    streak_table,
-    wilson,
-)
+from experiments.stats import binomial_quantile, wilson
+from experiments.teaching.fallacy import _tally, compare_systems, fallacy_report, streak_table
 from trente_env.odds import first_coup, house_edges
 from trente_env.rules import get_rules
 

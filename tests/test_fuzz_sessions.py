@@ -4,7 +4,7 @@ random systems with random parameters, tiny bankrolls and low table maxima, ever
 The loop must not crash (its settlement refuses, in the kernel, any stake above the money in hand
 or the table maximum), no bankroll may go below zero after any coup, every figure must add up, and
 every number must equal what the same system gets on the vector environment through its ``act``
-(:func:`experiments.tournament.play_sessions`, whose every coup the vector env fuzz tests check).
+(:func:`strategies.runner.play_sessions`, whose every coup the vector env fuzz tests check).
 40 examples of 1 to 4 systems, 1 to 8 sessions of up to 40 coups (a few seconds).
 """
 
@@ -14,8 +14,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from experiments.tournament import play_sessions, session_seed
 from strategies import make_strategy
+from strategies.runner import play_sessions, session_seed
 from strategies.sessions import play_compiled
 from trente_env.rules import PRESETS, get_rules
 

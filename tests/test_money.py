@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 
 import trente_env  # noqa: F401  (registers the environments)
 from experiments.cli import app
-from experiments.tournament import TournamentError, make_config
+from experiments.errors import TournamentError
+from experiments.tournament.config import make_config
 from strategies import StrategyError, kernel, make_strategy
 from trente_env.rules import MAX_MONEY, RuleSet, get_rules
 from trente_env.settle import paid

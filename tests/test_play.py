@@ -10,7 +10,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from experiments.cli import app
-from experiments.play import Summary, play_session
+from experiments.teaching.play import Summary, play_session
 from trente_env.cards import card_code
 from trente_env.coup import Coup, Result
 

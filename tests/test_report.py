@@ -14,7 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from experiments.cli import app
-from experiments.report import GLOSSARY, build_report
+from experiments.teaching.page import GLOSSARY
+from experiments.teaching.report import build_report
 
 runner = CliRunner()
 CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
@@ -160,7 +161,7 @@ def test_the_page_renders_in_headless_chromium(tournament: Path, tmp_path: Path)
 @needs_chromium
 def test_the_browser_check_catches_a_broken_page(tmp_path: Path) -> None:
     # The control: the same checks on a page with a broken image and a script error must fail.
-    from experiments.report import CHECK_SCRIPT
+    from experiments.teaching.page import CHECK_SCRIPT
 
     page = tmp_path / "broken.html"
     page.write_text(

@@ -11,14 +11,16 @@ import pytest
 from typer.testing import CliRunner
 
 from experiments.cli import app
-from experiments.evaluate import play_sessions, summarise
-from experiments.rl import RLError, expected_return, load_config, parse_table, vector_env
+from experiments.errors import RLError
+from experiments.rl.config import load_config
+from experiments.rl.evaluate import evaluation_report, watch_sessions
+from experiments.rl.rig import expected_return, parse_venue, vector_env
 from strategies import make_strategy
 from trente_env.coup import Result
 from trente_env.odds import first_coup, house_edges
 
 runner = CliRunner()
-EDGE = house_edges(parse_table("classic").rules).noir
+EDGE = house_edges(parse_venue("classic").rules).noir
 P_NOIR = first_coup(6).p_noir
 
 
@@ -101,10 +103,11 @@ def test_config_errors_are_one_line(tmp_path: Path) -> None:
 
 @pytest.mark.needs_rl
 def test_bad_hyper_parameters_are_one_line(tmp_path: Path) -> None:
-    from experiments.rl import RLConfig, TrainSettings, sb3_env
-    from experiments.train import build_model
+    from experiments.rl.config import RLConfig, TrainSettings
+    from experiments.rl.rig import sb3_env
+    from experiments.rl.train import build_model
 
-    venv = sb3_env(parse_table("classic"), 2, 0, action_form="discrete", observation="flat")
+    venv = sb3_env(parse_venue("classic"), 2, 0, action_form="discrete", observation="flat")
     with pytest.raises(RLError, match="bad hyper-parameters for ppo"):
         build_model(RLConfig("ppo", {"n_stepz": 3}, TrainSettings()), venv, 0)
 
@@ -113,13 +116,13 @@ def test_bad_hyper_parameters_are_one_line(tmp_path: Path) -> None:
 
 
 def test_tables_by_name() -> None:
-    assert parse_table("classic").rig is None
-    assert parse_table("rigged-partage").rig is not None
-    assert parse_table("partage", rigged=True).name == "rigged-partage"
+    assert parse_venue("classic").rig is None
+    assert parse_venue("rigged-partage").rig is not None
+    assert parse_venue("partage", rigged=True).name == "rigged-partage"
     with pytest.raises(RLError, match="unknown table"):
-        parse_table("rigged-vegas")
+        parse_venue("rigged-vegas")
     with pytest.raises(RLError, match="at least even money"):
-        parse_table("classic", rigged=True, payout=0.5)
+        parse_venue("classic", rigged=True, payout=0.5)
 
 
 def noir_always(obs, masks):  # discrete action 1: one unit on Noir
@@ -129,8 +132,8 @@ def noir_always(obs, masks):  # discrete action 1: one unit on Noir
 
 def test_the_rig_pays_half_a_stake_more_exactly_after_a_noir_win() -> None:
     kwargs = {"action_form": "discrete", "observation": "flat"}
-    fair = vector_env(parse_table("classic"), 64, **kwargs)
-    rigged = vector_env(parse_table("rigged-classic"), 64, **kwargs)
+    fair = vector_env(parse_venue("classic"), 64, **kwargs)
+    rigged = vector_env(parse_venue("rigged-classic"), 64, **kwargs)
     obs_f, _ = fair.reset(seed=5)
     obs_r, _ = rigged.reset(seed=5)
     seen = 0
@@ -163,9 +166,9 @@ class NoirAfterNoir:
 
 
 def test_a_scripted_flat_noir_policy_loses_the_house_edge() -> None:
-    table = parse_table("classic")
-    totals = play_sessions(make_strategy("flat"), table, 400, 200, seed=1)
-    report = summarise(totals, table)
+    table = parse_venue("classic")
+    totals = watch_sessions(make_strategy("flat"), table, 400, 200, seed=1)
+    report = evaluation_report(totals, table)
     b = report["behaviour"]
     assert b["coups"] == 400 * 200 and b["sat_out"] == 0.0  # one unit never ruins a bankroll of 1000
     assert totals.staked.tolist() == [200.0] * 400  # a prisoner is not staked again
@@ -181,16 +184,16 @@ def test_a_scripted_flat_noir_policy_loses_the_house_edge() -> None:
 
 
 def test_never_betting_returns_nothing() -> None:
-    table = parse_table("classic")
-    report = summarise(play_sessions(make_strategy("never"), table, 8, 50), table)
+    table = parse_venue("classic")
+    report = evaluation_report(watch_sessions(make_strategy("never"), table, 8, 50), table)
     assert report["total_staked"] == 0 and report["net"] == 0 and report["behaviour"]["sat_out"] == 1.0
     assert report["verdict"].startswith("sits out every coup") and report["p_value"] is None
 
 
 def test_a_scripted_policy_that_reads_the_scoreboard_finds_the_rigged_edge() -> None:
-    table = parse_table("rigged-classic")
-    totals = play_sessions(NoirAfterNoir(), table, 200, 200, seed=3)
-    report = summarise(totals, table)
+    table = parse_venue("rigged-classic")
+    totals = watch_sessions(NoirAfterNoir(), table, 200, 200, seed=3)
+    report = evaluation_report(totals, table)
     exact = P_NOIR * 0.5 - EDGE  # +21.1% per unit staked in the rigged situation
     assert expected_return(table, totals.box_stakes, totals.behaviour.rigged_staked) == pytest.approx(exact)
     assert report["expected_return_per_unit"] == pytest.approx(exact)
@@ -206,10 +209,10 @@ def test_a_scripted_policy_that_reads_the_scoreboard_finds_the_rigged_edge() -> 
 def test_the_verdict_still_flags_money_that_odds_cannot_explain() -> None:
     # The rig's bonus judged as if the table were fair: about +21% per unit staked where exact odds
     # say -1.12%, some 18 standard errors away: what a bug in the engine would look like.
-    from experiments.evaluate import SUSPICIOUS_P
+    from experiments.rl.evaluate import SUSPICIOUS_P
 
-    totals = play_sessions(NoirAfterNoir(), parse_table("rigged-classic"), 200, 200, seed=3)
-    report = summarise(totals, parse_table("classic"))
+    totals = watch_sessions(NoirAfterNoir(), parse_venue("rigged-classic"), 200, 200, seed=3)
+    report = evaluation_report(totals, parse_venue("classic"))
     assert report["suspicious"] and report["p_value"] < SUSPICIOUS_P
     assert "look for a bug" in report["verdict"] and "p = " in report["verdict"]
 
@@ -221,8 +224,8 @@ def test_dict_observations_flatten_as_the_env_flattens_them() -> None:
     from strategies.model import _flatten, _unflatten
 
     kwargs = {"action_form": "discrete", "observe_shoe": True}
-    d = vector_env(parse_table("classic"), 16, observation="dict", **kwargs)
-    f = vector_env(parse_table("classic"), 16, observation="flat", **kwargs)
+    d = vector_env(parse_venue("classic"), 16, observation="dict", **kwargs)
+    f = vector_env(parse_venue("classic"), 16, observation="flat", **kwargs)
     obs_d, _ = d.reset(seed=9)
     obs_f, _ = f.reset(seed=9)
     rng = np.random.default_rng(0)
@@ -240,7 +243,7 @@ def test_dict_observations_flatten_as_the_env_flattens_them() -> None:
 
 
 def _train(tmp_path: Path, algo: str, timesteps: int, rules: str = "classic", seed: int = 0) -> dict:
-    from experiments.train import train_agent
+    from experiments.rl.train import train_agent
 
     return train_agent(algo, timesteps, rules, seed=seed, out_dir=tmp_path / f"{algo}-{rules}-{seed}", n_envs=4,
                        eval_every=10**9)  # fmt: skip
@@ -252,7 +255,7 @@ def _train(tmp_path: Path, algo: str, timesteps: int, rules: str = "classic", se
 def test_every_algorithm_trains_saves_and_is_accepted_by_evaluate_and_the_strategy_seam(
     tmp_path: Path, algo: str
 ) -> None:
-    from experiments.evaluate import evaluate_model
+    from experiments.rl.evaluate import evaluate_model
     from strategies.registry import make_strategy
     from trente_env.vector import TrenteEtQuaranteVectorEnv
 
@@ -269,7 +272,8 @@ def test_every_algorithm_trains_saves_and_is_accepted_by_evaluate_and_the_strate
     actions, _ = policy.act(obs)
     assert actions.shape == (3, 12)
     venv.step(actions)
-    from experiments.tournament import make_config, run_tournament
+    from experiments.tournament.config import make_config
+    from experiments.tournament.runner import run_tournament
 
     config = make_config(f"flat,model:{files['model']}", sessions=6, coups=20, seed=5)
     doc = run_tournament(config, tmp_path / "tournament", plots=False)
@@ -290,7 +294,7 @@ def test_the_same_seed_gives_the_same_model(tmp_path: Path) -> None:
 
     a = ModelPolicy(_train(tmp_path, "ppo", 1024, seed=7)["files"]["model"])
     b = ModelPolicy(_train(tmp_path / "again", "ppo", 1024, seed=7)["files"]["model"])
-    venv = vector_env(parse_table("classic"), 32, action_form="discrete", observation="flat")
+    venv = vector_env(parse_venue("classic"), 32, action_form="discrete", observation="flat")
     obs, _ = venv.reset(seed=1)
     for _ in range(20):
         obs, *_ = venv.step(np.random.default_rng(0).integers(0, 17, 32))
@@ -305,7 +309,7 @@ def test_the_same_seed_gives_the_same_model(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.needs_rl
 def test_positive_control_ppo_finds_the_rigged_edge(tmp_path: Path) -> None:
-    from experiments.evaluate import evaluate_model
+    from experiments.rl.evaluate import evaluate_model
 
     summary = _train(tmp_path, "ppo", 30_000, rules="rigged-classic")
     report = evaluate_model(summary["files"]["model"], episodes=200, coups=250)

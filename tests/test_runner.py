@@ -13,10 +13,10 @@ from gymnasium import spaces
 from typer.testing import CliRunner
 
 from experiments.cli import app
-from experiments.evaluate import stake_noise, verdict
-from experiments.fallacy import compare_systems
-from experiments.rl import parse_table
+from experiments.rl.evaluate import stake_noise, verdict
+from experiments.rl.rig import parse_venue
 from experiments.stats import ratio_estimate
+from experiments.teaching.fallacy import compare_systems
 from strategies import make_strategy
 from strategies.model import ModelPolicy
 from strategies.runner import CoupView, is_compiled, play, session_seeds
@@ -185,7 +185,7 @@ def test_the_edge_of_the_stakes_weighs_each_box_and_the_insured_units() -> None:
 
 
 class _SquareStakes:
-    """Per-session sum of the squared stakes (what :func:`experiments.evaluate.stake_noise` reads)."""
+    """Per-session sum of the squared stakes (what :func:`experiments.rl.evaluate.stake_noise` reads)."""
 
     def __init__(self, n: int) -> None:
         self.sums = np.zeros(n)
@@ -206,7 +206,7 @@ def test_the_verdict_does_not_cry_bug_at_sampling_noise_on_small_honest_runs() -
     # The p-value is a normal approximation, rough for 80 coups: over 3,150 such runs (seeds 5-7)
     # it fired 10 times, 0.3%. So the 1,050 runs here should give about 3 alarms; 11 or more has a
     # chance below 0.1% (Poisson, mean 3.3), and the old rule's rate would give about 250.
-    table = parse_table("classic")
+    table = parse_venue("classic")
     expected = -house_edges(table.rules).noir  # the four boxes have the same edge on classic rules
     alarms = old_alarms = 0
     for k, spec in enumerate(SYSTEMS):

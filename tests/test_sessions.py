@@ -1,7 +1,7 @@
 """The compiled session loop gives exactly the numbers of the vector env played by each strategy's ``act``.
 
 The tournament plays built-in systems on :mod:`strategies.sessions` and everything else (models,
-plugins) on the native vector env through :func:`experiments.tournament.play_sessions`. Both must
+plugins) on the native vector env through :func:`strategies.runner.play_sessions`. Both must
 agree to the last chip: every per-session figure, the stakes per box and the trajectories. Small
 bankrolls and a low table maximum make limits, ruin, prisoners, walk-aways and settling after the
 end happen in these few sessions.
@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from experiments.tournament import play_sessions, session_seed
 from strategies import LINEUP, make_strategy
 from strategies.progressions import Progression
+from strategies.runner import play_sessions, session_seed
 from strategies.sessions import compiled, play_compiled
 from trente_env.rules import get_rules
 

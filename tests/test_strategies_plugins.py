@@ -13,7 +13,9 @@ from typer.testing import CliRunner
 
 import strategies.registry as registry
 from experiments.cli import app
-from experiments.tournament import TournamentError, make_config, run_tournament
+from experiments.errors import TournamentError
+from experiments.tournament.config import make_config
+from experiments.tournament.runner import run_tournament
 from strategies.progressions import Flat
 from strategies.registry import STRATEGIES, make_strategy, spec_name
 
@@ -127,7 +129,7 @@ def test_a_plugin_named_like_a_built_in_plays_its_own_rules(plugins, tmp_path):
 
 
 def test_a_plugins_source_is_part_of_the_run_identity(plugins, tmp_path):
-    from experiments.tournament import run_identity
+    from experiments.tournament.checkpoints import run_identity
 
     config = make_config("my_systems:Triple,flat", sessions=4, coups=3)
     before = run_identity(config)

@@ -8,24 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from experiments.tournament import (
-    SESSION_FIELDS,
-    Checkpoints,
-    DamagedBlock,
-    TournamentError,
-    TournamentInterrupted,
-    collect,
-    make_config,
-    read_config_file,
-    resume_tournament,
-    run_identity,
-    run_tournament,
-    session_seed,
-    shipped_configs,
-    split_strategies,
-    task_path,
-)
+from experiments.errors import TournamentError
+from experiments.tournament.checkpoints import Checkpoints, DamagedBlock, run_identity, task_path
+from experiments.tournament.config import make_config, read_config_file, shipped_configs, split_strategies
+from experiments.tournament.runner import TournamentInterrupted, collect, resume_tournament, run_tournament
 from strategies.registry import LINEUP
+from strategies.runner import SESSION_FIELDS, session_seed
 from trente_env.env import TrenteEtQuaranteEnv
 from trente_env.odds import house_edges
 from trente_env.rules import get_rules
@@ -383,7 +371,7 @@ def test_statistical_every_interval_sits_on_the_edge_and_none_above_zero(tmp_pat
 
 
 def test_ctrl_c_keeps_the_finished_tasks(tmp_path, monkeypatch):
-    import experiments.tournament as tournament
+    import experiments.tournament.runner as tournament
 
     config = make_config("flat,paroli", sessions=30, coups=10, seed=12, block=10)
     whole = run_tournament(config, tmp_path / "whole", plots=False)

@@ -15,25 +15,22 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-import experiments.tournament as tournament
+import experiments.tournament.checkpoints as checkpoints
+import experiments.tournament.output as output
+import experiments.tournament.runner as tournament
 from experiments.cli import app
-from experiments.tournament import (
-    BLOCK_ARRAYS,
-    SESSION_FIELDS,
-    Checkpoints,
-    DamagedBlock,
-    TournamentConfig,
-    TournamentError,
+from experiments.errors import TournamentError
+from experiments.tournament.checkpoints import BLOCK_ARRAYS, Checkpoints, DamagedBlock, run_identity, task_path
+from experiments.tournament.config import TournamentConfig, make_config
+from experiments.tournament.runner import (
     TournamentInterrupted,
     collect,
-    make_config,
     memory_needed,
     resume_tournament,
-    run_identity,
     run_tournament,
-    task_path,
 )
 from strategies.registry import make_strategy
+from strategies.runner import SESSION_FIELDS, play_sessions, session_seed
 
 TIMING_KEYS = ("seconds", "session_coups_per_second", "out")
 SPECS = "flat,martingale,labouchere"
@@ -94,9 +91,9 @@ def test_a_block_holds_exactly_what_both_session_runners_return():
     # BLOCK_ARRAYS is the file format: it must match the compiled loop and the vector-env loop.
     config = make_config("flat,martingale", sessions=6, coups=5, block=3)
     rules = config.ruleset()
-    seeds = [tournament.session_seed(0, i) for i in range(3)]
+    seeds = [session_seed(0, i) for i in range(3)]
     results = [*tournament.run_task(config, 0, (0, 1)).values()]
-    results.append(tournament.play_sessions(make_strategy("flat", rules), rules, 1000.0, 5, seeds, keep=3))
+    results.append(play_sessions(make_strategy("flat", rules), rules, 1000.0, 5, seeds, keep=3))
     for result in results:
         assert set(result) == set(BLOCK_ARRAYS) == {*SESSION_FIELDS, "box_stakes", "trajectories"}
         for key, dtype in BLOCK_ARRAYS.items():
@@ -109,7 +106,7 @@ def test_the_identity_changes_with_every_field_and_the_code(monkeypatch):
                    {"trajectories": 5}, {"rule_changes": {"table_max": 500}}, {"unit": 2}):  # fmt: skip
         assert run_identity(_config(**change)).config_hash != base.config_hash, change
     assert run_identity(make_config("flat,martingale", sessions=30, coups=12, seed=4, block=10)) != base
-    monkeypatch.setattr(tournament, "code_version", lambda: {"sources": "edited"})
+    monkeypatch.setattr(checkpoints, "code_version", lambda: {"sources": "edited"})
     assert run_identity(_config()).code_hash != base.code_hash
     assert run_identity(_config()).config_hash == base.config_hash
 
@@ -225,8 +222,8 @@ def test_a_rerun_on_the_same_folder_checks_the_blocks_too(tmp_path, capsys, whol
 
 def test_many_bad_blocks_are_reported_in_a_few_lines(tmp_path, capsys, whole, monkeypatch):
     run_tournament(_config(), tmp_path, plots=False)
-    monkeypatch.setattr(tournament, "code_version", lambda: {"sources": "edited"})  # the code changed
-    monkeypatch.setattr(tournament, "REPORT_BLOCKS", 4)
+    monkeypatch.setattr(checkpoints, "code_version", lambda: {"sources": "edited"})  # the code changed
+    monkeypatch.setattr(checkpoints, "REPORT_BLOCKS", 4)
     capsys.readouterr()
     again = resume_tournament(tmp_path, plots=False)
     lines = _stderr_lines(capsys)
@@ -329,7 +326,7 @@ def test_ctrl_c_while_writing_the_files_keeps_the_manifest_true(tmp_path, monkey
     def interrupted(*args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(tournament, "_write_sessions_csv", interrupted)
+    monkeypatch.setattr(output, "_write_sessions_csv", interrupted)
     with pytest.raises(TournamentInterrupted) as stop:
         run_tournament(_config(), tmp_path, plots=False)
     assert (stop.value.done, stop.value.total) == (3, 3)
@@ -462,7 +459,7 @@ def test_the_estimate_covers_what_collect_holds(tmp_path):
 
 
 def test_sessions_csv_is_streamed_in_chunks_with_the_same_bytes(tmp_path, monkeypatch, whole):
-    monkeypatch.setattr(tournament, "CSV_CHUNK", 7)  # 30 sessions: chunks of 7, 7, 7, 7 and 2
+    monkeypatch.setattr(output, "CSV_CHUNK", 7)  # 30 sessions: chunks of 7, 7, 7, 7 and 2
     run_tournament(_config(), tmp_path, plots=False)
     assert (tmp_path / "sessions.csv").read_bytes() == (whole[1] / "sessions.csv").read_bytes()
 

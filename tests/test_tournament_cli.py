@@ -8,7 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from experiments.cli import app
-from experiments.tournament import make_config, run_tournament
+from experiments.tournament.config import make_config
+from experiments.tournament.runner import run_tournament
 from trente_env.odds import house_edges
 from trente_env.rules import get_rules
 
@@ -111,7 +112,7 @@ def test_shipped_config_by_name(tmp_path):
 def test_resume_option(tmp_path):
     config = make_config("flat,paroli", sessions=20, coups=10, block=5)
     whole = run_tournament(config, tmp_path / "whole", plots=False)
-    from experiments.tournament import TournamentInterrupted
+    from experiments.tournament.runner import TournamentInterrupted
 
     with pytest.raises(TournamentInterrupted):
         run_tournament(config, tmp_path / "cut", plots=False, max_tasks=3)
@@ -195,7 +196,7 @@ def test_help_lists_the_options():
 
 
 def test_ctrl_c_says_how_to_resume(tmp_path, monkeypatch):
-    import experiments.tournament as tournament
+    import experiments.tournament.runner as tournament
 
     def interrupted(*args):
         raise KeyboardInterrupt

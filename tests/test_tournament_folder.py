@@ -13,9 +13,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import experiments.tournament as tournament
+import experiments.tournament.folder as folder
+import experiments.tournament.runner as tournament
 from experiments.cli import app
-from experiments.tournament import TournamentError, claim_folder, make_config, resume_tournament, run_tournament
+from experiments.errors import TournamentError
+from experiments.tournament.config import make_config
+from experiments.tournament.folder import claim_folder
+from experiments.tournament.runner import resume_tournament, run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
@@ -34,7 +38,7 @@ def _python(*args: str, path: Path | None = None, **kwargs) -> subprocess.Popen:
 HOLD = """
 import sys
 from pathlib import Path
-from experiments.tournament import claim_folder
+from experiments.tournament.folder import claim_folder
 
 with claim_folder(Path(sys.argv[1])):
     print("held", flush=True)
@@ -164,8 +168,8 @@ def test_runs_started_in_the_same_second_get_their_own_default_folder(tmp_path, 
             return datetime(2024, 1, 2, 3, 4, 5, tzinfo=tz)
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(tournament, "datetime", Frozen)
-    first, second = tournament.default_out_dir(), tournament.default_out_dir()
+    monkeypatch.setattr(folder, "datetime", Frozen)
+    first, second = folder.default_out_dir(), folder.default_out_dir()
     assert (first.name, second.name) == ("tournament-20240102-030405", "tournament-20240102-030405-2")
     assert first.is_dir() and second.is_dir()
     doc = run_tournament(SMALL, plots=False)

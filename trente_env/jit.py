@@ -63,7 +63,7 @@ KERNEL_SOURCES: tuple[str, ...] = (
     "trente_env/settle.py",
     "trente_env/tables.py",
     "strategies/kernel.py",
-    "experiments/fallacy.py",
+    "experiments/teaching/fallacy.py",
     "strategies/sessions.py",
 )
 #: The folder holding the packages (``trente_env``, ``strategies``, ``experiments``).

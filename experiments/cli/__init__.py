@@ -1,7 +1,17 @@
-"""The ``trente-lab`` command: one module per command, each a thin layer over a plain function."""
+"""The ``trente-lab`` command: the Typer app, and the one place that turns a refusal into one line.
+
+Each command lives in its own module here (:mod:`experiments.cli.edge`, ...), a thin Typer wrapper
+over a plain function of a library (:mod:`experiments.game`, :mod:`experiments.tournament`,
+:mod:`experiments.rl`, :mod:`experiments.teaching`) that tests and notebooks call directly. The
+wrappers import their library when the command runs, so that ``trente-lab --help`` loads no numpy,
+numba, matplotlib or torch. The libraries raise (:mod:`experiments.errors`); only :class:`_Group`
+here prints: a refusal is one line ``trente-lab: error: ...`` on stderr with exit code 2, a
+machine that fails (disk full) one line with exit code 1, Ctrl-C one line with exit code 130.
+"""
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 
@@ -20,7 +30,7 @@ _previous_hook, sys.excepthook = sys.excepthook, _interrupted_hook
 import typer  # noqa: E402
 from typer.core import TyperGroup  # noqa: E402
 
-from experiments import (  # noqa: E402
+from experiments.cli import (  # noqa: E402
     deal,
     edge,
     evaluate,
@@ -33,7 +43,38 @@ from experiments import (  # noqa: E402
     tournament,
     train,
 )
-from experiments.console import ClickException, NoArgsIsHelp, os_error_message  # noqa: E402
+from experiments.errors import LabError  # noqa: E402
+
+# Typer may ship its own copy of click: take the exception classes from the one it uses.
+_click_errors = sys.modules[typer.BadParameter.__module__]
+ClickException: type[Exception] = _click_errors.ClickException
+NoArgsIsHelp: type[Exception] | tuple = getattr(_click_errors, "NoArgsIsHelpError", ())
+
+
+class BadInput(_click_errors.UsageError):
+    """Input we refuse: shown as one line, exit code 2."""
+
+
+#: The betting systems' refusals, shown like :class:`~experiments.errors.LabError`: (module, class).
+#: Looked up only once their module is loaded (they cannot be raised before).
+_SYSTEM_ERRORS = (("strategies.registry", "StrategyError"), ("strategies.model", "ModelError"))
+
+
+def refusal(exc: BaseException) -> bool:
+    """Whether ``exc`` is input a library refused (shown as one line), rather than a bug."""
+    kinds = [LabError] + [getattr(sys.modules[m], name) for m, name in _SYSTEM_ERRORS if m in sys.modules]
+    return isinstance(exc, tuple(kinds))
+
+
+def os_error_message(exc: OSError) -> tuple[str, int]:
+    """One line for an operating-system error, and the exit code: 1 when the machine failed
+    (disk full, input/output error), 2 when the path given was wrong."""
+    what = exc.strerror or str(exc)
+    where = f"{exc.filename}: " if exc.filename is not None else ""
+    code = 1 if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO) else 2
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        what += " (disk full: the files written before are complete, the one being written was not kept)"
+    return " ".join(f"{where}{what}".split()), code
 
 
 class _Group(TyperGroup):
@@ -54,6 +95,10 @@ class _Group(TyperGroup):
             message, code = os_error_message(exc)
             typer.echo(f"trente-lab: error: {message}", err=True)
             raise typer.Exit(code) from None
+        except ValueError as exc:  # every refusal is a ValueError; any other is a bug and shows as one
+            if not refusal(exc):
+                raise
+            raise BadInput(str(exc)) from None
 
     def main(self, *args, standalone_mode: bool = True, **kwargs):  # type: ignore[override]
         try:
@@ -88,3 +133,5 @@ app.command("report")(report.command)
 app.command("tournament")(tournament.command)
 app.command("train")(train.command)
 app.command("evaluate")(evaluate.command)
+
+__all__ = ["INTERRUPTED", "app", "os_error_message", "refusal"]

@@ -1,4 +1,4 @@
-"""``trente-lab edge``: exact odds of the coup and the house edge of every box."""
+"""Exact odds of the first coup and the house edge of every box (``trente-lab edge``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,11 @@ from typing import Any
 
 from rich.table import Table
 
-from experiments.console import DecksOption, JsonOption, RulesOption, load_rules, out, print_json
+from experiments.console import out
+from experiments.errors import load_rules
+from trente_env.codes import BOXES
+from trente_env.odds import first_coup, house_edges, infinite_odds
+from trente_env.rules import PRESETS
 
 
 def edge_report(preset: str = "classic", decks: int | None = None) -> dict[str, Any]:
@@ -14,8 +18,6 @@ def edge_report(preset: str = "classic", decks: int | None = None) -> dict[str, 
 
     With ``decks`` the cut card is scaled with the shoe (52 of 6 decks becomes 9 of 1 deck).
     """
-    from trente_env.odds import first_coup, house_edges, infinite_odds
-
     changes: dict[str, Any] = {}
     if decks is not None:
         base = load_rules(preset)
@@ -31,7 +33,7 @@ def edge_report(preset: str = "classic", decks: int | None = None) -> dict[str, 
         "p_total_infinite": {str(t): p for t, p in zip(range(31, 41), infinite.p_total)},
         "p_refait": odds.p_refait,
         "p_apres": odds.p_apres,
-        "p_win": {"noir": odds.p_noir, "rouge": odds.p_rouge, "couleur": odds.p_couleur, "inverse": odds.p_inverse},
+        "p_win": {box: getattr(odds, f"p_{box}") for box in BOXES},
         "cards_per_coup": odds.cards_per_coup,
         "house_edge": {box: getattr(edges, box) for box in rules.boxes},
         "insured_edge": edges.insured,
@@ -42,39 +44,15 @@ def edge_report(preset: str = "classic", decks: int | None = None) -> dict[str, 
 
 def all_presets() -> dict[str, dict[str, Any]]:
     """The edge report of every preset."""
-    from trente_env.rules import PRESETS
-
     return {name: edge_report(name) for name in PRESETS}
-
-
-def command(
-    rules: RulesOption = "classic",
-    decks: DecksOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Exact odds of the first coup of a full shoe, and the house edge of every box.
-
-    `--rules all` compares the house edges of every preset.
-    """
-    if rules == "all":
-        reports = all_presets()
-        if as_json:
-            print_json(reports)
-        else:
-            _print_presets(reports)
-        return
-    report = edge_report(rules, decks)
-    if as_json:
-        print_json(report)
-    else:
-        _print_report(report)
 
 
 def _pct(p: float | None, digits: int = 4) -> str:
     return "-" if p is None else f"{100 * p:.{digits}f}%"
 
 
-def _print_report(r: dict[str, Any]) -> None:
+def print_report(r: dict[str, Any]) -> None:
+    """One preset's odds and edges as rich tables."""
     out.print(f"[bold]{r['rules']}[/]: {r['description']}\n")
     totals = Table(title="A row ends on", title_justify="left")
     totals.add_column("total", justify="right")
@@ -103,7 +81,8 @@ def _print_report(r: dict[str, Any]) -> None:
     out.print(f"A stake in prison is worth {r['prisoner_value']:.5f} of its value.", style="dim")
 
 
-def _print_presets(reports: dict[str, dict[str, Any]]) -> None:
+def print_presets(reports: dict[str, dict[str, Any]]) -> None:
+    """The house edges of every preset, one row each."""
     view = Table(title="House edge by preset (first coup of a full shoe)", title_justify="left")
     for col in ("preset", "decks", "refait", "noir/rouge", "couleur/inverse", "insured"):
         view.add_column(col, justify="left" if col == "preset" else "right")
@@ -114,3 +93,6 @@ def _print_presets(reports: dict[str, dict[str, Any]]) -> None:
             _pct(r["insured_edge"]),
         )  # fmt: skip
     out.print(view)
+
+
+__all__ = ["all_presets", "edge_report", "print_presets", "print_report"]

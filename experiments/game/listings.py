@@ -1,20 +1,49 @@
-"""``trente-lab strategies``: every betting system, what it does and its parameters."""
+"""What can be played: the rule presets (``trente-lab presets``) and the betting systems
+(``trente-lab strategies``), as plain data and as rich tables."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from dataclasses import asdict
+from typing import Any
 
-import typer
 from rich.table import Table
 
-from experiments.console import JsonOption, RulesOption, fail, out, print_json
+from experiments.console import out
+from strategies.registry import ENTRY_POINT_GROUP, catalogue, describe, make_strategy, plugin_entry_points
+from trente_env.rules import PRESET_NOTES, PRESETS
+
+#: The parameters every system takes, listed once under the table rather than on every row.
+COMMON_PARAMETERS = ("base", "on_limit", "refait", "stop_win", "stop_loss", "insure", "to_prison")
+
+
+# -- rule presets --------------------------------------------------------------------------------
+
+
+def preset_table() -> dict[str, dict]:
+    """Every preset: its note, its one-line description and its options."""
+    return {
+        name: {"note": PRESET_NOTES[name], "description": rules.describe(), "options": asdict(rules)}
+        for name, rules in PRESETS.items()
+    }
+
+
+def print_presets(table: dict[str, dict]) -> None:
+    """The presets, one row each: name, meaning and rules."""
+    view = Table(title="Rules presets (use with --rules NAME)", title_justify="left")
+    view.add_column("preset", style="bold")
+    view.add_column("meaning")
+    view.add_column("rules", style="dim")
+    for name, row in table.items():
+        view.add_row(name, row["note"], row["description"])
+    out.print(view)
+
+
+# -- betting systems -----------------------------------------------------------------------------
 
 
 def strategy_list() -> dict[str, Any]:
     """Every built-in strategy (name, summary, manual, parameters) and the installed plugins (not
     loaded: their names and targets only, since loading a plugin runs its code)."""
-    from strategies.registry import ENTRY_POINT_GROUP, catalogue, plugin_entry_points
-
     return {
         "strategies": catalogue(),
         "plugins": {name: ep.value for name, ep in plugin_entry_points().items()},
@@ -26,57 +55,40 @@ def strategy_detail(spec: str, rules: str = "classic") -> dict[str, Any]:
     """One strategy made from ``spec`` at a table with ``rules``: its manual and resolved parameters.
 
     A plugin or ``module:Class`` spec imports it (runs its code); a model file is loaded (runs code).
-    """
-    from strategies.registry import StrategyError, describe, make_strategy
 
-    try:
-        strategy = make_strategy(spec, rules)
-    except StrategyError as exc:
-        fail(str(exc))
+    :raises strategies.registry.StrategyError: a spec that names no system, or bad parameters.
+    """
+    strategy = make_strategy(spec, rules)
     if not hasattr(strategy, "params"):  # a trained model
         return {"name": strategy.name, "summary": strategy.summary, "spec": strategy.spec(), "params": {}}
     return {**describe(type(strategy)), "spec": strategy.spec(), "rules": rules, "values": strategy.params()}
 
 
-def command(
-    spec: Annotated[
-        str | None,
-        typer.Argument(help="Show one strategy, e.g. martingale:base=2,box=rouge (plugins and models run code)."),
-    ] = None,
-    rules: RulesOption = "classic",
-    as_json: JsonOption = False,
-) -> None:
-    """List the betting systems with their parameters, or show one from its spec.
+def print_strategy(detail: dict[str, Any]) -> None:
+    """One strategy in full: its spec and summary, its manual and its parameters."""
+    out.print(f"[bold]{detail['spec']}[/]: {detail['summary']}\n")
+    if "doc" not in detail:
+        return
+    for paragraph in detail["doc"].split("\n\n"):
+        out.print(" ".join(paragraph.split()) + "\n", markup=False)
+    view = Table(title="Parameters", title_justify="left")
+    for col in ("parameter", "value", "default", "type"):
+        view.add_column(col)
+    for p in detail["params"]:
+        view.add_row(p["name"], str(detail["values"][p["name"]]), str(p["default"]), p["type"])
+    out.print(view)
 
-    Showing a plugin or a model file loads it, and loading runs its code: name only ones you trust.
-    """
-    if spec is not None:
-        detail = strategy_detail(spec, rules)
-        if as_json:
-            print_json(detail)
-            return
-        out.print(f"[bold]{detail['spec']}[/]: {detail['summary']}\n")
-        if "doc" in detail:
-            for paragraph in detail["doc"].split("\n\n"):
-                out.print(" ".join(paragraph.split()) + "\n", markup=False)
-            view = Table(title="Parameters", title_justify="left")
-            for col in ("parameter", "value", "default", "type"):
-                view.add_column(col)
-            for p in detail["params"]:
-                view.add_row(p["name"], str(detail["values"][p["name"]]), str(p["default"]), p["type"])
-            out.print(view)
-        return
-    listing = strategy_list()
-    if as_json:
-        print_json(listing)
-        return
+
+def print_strategies(listing: dict[str, Any]) -> None:
+    """Every system, one row each with its own parameters, then the installed plugins."""
     view = Table(title="Betting systems (use as NAME or NAME:key=value,...)", title_justify="left")
     view.add_column("strategy", style="bold")
     view.add_column("what it does")
     view.add_column("parameters (default)", style="dim")
-    common = {"base", "on_limit", "refait", "stop_win", "stop_loss", "insure", "to_prison"}
     for name, row in listing["strategies"].items():
-        own = ", ".join(f"{p['name']}={_show(p['default'])}" for p in row["params"] if p["name"] not in common)
+        own = ", ".join(
+            f"{p['name']}={_show(p['default'])}" for p in row["params"] if p["name"] not in COMMON_PARAMETERS
+        )
         view.add_row(name, row["summary"], own or "-")
     out.print(view)
     out.print(
@@ -92,3 +104,13 @@ def _show(value: Any) -> str:
     if isinstance(value, list):
         return "-".join(str(v) for v in value)
     return str(value)
+
+
+__all__ = [
+    "print_presets",
+    "print_strategies",
+    "print_strategy",
+    "preset_table",
+    "strategy_detail",
+    "strategy_list",
+]

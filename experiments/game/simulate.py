@@ -1,27 +1,19 @@
-"""``trente-lab simulate``: deal many coups with the bulk dealer and set them beside the exact odds."""
+"""Many coups dealt by the bulk dealer, counted and set beside the exact odds (``trente-lab simulate``)."""
 
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any
+from typing import Any
 
 import numpy as np
-import typer
 from rich.progress import Progress
 from rich.table import Table
 
-from experiments.console import (
-    MAX_COUPS,
-    CutCardOption,
-    DecksOption,
-    JsonOption,
-    RulesOption,
-    SeedOption,
-    load_rules,
-    out,
-    print_json,
-    progress_bar,
-)
+from experiments.console import out, progress_bar
+from experiments.errors import load_rules
+from trente_env.codes import Result
+from trente_env.dealer import deal_coups
+from trente_env.odds import first_coup
 
 CHUNK = 2_000_000  # coups dealt between two updates of the progress bar
 
@@ -29,9 +21,6 @@ CHUNK = 2_000_000  # coups dealt between two updates of the progress bar
 def count_outcomes(rules, n_coups: int, seed: int, progress: Progress | None = None) -> tuple[dict[str, int], int]:
     """Deal ``n_coups`` coups (the same coups as ``deal_coups(rules, n_coups, seed)``) and count
     each total of each row, refaits, après, wins per box and void coups. Returns (counts, void)."""
-    from trente_env.coup import Result
-    from trente_env.dealer import deal_coups
-
     rng = np.random.default_rng(seed)
     counts: dict[str, int] = {}
     task = progress.add_task("dealing", total=n_coups) if progress else None
@@ -74,8 +63,6 @@ def simulation_report(
     The z-score is (observed - exact) / sqrt(exact (1 - exact) / n). Coups later in a shoe are dealt
     from a depleted shoe, so over whole shoes the rates differ very slightly from the first coup's.
     """
-    from trente_env.odds import first_coup
-
     rules = load_rules(preset, decks=decks, cut_card=cut_card)
     odds = first_coup(rules.decks)
     exact: dict[str, float] = {}
@@ -114,23 +101,11 @@ def simulation_report(
     }
 
 
-def command(
-    rules: RulesOption = "classic",
-    coups: Annotated[
-        int, typer.Option("--coups", "-n", min=1, max=MAX_COUPS, help="Number of coups to deal.")
-    ] = 1_000_000,
-    seed: SeedOption = 0,
-    decks: DecksOption = None,
-    cut_card: CutCardOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Deal many coups and compare what came out with the exact odds (z-scores)."""
-    report = simulation_report(rules, coups, seed, not as_json and coups > CHUNK, decks, cut_card)
-    if as_json:
-        print_json(report)
-        return
+def print_report(report: dict[str, Any]) -> None:
+    """The frequencies beside the exact odds, with z-scores, and what to make of the largest."""
     view = Table(
-        title=f"{report['coups']:,} coups, {rules} rules, seed {seed} (exact: first coup of a full shoe)",
+        title=f"{report['coups']:,} coups, {report['rules']} rules, seed {report['seed']} "
+        "(exact: first coup of a full shoe)",
         title_justify="left",
     )
     for col in ("event", "observed", "exact", "std. error", "z"):
@@ -155,3 +130,6 @@ def _print_summary(report: dict[str, Any]) -> None:
         "turns up in about 1 run in 20; coups in one shoe are also slightly dependent.",
         style="dim",
     )
+
+
+__all__ = ["CHUNK", "count_outcomes", "print_report", "simulation_report"]

@@ -2,11 +2,11 @@
 
 A positive control. On the fair ``classic`` table no policy can beat the refait: the agent should
 learn to sit out, or lose about the house edge (1.12%) on what it stakes. On ``rigged-classic``
-(a Noir stake winning right after a Noir win is paid 3:2; see :mod:`experiments.rl`) an edge
+(a Noir stake winning right after a Noir win is paid 3:2; see :mod:`experiments.rl.rig`) an edge
 exists in a situation shown on the scoreboard, and the same algorithm with the same settings and
 seed must find it: a return per unit staked significantly above 0.
 
-Run: ``python -m experiments.rl_control [--algo ppo] [--timesteps 100000] [--out runs/control]``.
+Run: ``python -m experiments.rl.control [--algo ppo] [--timesteps 100000] [--out runs/control]``.
 Writes both runs (models, curves), ``control.json`` (the two evaluations) and the figure
 ``docs/rl_control.png``.
 """
@@ -14,12 +14,15 @@ Writes both runs (models, curves), ``control.json`` (the two evaluations) and th
 from __future__ import annotations
 
 import argparse
+import csv
 from pathlib import Path
 from typing import Any
 
-from experiments.evaluate import evaluate_model
-from experiments.files import atomic_write_json
-from experiments.train import train_agent
+import numpy as np
+
+from experiments.files import atomic_write_json, pyplot, save_figure
+from experiments.rl.evaluate import evaluate_model
+from experiments.rl.train import train_agent
 
 
 def run(algo: str, timesteps: int, seed: int, out: Path, episodes: int, figure: Path | None) -> dict[str, Any]:
@@ -45,16 +48,8 @@ def run(algo: str, timesteps: int, seed: int, out: Path, episodes: int, figure: 
 
 
 def draw(curves: dict[str, Path], results: dict[str, Any], figure: Path) -> None:
-    """Both learning curves (return per unit staked, 95% bands) on one figure."""
-    import csv
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    fig, ax = plt.subplots(figsize=(7.5, 4.2), constrained_layout=True)
+    """Both learning curves (return per unit staked, 95% bands) on one figure, written atomically."""
+    fig, ax = pyplot().subplots(figsize=(7.5, 4.2), constrained_layout=True)
     for (table, path), colour in zip(curves.items(), ("tab:blue", "tab:green")):
         with path.open(encoding="utf-8") as f:
             rows = list(csv.DictReader(f))
@@ -73,10 +68,7 @@ def draw(curves: dict[str, Path], results: dict[str, Any], figure: Path) -> None
     ax.set_title(f"{results['algo']}: same settings and seed, fair vs rigged table (95% CI over sessions)")
     ax.legend(loc="best", fontsize=8)
     figure.parent.mkdir(parents=True, exist_ok=True)
-    tmp = figure.with_name(figure.stem + ".tmp.png")
-    fig.savefig(tmp, dpi=110)
-    plt.close(fig)
-    tmp.replace(figure)
+    save_figure(fig, figure)
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""``trente-lab evaluate``: what a policy does at the table, and what it earns per unit staked.
+"""What a policy does at the table, and what it earns per unit staked (``trente-lab evaluate``).
 
 The policy is a trained agent (a model file saved by ``trente-lab train``) or any strategy spec
 (``martingale``, ``streak:k=3``, a plugin): a serious evaluation scores any policy the same way.
@@ -26,18 +26,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import numpy as np
-import typer
-from rich.table import Table as RichTable
+from rich.table import Table
 
-from experiments.console import MAX_SESSION_COUPS, MAX_TABLES, JsonOption, SeedOption, fail, out, print_json
-from experiments.rl import RiggedVectorEnv, RLError, Table, expected_return, parse_table
-from strategies import runner
-from strategies.runner import CoupView, session_seeds
-from trente_env.coup import Result
-from trente_env.settle import NOIR
+from experiments.console import out
+from experiments.errors import RLError
+from experiments.rl.config import set_threads
+from experiments.rl.rig import RiggedVectorEnv, Venue, expected_return, parse_venue
+from experiments.stats import ratio_estimate, z_pvalue
+from strategies.model import ModelPolicy
+from strategies.registry import StrategyError, make_strategy
+from strategies.runner import CoupView, play_sessions, session_seeds
+from trente_env.codes import BOXES, NO_COUP, NOIR, RESULT_CODES, Result
+from trente_env.odds import first_coup, house_edges, stake_weighted_edge
 
 #: Starting bankroll of a strategy's sessions (a model plays with the bankroll it was trained with).
 DEFAULT_BANKROLL = 1000.0
@@ -45,7 +48,11 @@ DEFAULT_BANKROLL = 1000.0
 #: expectation less often than this (the p-value is shown either way).
 SUSPICIOUS_P = 0.001
 
-_RESULT_NAMES = ("noir", "rouge", "après", "refait", "void", "none yet")
+#: How the report names the scoreboard's result codes (the last coup before a bet).
+RESULT_NAMES = {
+    Result.NOIR: "noir", Result.ROUGE: "rouge", Result.APRES: "après", Result.REFAIT: "refait", Result.VOID: "void",
+    NO_COUP: "none yet",
+}  # fmt: skip
 
 
 @dataclass
@@ -53,11 +60,11 @@ class Behaviour:
     """What a policy did at the table, gathered coup by coup over the coups its sessions were on
     (an observer of :func:`strategies.runner.play_sessions`)."""
 
-    box_bets: np.ndarray = field(default_factory=lambda: np.zeros(4, dtype=np.int64))  #: coups with a stake per box
+    box_bets: np.ndarray = field(default_factory=lambda: np.zeros(len(BOXES), dtype=np.int64))  #: coups staked, per box
     sat_out: int = 0  #: coups with no new stake
     stakes: dict[float, int] = field(default_factory=dict)  #: stake size (per box) -> times placed
-    after: np.ndarray = field(default_factory=lambda: np.zeros((6, 2), dtype=np.int64))
-    """(6, 2) per previous result: coups, coups with a stake"""
+    after: np.ndarray = field(default_factory=lambda: np.zeros((RESULT_CODES, 2), dtype=np.int64))
+    """(result codes, 2) per previous result: coups, coups with a stake"""
     rigged_staked: float = 0.0  #: Noir units staked right after a Noir win (the rig's situation)
     bonus: float = 0.0  #: rig bonuses received
     square_stakes: float = 0.0  #: the sum of every stake's square, units squared (see :func:`stake_noise`)
@@ -98,57 +105,55 @@ class SessionTotals:
     ruined = property(lambda self: int(self.results["ruined"].sum()), doc="sessions that ended in ruin")
 
 
-def play_sessions(
-    policy: Any, table: Table, sessions: int, coups: int = 1000, seed: int = 0, bankroll: float = DEFAULT_BANKROLL
+def watch_sessions(
+    policy: Any, venue: Venue, sessions: int, coups: int = 1000, seed: int = 0, bankroll: float = DEFAULT_BANKROLL
 ) -> SessionTotals:
-    """Play ``sessions`` sessions of at most ``coups`` coups with ``policy`` and add them up.
+    """Play ``sessions`` sessions of at most ``coups`` coups with ``policy`` through the session
+    runner (:func:`strategies.runner.play_sessions`), watching what it does coup by coup
+    (:class:`Behaviour`), and add them up.
 
     :param policy: anything with ``act(observation, state) -> (full-form actions, state)``: a
         strategy, a :class:`~strategies.model.ModelPolicy`, a plugin.
-    :param table: the table (see :func:`experiments.rl.parse_table`); a rigged one plays on
-        :class:`~experiments.rl.RiggedVectorEnv`.
+    :param venue: where it plays (see :func:`experiments.rl.rig.parse_venue`); a rigged one plays on
+        :class:`~experiments.rl.rig.RiggedVectorEnv`.
     :param seed: session ``i`` plays the table seeded :func:`~strategies.runner.session_seed` ``(seed, i)``.
     """
     behaviour = Behaviour()
-    factory = partial(RiggedVectorEnv, rig=table.rig) if table.rig is not None else None
+    factory = partial(RiggedVectorEnv, rig=venue.rig) if venue.rig is not None else None
     seeds = session_seeds(seed, sessions)
-    results = runner.play_sessions(policy, table.rules, bankroll, coups, seeds, env_factory=factory, observer=behaviour)
+    results = play_sessions(policy, venue.rules, bankroll, coups, seeds, env_factory=factory, observer=behaviour)
     return SessionTotals(results, behaviour, getattr(policy, "to_prison", None))
 
 
-def summarise(totals: SessionTotals, table: Table) -> dict[str, Any]:
+def evaluation_report(totals: SessionTotals, venue: Venue) -> dict[str, Any]:
     """The evaluation as plain data: behaviour, return per unit staked with its interval, verdict."""
-    from experiments.stats import ratio_estimate
-    from trente_env.odds import house_edges, stake_weighted_edge
-
     b = totals.behaviour
     estimate = ratio_estimate(totals.net, totals.staked)
     coups = int(totals.coups.sum())
-    edge = house_edges(table.rules).noir
+    edge = house_edges(venue.rules).noir
     box_stakes = totals.box_stakes
     staked = float(totals.staked.sum())
-    expected = expected_return(table, box_stakes, b.rigged_staked, totals.to_prison)
+    expected = expected_return(venue, box_stakes, b.rigged_staked, totals.to_prison)
     box_staked = box_stakes.sum(axis=0)
-    boxes = ("noir", "rouge", "couleur", "inverse")
     behaviour = {
         "coups": coups,
         "sat_out": b.sat_out / coups if coups else float("nan"),
-        "box_share": {name: float(box_staked[i] / staked) if staked else 0.0 for i, name in enumerate(boxes)},
-        "box_bet_rate": {name: float(b.box_bets[i] / coups) if coups else 0.0 for i, name in enumerate(boxes)},
+        "box_share": {name: float(box_staked[i] / staked) if staked else 0.0 for i, name in enumerate(BOXES)},
+        "box_bet_rate": {name: float(b.box_bets[i] / coups) if coups else 0.0 for i, name in enumerate(BOXES)},
         "stakes": {f"{s:g}": c for s, c in sorted(b.stakes.items())},
         "mean_stake_per_coup": staked / coups if coups else 0.0,
         "insured_share": float(box_stakes[1].sum()) / staked if staked else 0.0,
         "bet_rate_after": {
-            _RESULT_NAMES[r]: float(b.after[r, 1] / b.after[r, 0]) for r in range(6) if b.after[r, 0] > 0
+            RESULT_NAMES[r]: float(b.after[r, 1] / b.after[r, 0]) for r in range(RESULT_CODES) if b.after[r, 0] > 0
         },
     }
     reward_per_coup = float(totals.net.sum() / coups) if coups else float("nan")
-    noise = stake_noise(b.square_stakes, staked, table)
-    judged = verdict(estimate.ratio, estimate.se, estimate.ci_low, estimate.ci_high, expected, staked, table, noise)
+    noise = stake_noise(b.square_stakes, staked, venue)
+    judged = verdict(estimate.ratio, estimate.se, estimate.ci_low, estimate.ci_high, expected, staked, venue, noise)
     return {
-        "table": table.name,
-        "rules": table.rules.describe(),
-        "positive_control": table.rig.describe() if table.rig else None,
+        "table": venue.name,
+        "rules": venue.rules.describe(),
+        "positive_control": venue.rig.describe() if venue.rig else None,
         "sessions": totals.n,
         "ruined": totals.ruined,
         "behaviour": behaviour,
@@ -163,27 +168,25 @@ def summarise(totals: SessionTotals, table: Table) -> dict[str, Any]:
             "level": estimate.level,
         },
         "house_edge": edge,
-        "edge": stake_weighted_edge(table.rules, box_stakes, totals.to_prison),
+        "edge": stake_weighted_edge(venue.rules, box_stakes, totals.to_prison),
         "expected_return_per_unit": expected,
         "reward_per_coup": {
             "agent": reward_per_coup,
             "never_bet": 0.0,
-            "flat_1_noir": -edge + (_rig_flat(table) if table.rig else 0.0),
-            "flat_same_stakes": (-edge + _rig_flat(table)) * staked / coups if coups else float("nan"),
+            "flat_1_noir": -edge + (_rig_flat(venue) if venue.rig else 0.0),
+            "flat_same_stakes": (-edge + _rig_flat(venue)) * staked / coups if coups else float("nan"),
         },
         **judged,
     }
 
 
-def _rig_flat(table: Table) -> float:
+def _rig_flat(venue: Venue) -> float:
     """What flat 1 unit on Noir gains per coup from the rig (it is in the rigged situation 44.5% of coups)."""
-    from trente_env.odds import first_coup
-
-    p = first_coup(table.rules.decks).p_noir
-    return p * p * (table.rig.payout - 1.0) if table.rig else 0.0
+    p = first_coup(venue.rules.decks).p_noir
+    return p * p * (venue.rig.payout - 1.0) if venue.rig else 0.0
 
 
-def stake_noise(square_stakes: float, staked: float, table: Table) -> float:
+def stake_noise(square_stakes: float, staked: float, venue: Venue) -> float:
     """The standard error of the return per unit staked that the stakes themselves imply.
 
     A coup's result less its exact expectation is a martingale difference: uncorrelated with every
@@ -199,11 +202,9 @@ def stake_noise(square_stakes: float, staked: float, table: Table) -> float:
     :param square_stakes: the sum of the squares of every stake placed, units squared.
     :param staked: the units staked.
     """
-    from trente_env.odds import first_coup
-
     if staked <= 0:
         return float("nan")
-    odds = first_coup(table.rules.decks)
+    odds = first_coup(venue.rules.decks)
     return float(np.sqrt((odds.p_noir + odds.p_rouge) * square_stakes) / staked)
 
 
@@ -214,7 +215,7 @@ def verdict(
     high: float,
     expected: float,
     staked: float,
-    table: Table,
+    venue: Venue,
     noise: float = 0.0,
 ) -> dict[str, Any]:
     """The return per unit staked judged against 0 and against exact odds, with how unlikely it is.
@@ -227,8 +228,6 @@ def verdict(
         ``p_value_test`` (what it measures), ``p_value_se`` (``s``) and ``suspicious``
         (``p_value`` < :data:`SUSPICIOUS_P`).
     """
-    from experiments.stats import z_pvalue
-
     s = max(se, noise) if noise == noise else se
 
     def judged(text: str, p: float | None = None, test: str | None = None, fair: bool = True) -> dict[str, Any]:
@@ -244,7 +243,7 @@ def verdict(
         return judged("too few sessions for an interval")
     ci = f"95% CI {low:+.2%} to {high:+.2%}"
     z = (ratio - expected) / s
-    if table.rig is not None:
+    if venue.rig is not None:
         p = z_pvalue(ratio / s, "greater")
         test = "one-sided: a return at least this far above 0 on a table without an edge"
         if low > 0:
@@ -270,16 +269,6 @@ def verdict(
     return judged(text + ": a 95% interval misses about one run in twenty", p, test)
 
 
-def model_policy(path: str, algo: str | None = None):
-    """Load a model file (runs code: pickle) and return its ModelPolicy; one-line errors."""
-    from strategies.model import ModelError, ModelPolicy
-
-    try:
-        return ModelPolicy(path, algo=algo)
-    except ModelError as exc:
-        fail(str(exc))
-
-
 def names_a_model(target: str) -> bool:
     """Whether ``target`` names a model file (``PATH.zip``, ``model:PATH``, or an existing file)
     rather than a strategy spec."""
@@ -302,12 +291,11 @@ def evaluate_model(
     :param rules: the table (a preset or ``rigged-<preset>``); default: the one a model was trained
         on, else ``classic``.
     :param seed: session ``i`` plays the table seeded ``session_seed(seed, i)`` (default away from training seeds).
+    :raises RLError: bad input; :class:`strategies.model.ModelError`: a model file that cannot be used.
     """
-    from strategies.registry import StrategyError, make_strategy
-
     is_model = names_a_model(model)
     if is_model:
-        policy = model_policy(model.strip().removeprefix("model:"), algo)
+        policy = ModelPolicy(model.strip().removeprefix("model:"), algo=algo)  # loading it runs code (pickle)
         meta = policy.meta
         trained_on = meta.get("table")
         name = rules or trained_on or "classic"
@@ -315,24 +303,20 @@ def evaluate_model(
         bankroll = float(meta.get("bankroll", DEFAULT_BANKROLL))
     else:
         if algo is not None:
-            fail(f"--algo is for a model file; {model!r} is a strategy")
+            raise RLError(f"--algo is for a model file; {model!r} is a strategy")
         policy, meta, trained_on, name, payout, bankroll = None, {}, None, rules or "classic", None, DEFAULT_BANKROLL
-    try:
-        table = parse_table(name, rigged, payout)
-    except RLError as exc:
-        fail(str(exc))
+    venue = parse_venue(name, rigged, payout)
     if policy is None:
         try:
-            policy = make_strategy(model, table.rules)
-        except StrategyError as exc:
-            path_like = "/" in model or "\\" in model
-            fail(f"model file {model!r} does not exist (nor is it a strategy spec)" if path_like else str(exc))
+            policy = make_strategy(model, venue.rules)
+        except StrategyError:
+            if "/" in model or "\\" in model:  # a path to a file that is not there
+                raise RLError(f"model file {model!r} does not exist (nor is it a strategy spec)") from None
+            raise
     else:
-        from experiments.rl import set_threads
-
         set_threads(1)
-    totals = play_sessions(policy, table, episodes, coups, seed, bankroll)
-    report = summarise(totals, table)
+    totals = watch_sessions(policy, venue, episodes, coups, seed, bankroll)
+    report = evaluation_report(totals, venue)
     report.update(
         {
             "policy": model,
@@ -353,7 +337,7 @@ def print_report(report: dict[str, Any]) -> None:
     if report["positive_control"]:
         out.print(f"[bold magenta]{report['positive_control']}[/]")
     b = report["behaviour"]
-    view = RichTable(title=f"{report.get('policy', 'policy')} on {report['table']}", title_justify="left")
+    view = Table(title=f"{report.get('policy', 'policy')} on {report['table']}", title_justify="left")
     view.add_column("behaviour")
     view.add_column("value", justify="right")
     view.add_row("sessions (ruined)", f"{report['sessions']} ({report['ruined']})")
@@ -371,7 +355,7 @@ def print_report(report: dict[str, Any]) -> None:
     )
     out.print(view)
     r = report["return_per_unit_staked"]
-    money = RichTable(title="Return per unit staked (95% CI over sessions)", title_justify="left")
+    money = Table(title="Return per unit staked (95% CI over sessions)", title_justify="left")
     for col in ("policy", "95% CI", "exact for its stakes", "house edge"):
         money.add_column(col, justify="right")
     ci = f"{r['ci_low']:+.3%} to {r['ci_high']:+.3%}" if r["ci_low"] == r["ci_low"] else "-"
@@ -386,56 +370,15 @@ def print_report(report: dict[str, Any]) -> None:
     out.print(f"[bold]Verdict:[/] {report['verdict']}")
 
 
-def command(
-    model: Annotated[
-        str,
-        typer.Argument(
-            help="Model file (.zip) saved by `trente-lab train`, or a strategy spec (e.g. martingale:base=2). "
-            "Loading a model (or a plugin) runs code.",
-            metavar="MODEL_OR_SPEC",
-        ),
-    ],
-    episodes: Annotated[
-        int,
-        typer.Option(
-            "--episodes",
-            "-n",
-            min=2,
-            max=MAX_TABLES,
-            help="Sessions to play (the independent units; an interval needs two).",
-        ),
-    ] = 200,
-    rules: Annotated[
-        str | None,
-        typer.Option("--rules", "-r", help="Table: a preset or rigged-<preset>; default: the training table."),
-    ] = None,
-    seed: SeedOption = 10_000,
-    coups: Annotated[
-        int, typer.Option("--coups", min=1, max=MAX_SESSION_COUPS, help="Coups per session (at most).")
-    ] = 1000,
-    algo: Annotated[
-        str | None, typer.Option("--algo", help="Algorithm that saved the file (default: from model.json, else ppo).")
-    ] = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Play a trained agent or a betting system on many sessions: what it bets, and its return per
-    unit staked beside the exact house edge. Loading a model file runs code (pickle): use only files
-    you trust."""
-    report = evaluate_model(model, episodes, rules, seed, coups, algo)
-    if as_json:
-        print_json(report)
-    else:
-        print_report(report)
-
-
 __all__ = [
     "SUSPICIOUS_P",
     "Behaviour",
     "SessionTotals",
     "evaluate_model",
+    "evaluation_report",
     "names_a_model",
-    "play_sessions",
+    "print_report",
     "stake_noise",
-    "summarise",
     "verdict",
+    "watch_sessions",
 ]

@@ -1,5 +1,6 @@
-"""What RL training and evaluation share: the algorithms, their hyper-parameters, the tables
-(fair presets and the rigged *positive control*), the vector environments and the model files.
+"""Where an agent plays: a :class:`Venue` (a rules preset and, for the *positive control* only, a
+:class:`Rig`), its vector environments (native, and wrapped for stable-baselines3), and what exact
+odds expect a policy to earn there.
 
 **The rigged table is a positive control, never a real game.** On a fair table no policy beats the
 refait: the best return is 0, by not betting. To show that an agent *could* find an edge if one
@@ -17,37 +18,21 @@ the bonus to the reward and to the bankroll after each coup; the engine is untou
 
 from __future__ import annotations
 
-import dataclasses
-import math
-from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
+from gymnasium.vector import AutoresetMode
 
-from trente_env.coup import Result
-from trente_env.env import DEFAULT_STAKE_LEVELS
-from trente_env.rules import MAX_MONEY, PRESETS, RuleSet, get_rules
-from trente_env.settle import NOIR
+from experiments.errors import RLError
+from trente_env import MAX_EPISODE_STEPS
+from trente_env.codes import NOIR, Result
+from trente_env.odds import first_coup, stake_weighted_edge
+from trente_env.rules import PRESETS, RuleSet, get_rules
 from trente_env.vector import TrenteEtQuaranteVectorEnv
 
-#: The algorithms ``trente-lab train --algo`` knows: name -> (module, class).
-ALGOS: dict[str, tuple[str, str]] = {
-    "ppo": ("stable_baselines3", "PPO"),
-    "a2c": ("stable_baselines3", "A2C"),
-    "dqn": ("stable_baselines3", "DQN"),
-    "maskable-ppo": ("sb3_contrib", "MaskablePPO"),
-}
-
-#: The hyper-parameter file shipped with the project.
-DEFAULT_CONFIG = Path(__file__).with_name("configs") / "rl.toml"
-
+#: A venue called ``rigged-<preset>`` is the preset's table with a :class:`Rig`.
 RIGGED_PREFIX = "rigged-"
-
-
-class RLError(ValueError):
-    """Bad input for training or evaluation (one line)."""
 
 
 # -- the rigged table ------------------------------------------------------------------------------
@@ -66,10 +51,6 @@ class Rig:
         if not self.payout >= 1.0:
             raise ValueError(f"a rig pays at least even money, got {self.payout}")
 
-    def advantage(self, p_noir: float, noir_edge: float) -> float:
-        """Expected return per unit of a Noir stake placed in the rigged situation."""
-        return p_noir * (self.payout - 1.0) - noir_edge
-
     def describe(self) -> str:
         return (
             f"POSITIVE CONTROL: a Noir stake winning right after a Noir win is paid {self.payout:g}:1 "
@@ -78,8 +59,11 @@ class Rig:
 
 
 @dataclass(frozen=True)
-class Table:
-    """Where an agent plays: a rule set and, for the positive control only, a rig."""
+class Venue:
+    """Where an agent plays: a rule set and, for the positive control only, a rig.
+
+    :param name: the preset's name, or ``rigged-<preset>`` (what ``--rules`` and ``model.json`` say).
+    """
 
     name: str
     rules: RuleSet
@@ -90,8 +74,11 @@ class Table:
         return self.name.removeprefix(RIGGED_PREFIX)
 
 
-def parse_table(name: str, rigged: bool = False, payout: float | None = None) -> Table:
-    """The table called ``name``: a rules preset, or ``rigged-<preset>`` (or ``rigged=True``)."""
+def parse_venue(name: str, rigged: bool = False, payout: float | None = None) -> Venue:
+    """The venue called ``name``: a rules preset, or ``rigged-<preset>`` (or ``rigged=True``).
+
+    :raises RLError: an unknown preset, or a payout below even money.
+    """
     preset = name.removeprefix(RIGGED_PREFIX)
     rigged = rigged or name.startswith(RIGGED_PREFIX)
     try:
@@ -100,12 +87,12 @@ def parse_table(name: str, rigged: bool = False, payout: float | None = None) ->
         choices = ", ".join([*PRESETS, *(RIGGED_PREFIX + p for p in PRESETS)])
         raise RLError(f"unknown table {name!r}; choose one of {choices}") from None
     if not rigged:
-        return Table(preset, rules)
+        return Venue(preset, rules)
     try:
         rig = Rig() if payout is None else Rig(payout)
     except ValueError as exc:
         raise RLError(str(exc)) from None
-    return Table(RIGGED_PREFIX + preset, rules, rig)
+    return Venue(RIGGED_PREFIX + preset, rules, rig)
 
 
 class RiggedVectorEnv(TrenteEtQuaranteVectorEnv):
@@ -145,23 +132,21 @@ class RiggedVectorEnv(TrenteEtQuaranteVectorEnv):
         return obs, reward, terminated, truncated, info
 
 
-def vector_env(table: Table, num_envs: int, **kwargs: Any) -> TrenteEtQuaranteVectorEnv:
-    """The native vector environment of ``table`` (rigged or not); kwargs as for the env."""
-    if table.rig is None:
-        return TrenteEtQuaranteVectorEnv(num_envs, rules=table.rules, **kwargs)
-    return RiggedVectorEnv(num_envs, rules=table.rules, rig=table.rig, **kwargs)
+def vector_env(venue: Venue, num_envs: int, **kwargs: Any) -> TrenteEtQuaranteVectorEnv:
+    """The native vector environment of ``venue`` (rigged or not); kwargs as for the env."""
+    if venue.rig is None:
+        return TrenteEtQuaranteVectorEnv(num_envs, rules=venue.rules, **kwargs)
+    return RiggedVectorEnv(num_envs, rules=venue.rules, rig=venue.rig, **kwargs)
 
 
-def sb3_env(table: Table, num_envs: int, seed: int, reward_scale: float = 1.0, **kwargs: Any):
+def sb3_env(venue: Venue, num_envs: int, seed: int, reward_scale: float = 1.0, **kwargs: Any):
     """A stable-baselines3 ``VecEnv`` of ``num_envs`` tables, rewards multiplied by ``reward_scale``."""
-    from gymnasium.vector import AutoresetMode
-    from stable_baselines3.common.vec_env import VecEnvWrapper
+    from stable_baselines3.common.vec_env import VecEnvWrapper  # the rl extra: only to train an agent
 
-    from trente_env import MAX_EPISODE_STEPS
-    from trente_env.wrappers import TrenteVecEnv
+    from trente_env.wrappers import TrenteVecEnv  # built on stable-baselines3's VecEnv
 
     kwargs.setdefault("max_episode_steps", MAX_EPISODE_STEPS)
-    venv = TrenteVecEnv(vector_env(table, num_envs, autoreset_mode=AutoresetMode.SAME_STEP, **kwargs))
+    venv = TrenteVecEnv(vector_env(venue, num_envs, autoreset_mode=AutoresetMode.SAME_STEP, **kwargs))
     venv.seed(seed)
     if reward_scale == 1.0:
         return venv
@@ -180,124 +165,13 @@ def sb3_env(table: Table, num_envs: int, seed: int, reward_scale: float = 1.0, *
     return _ScaleReward(venv)
 
 
-# -- hyper-parameters ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TrainSettings:
-    """Settings of a training run that are not the algorithm's own (the ``[train]`` table)."""
-
-    n_envs: int = 8
-    reward_scale: float = 0.01
-    eval_every: int = 10_000
-    eval_sessions: int = 64
-    eval_coups: int = 250
-    net_arch: tuple[int, ...] = (64, 64)
-    stake_levels: tuple[float, ...] = tuple(DEFAULT_STAKE_LEVELS)
-    history: int = 10
-
-
-@dataclass(frozen=True)
-class RLConfig:
-    """One algorithm's hyper-parameters (passed to its constructor) and the run settings."""
-
-    algo: str
-    hyper: dict[str, Any]
-    train: TrainSettings
-
-
-def check_algo(algo: str) -> str:
-    if algo not in ALGOS:
-        raise RLError(f"unknown algo {algo!r}; choose one of {', '.join(ALGOS)}")
-    return algo
-
-
-def load_config(algo: str, path: str | Path | None = None) -> RLConfig:
-    """The hyper-parameters of ``algo`` from a TOML file (default :data:`DEFAULT_CONFIG`).
-
-    The file has a ``[train]`` table (:class:`TrainSettings`) and one table per algorithm
-    (``[ppo]``, ``[a2c]``, ``[dqn]``, ``[maskable-ppo]``) holding keyword arguments of its SB3 class.
-    """
-    import tomllib  # Python 3.11+
-
-    check_algo(algo)
-    path = Path(path) if path is not None else DEFAULT_CONFIG
-    try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise RLError(f"cannot read config {str(path)!r}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise RLError(f"config {str(path)!r} is not a text file (a TOML file is UTF-8 text)") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise RLError(f"malformed config {str(path)!r}: {str(exc).splitlines()[0]}") from None
-    train = document.get("train", {})
-    hyper = document.get(algo, {})
-    if not isinstance(train, Mapping) or not isinstance(hyper, Mapping):
-        raise RLError(f"config {str(path)!r}: [train] and [{algo}] must be tables")
-    fields = {f.name for f in dataclasses.fields(TrainSettings)}
-    unknown = sorted(set(train) - fields)
-    if unknown:
-        raise RLError(f"config {str(path)!r}: unknown [train] key(s) {', '.join(unknown)}; known: {', '.join(fields)}")
-    values: dict[str, Any] = {}
-    for key, value in train.items():
-        if isinstance(value, list):
-            value = tuple(value)
-        values[key] = value
-    settings = TrainSettings(**values)
-    for name in ("n_envs", "eval_every", "eval_sessions", "eval_coups", "history"):
-        value = getattr(settings, name)
-        if not _whole(value, 1):
-            raise RLError(f"config {str(path)!r}: [train] {name} must be a whole number >= 1, got {value!r}")
-    if not _number(settings.reward_scale) or not settings.reward_scale > 0:
-        raise RLError(f"config {str(path)!r}: [train] reward_scale must be positive, got {settings.reward_scale!r}")
-    if not isinstance(settings.net_arch, tuple) or not all(_whole(n, 1) for n in settings.net_arch):
-        raise RLError(f"config {str(path)!r}: [train] net_arch must be a list of layer widths, got {settings.net_arch}")
-    levels = settings.stake_levels
-    if not isinstance(levels, tuple) or not levels or not all(_number(s) and 0 < s <= MAX_MONEY for s in levels):
-        raise RLError(f"config {str(path)!r}: [train] stake_levels must be a list of positive stakes, got {levels!r}")
-    return RLConfig(algo, dict(hyper), settings)
-
-
-def _whole(value: Any, low: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= low
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def algo_class(algo: str) -> type:
-    """The SB3 class of ``algo`` (imports stable-baselines3 or sb3-contrib)."""
-    module_name, class_name = ALGOS[check_algo(algo)]
-    try:
-        module = __import__(module_name, fromlist=[class_name])
-    except ImportError:
-        raise RLError(f"{algo} needs {module_name.replace('_', '-')}: pip install 'trente-lab[rl]'") from None
-    return getattr(module, class_name)
-
-
-# -- model files ---------------------------------------------------------------------------------
-
-
-def metadata_path(model_path: str | Path) -> Path:
-    """Where the description of a model file lives: ``model.zip`` -> ``model.json``."""
-    return Path(model_path).with_suffix(".json")
-
-
-def set_threads(n: int = 1) -> None:
-    """Limit torch to ``n`` threads (the machines we train on are shared)."""
-    import torch
-
-    torch.set_num_threads(n)
-
-
 # -- what exact odds expect --------------------------------------------------------------------
 
 
 def expected_return(
-    table: Table, box_stakes: np.ndarray, rigged_staked: float = 0.0, to_prison: bool | None = None
+    venue: Venue, box_stakes: np.ndarray, rigged_staked: float = 0.0, to_prison: bool | None = None
 ) -> float:
-    """What exact odds expect per unit staked for these stakes at ``table``: minus the stake-weighted
+    """What exact odds expect per unit staked for these stakes at ``venue``: minus the stake-weighted
     edge (:func:`trente_env.odds.stake_weighted_edge`, the tournament's), plus, on the positive
     control, the rig's bonus on the ``rigged_staked`` Noir units placed right after a Noir win
     (``P(Noir) * (payout - 1)`` each, first-coup probabilities, SPEC 3). 0 when nothing was staked.
@@ -305,32 +179,22 @@ def expected_return(
     :param box_stakes: (2, 4) uninsured and insured units staked per box.
     :param to_prison: under the choice rule, what the player does on a refait (None: the better choice).
     """
-    from trente_env.odds import first_coup, stake_weighted_edge
-
     total = float(np.sum(box_stakes))
     if total <= 0:
         return 0.0
-    expected = -stake_weighted_edge(table.rules, box_stakes, to_prison)
-    if table.rig is not None:
-        expected += rigged_staked * first_coup(table.rules.decks).p_noir * (table.rig.payout - 1.0) / total
+    expected = -stake_weighted_edge(venue.rules, box_stakes, to_prison)
+    if venue.rig is not None:
+        expected += rigged_staked * first_coup(venue.rules.decks).p_noir * (venue.rig.payout - 1.0) / total
     return expected
 
 
 __all__ = [
-    "ALGOS",
-    "DEFAULT_CONFIG",
-    "RLConfig",
-    "RLError",
+    "RIGGED_PREFIX",
     "Rig",
     "RiggedVectorEnv",
-    "Table",
-    "TrainSettings",
-    "algo_class",
+    "Venue",
     "expected_return",
-    "load_config",
-    "metadata_path",
-    "parse_table",
+    "parse_venue",
     "sb3_env",
-    "set_threads",
     "vector_env",
 ]

@@ -36,39 +36,29 @@ selects it, so with ``m`` intervals the number of misses is close to Binomial(m,
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import numpy as np
-import typer
 from rich import box
 from rich.progress import Progress
 from rich.table import Table
 from rich.text import Text
 
-from experiments.console import (
-    MAX_COUPS,
-    MAX_SESSION_COUPS,
-    MAX_TABLES,
-    JsonOption,
-    RulesOption,
-    SeedOption,
-    check_output_folder,
-    fail,
-    load_rules,
-    out,
-    print_json,
-    progress_bar,
-)
-from experiments.files import atomic_write_json, save_figure
-from experiments.stats import z_quantile
+from experiments.console import out, progress_bar
+from experiments.errors import load_rules
+from experiments.files import atomic_write_json, pyplot, save_figure
+from experiments.stats import binomial_quantile, ratio_estimate, wilson
+from strategies.registry import make_strategy
+from strategies.runner import play, session_seeds
 from trente_env import jit
+from trente_env.codes import Result
+from trente_env.dealer import deal_coups
+from trente_env.odds import first_coup, stake_weighted_edge
 
 CHUNK = 2_000_000  #: coups dealt between two updates of the progress bar
-Z95 = z_quantile(0.95)  #: the standard normal quantile of a two-sided 95% interval
 SYSTEMS = ("streak:k=3", "anti-streak:k=3", "flat:box=rouge")  #: the companion's line-up
 #: The companion's starting bankroll: so large that no session of one-unit stakes is ruined.
 COMPANION_BANKROLL = float(10**9)
@@ -106,30 +96,6 @@ def _tally(sides: np.ndarray, side: int, run: int, counts: np.ndarray) -> tuple[
     return side, run
 
 
-def wilson(hits: np.ndarray | int, n: np.ndarray | int, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
-    """The Wilson score interval for a proportion ``hits / n`` (nan where ``n`` is 0).
-
-    Unlike the normal approximation it stays inside [0, 1] and keeps close to its nominal coverage
-    for small counts and proportions near 0 or 1 (Brown, Cai and DasGupta, 2001).
-    """
-    hits, n = np.asarray(hits, dtype=float), np.asarray(n, dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = hits / n
-        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-        half = z / (1 + z * z / n) * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return centre - half, centre + half
-
-
-def binomial_quantile(m: int, p: float, q: float) -> int:
-    """The smallest x with P(Binomial(m, p) <= x) >= q."""
-    total = 0.0
-    for x in range(m + 1):
-        total += math.comb(m, x) * p**x * (1 - p) ** (m - x)
-        if total >= q:
-            return x
-    return m
-
-
 def count_streaks(
     rules: Any, n_coups: int, max_streak: int, seed: int, progress: Progress | None = None
 ) -> tuple[dict[str, np.ndarray], int, int]:
@@ -138,9 +104,6 @@ def count_streaks(
     Returns (counts per family, decided coups, void coups); ``counts[event]`` has shape
     ``(2, max_streak + 2, 2)``: [streak side (0 the event's side), streak length, winner].
     """
-    from trente_env.coup import Result
-    from trente_env.dealer import deal_coups
-
     rng = np.random.default_rng(seed)
     counts = {event: np.zeros((2, max_streak + 2, 2), dtype=np.int64) for event, _ in FAMILIES}
     state = {event: (-1, 0) for event, _ in FAMILIES}
@@ -216,19 +179,10 @@ def compare_systems(
     ``trente-lab tournament`` and ``trente-lab evaluate`` on the same shoes.
 
     :param bankroll: starting bankroll; the default is large enough that no session is ruined.
+    :raises strategies.registry.StrategyError: a spec that names no system.
     """
-    from experiments.stats import ratio_estimate
-    from strategies import StrategyError, make_strategy
-    from strategies.runner import play, session_seeds
-    from trente_env.odds import stake_weighted_edge
-
     rules = load_rules(preset)
-    policies = []
-    for spec in specs:
-        try:
-            policies.append(make_strategy(spec, rules))
-        except StrategyError as exc:
-            fail(str(exc))
+    policies = [make_strategy(spec, rules) for spec in specs]
     results = play(policies, rules, bankroll, coups, session_seeds(seed, sessions))
     systems = []
     for spec, policy, r in zip(specs, policies, results):
@@ -266,8 +220,6 @@ def fallacy_report(
     session_coups: int = 400,
 ) -> dict[str, Any]:
     """The streak tables, the misses count, the explanation and (if ``sessions``) the systems."""
-    from trente_env.odds import first_coup
-
     rules = load_rules(preset)
     odds = first_coup(rules.decks)
     start = time.perf_counter()
@@ -416,11 +368,7 @@ def render_systems(systems: dict[str, Any]) -> Table:
 
 def plot_streaks(report: dict[str, Any], path: Path) -> Path:
     """Frequencies with their 95% intervals against k, one panel per family, beside the exact line."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     tables = report["tables"]
     fig, axes = plt.subplots(1, len(tables), figsize=(6.2 * len(tables), 4.2), squeeze=False, sharey=True)
     for ax, t in zip(axes[0], tables):
@@ -455,11 +403,7 @@ def plot_streaks(report: dict[str, Any], path: Path) -> Path:
 
 def plot_systems(systems: dict[str, Any], path: Path) -> Path:
     """Return per unit staked of each system with its 95% interval, beside −edge and 0."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     rows = systems["systems"]
     fig, ax = plt.subplots(figsize=(7.5, 0.6 * len(rows) + 1.6))
     y = np.arange(len(rows))
@@ -480,7 +424,6 @@ def plot_systems(systems: dict[str, Any], path: Path) -> Path:
 
 
 def _save(fig: Any, path: Path) -> Path:
-
     path.parent.mkdir(parents=True, exist_ok=True)
     return save_figure(fig, path)
 
@@ -496,37 +439,10 @@ def write_outputs(report: dict[str, Any], out_dir: Path) -> list[Path]:
     return paths
 
 
-def command(
-    coups: Annotated[
-        int, typer.Option("--coups", "-n", min=1, max=MAX_COUPS, help="Number of coups to deal.")
-    ] = 2_000_000,
-    max_streak: Annotated[int, typer.Option("--max-streak", "-k", min=1, max=30, help="Longest streak shown (K).")] = 8,
-    rules: RulesOption = "classic",
-    seed: SeedOption = 0,
-    out_dir: Annotated[
-        Path | None, typer.Option("--out", "-o", help="Folder for fallacy.png, systems.png and fallacy.json.")
-    ] = None,
-    sessions: Annotated[
-        int,
-        typer.Option(
-            "--sessions", min=0, max=MAX_TABLES, help="Sessions per betting system in the companion run (0: skip it)."
-        ),
-    ] = 5000,
-    session_coups: Annotated[
-        int, typer.Option("--session-coups", min=1, max=MAX_SESSION_COUPS, help="Coups per session.")
-    ] = 400,
-    as_json: JsonOption = False,
-) -> None:
-    """Does a streak make the other side 'due'? Frequencies after k wins in a row, beside the exact odds."""
-    if out_dir is not None:
-        check_output_folder(out_dir)
-    report = fallacy_report(rules, coups, max_streak, seed, not as_json and coups > CHUNK, sessions, session_coups)
-    paths = write_outputs(report, out_dir) if out_dir else []
-    if as_json:
-        print_json(report)
-        return
+def print_report(report: dict[str, Any], paths: Sequence[Path] = ()) -> None:
+    """The streak tables, the companion's systems and the explanation; ``paths``: the files written."""
     out.print(
-        f"{report['coups']:,} coups ({report['decided']:,} decided), {rules} rules, seed {seed}. "
+        f"{report['coups']:,} coups ({report['decided']:,} decided), {report['rules']} rules, seed {report['seed']}. "
         "Après, refait and void coups neither extend nor break a streak.",
         style="dim",
     )
@@ -537,6 +453,24 @@ def command(
     out.print(report["explanation"])
     for path in paths:
         out.print(f"wrote {path}", style="dim")
-    if not out_dir:
+    if not paths:
         out.print("Add --out DIR to save the plots and the table.", style="dim")
     out.print(f"{report['seconds']:.1f} s", style="dim")
+
+
+__all__ = [
+    "CHUNK",
+    "SYSTEMS",
+    "compare_systems",
+    "count_streaks",
+    "explanation",
+    "fallacy_report",
+    "plot_streaks",
+    "plot_systems",
+    "print_report",
+    "render_systems",
+    "render_tables",
+    "streak_table",
+    "system_label",
+    "write_outputs",
+]

@@ -19,25 +19,30 @@ import shlex
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Annotated, Any, TextIO
+from typing import Any, TextIO
 
 import numpy as np
-import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from experiments.console import MAX_SEED, RulesOption, fail, load_rules, out
+from experiments.console import out
+from experiments.errors import LabError, load_rules
+from trente_env.cards import card_name, is_black
+from trente_env.codes import BOXES, COULEUR, INVERSE, NOIR, ROUGE
+from trente_env.coup import Result
+from trente_env.dealer import Shoe
+from trente_env.odds import house_edges
 from trente_env.rules import MAX_MONEY
+from trente_env.settle import settle
 
-BOX_NAMES = ("noir", "rouge", "couleur", "inverse")
 #: What a student may type for each box.
 BOX_WORDS = {
-    "n": 0, "noir": 0, "black": 0, "b": 0,
-    "r": 1, "rouge": 1, "red": 1,
-    "c": 2, "couleur": 2, "colour": 2, "color": 2,
-    "i": 3, "inverse": 3, "inv": 3,
+    "n": NOIR, "noir": NOIR, "black": NOIR, "b": NOIR,
+    "r": ROUGE, "rouge": ROUGE, "red": ROUGE,
+    "c": COULEUR, "couleur": COULEUR, "colour": COULEUR, "color": COULEUR,
+    "i": INVERSE, "inverse": INVERSE, "inv": INVERSE,
 }  # fmt: skip
 SCOREBOARD = 16  #: coups shown on the scoreboard
 
@@ -90,12 +95,12 @@ class Player:
     """The player's side of the table: money, stakes on the layout, prisoners, the record."""
 
     bankroll: float
-    stakes: np.ndarray = field(default_factory=lambda: np.zeros(4))
-    insured: np.ndarray = field(default_factory=lambda: np.zeros(4, dtype=bool))
+    stakes: np.ndarray = field(default_factory=lambda: np.zeros(len(BOXES)))
+    insured: np.ndarray = field(default_factory=lambda: np.zeros(len(BOXES), dtype=bool))
     to_prison: bool = False  #: the choice rule: prison (True) or half (False) on a refait
-    prison: np.ndarray = field(default_factory=lambda: np.zeros((4, 2)))
-    last_stakes: np.ndarray = field(default_factory=lambda: np.zeros(4))
-    last_insured: np.ndarray = field(default_factory=lambda: np.zeros(4, dtype=bool))
+    prison: np.ndarray = field(default_factory=lambda: np.zeros((len(BOXES), 2)))
+    last_stakes: np.ndarray = field(default_factory=lambda: np.zeros(len(BOXES)))
+    last_insured: np.ndarray = field(default_factory=lambda: np.zeros(len(BOXES), dtype=bool))
 
 
 class Game:
@@ -109,8 +114,6 @@ class Game:
     """
 
     def __init__(self, rules: Any, bankroll: float, shoe: Any, console: Console, delay: float = 0.0) -> None:
-        from trente_env.odds import house_edges
-
         self.rules = rules
         self.shoe = shoe
         self.console = console
@@ -160,17 +163,17 @@ class Game:
 
     def bet(self, box: int, args: list[str]) -> None:
         rules, player = self.rules, self.player
-        name = BOX_NAMES[box].capitalize()
+        name = BOXES[box].capitalize()
         if box >= len(rules.boxes):
             self.say(f"The {name} box is closed at this table (open: {', '.join(rules.boxes)}).")
             return
         if len(args) != 1:
-            self.say(f"How much on {name}? For example [cyan]{BOX_NAMES[box][0]} 10[/cyan].")
+            self.say(f"How much on {name}? For example [cyan]{BOXES[box][0]} 10[/cyan].")
             return
         try:
             amount = float(args[0])
         except ValueError:
-            self.say(f"'{escape(args[0])}' is not a stake: give a whole number of units, e.g. {BOX_NAMES[box][0]} 10.")
+            self.say(f"'{escape(args[0])}' is not a stake: give a whole number of units, e.g. {BOXES[box][0]} 10.")
             return
         if not np.isfinite(amount) or amount != int(amount) or amount < 0:
             self.say(f"Stakes are whole, positive numbers of units; '{escape(args[0])}' is not one.")
@@ -201,7 +204,7 @@ class Game:
             player.insured[:] = False
             self.say("Insurance off.", style="green")
             return
-        boxes = [BOX_WORDS.get(a, -1) for a in args] if args else [b for b in range(4) if player.stakes[b] > 0]
+        boxes = [BOX_WORDS.get(a, -1) for a in args] if args else [b for b in range(len(BOXES)) if player.stakes[b] > 0]
         if -1 in boxes:
             self.say("Insure which box? [cyan]ins[/cyan] insures every stake, [cyan]ins r[/cyan] only Rouge.")
             return
@@ -216,7 +219,7 @@ class Game:
             self.say(f"You have {player.bankroll:g}; the stakes and premiums would need {need:g}.")
             return
         player.insured = insured
-        names = ", ".join(BOX_NAMES[b].capitalize() for b in boxes)
+        names = ", ".join(BOXES[b].capitalize() for b in boxes)
         premium = rules.insurance_rate * player.stakes[boxes].sum()
         self.say(f"Insured against the refait: {names} (premium {premium:g}).", style="green")
 
@@ -254,9 +257,6 @@ class Game:
 
     def deal(self) -> None:
         """Deal one coup from the shoe, settle it with the engine, show it and keep the books."""
-        from trente_env.coup import Result
-        from trente_env.settle import settle
-
         player, summary, rules = self.player, self.summary, self.rules
         stakes, insured = player.stakes.copy(), player.insured & (player.stakes > 0)
         premiums = rules.insurance_rate * stakes[insured].sum() if rules.insurance else 0.0
@@ -267,10 +267,10 @@ class Game:
         caught = result is Result.REFAIT and bool((stakes > 0).any() | (player.prison.sum() > 0))
         settled = settle(
             rules, stakes, int(result), bool(coup.couleur), insured=insured,
-            prison=player.prison, to_prison=np.full(4, player.to_prison),
+            prison=player.prison, to_prison=np.full(len(BOXES), player.to_prison),
         )  # fmt: skip
         # what happened to the prisoners alone (the same engine, with no new stakes), to tell the player
-        alone = settle(rules, np.zeros(4), int(result), bool(coup.couleur), prison=player.prison)
+        alone = settle(rules, np.zeros(len(BOXES)), int(result), bool(coup.couleur), prison=player.prison)
         freed = float(alone.back.sum())
         prisoners_lost = float(player.prison.sum() - freed - alone.prison.sum())
         back = float(settled.back.sum())
@@ -282,7 +282,7 @@ class Game:
         summary.coups_bet += bool(stakes.any())
         summary.staked += float(stakes.sum())
         summary.premiums += premiums
-        box_edges = np.array([self.edges.noir, self.edges.rouge, self.edges.couleur, self.edges.inverse])
+        box_edges = np.array([getattr(self.edges, name) for name in BOXES])
         if rules.insurance and self.edges.insured is not None:
             box_edges = np.where(insured, self.edges.insured, box_edges)
         summary.predicted_loss += float((stakes * box_edges).sum())
@@ -316,8 +316,6 @@ class Game:
     ) -> None:
         """A line on what the coup did to the player's money: ``back`` is what the new stakes
         brought back, ``freed`` what prisoners brought back, ``prisoners_lost`` what prisoners lost."""
-        from trente_env.coup import Result
-
         player = self.player
         lines = []
         if result is Result.APRES:
@@ -356,8 +354,6 @@ class Game:
 
     def show_coup(self, coup: Any, number: int) -> None:
         """Both rows, card by card with suit symbols, then the croupier's announcement."""
-        from trente_env.cards import card_name, is_black
-
         console = self.console
         console.print(Text(f"Coup {number}", style="bold"))
         for name, cards, total in (("Noir ", coup.noir_cards, coup.noir), ("Rouge", coup.rouge_cards, coup.rouge)):
@@ -375,8 +371,6 @@ class Game:
     def scoreboard(self) -> Text:
         """The last coups, oldest first, in two lines: who won (N, R, = après, 31 refait, · void),
         and Couleur or Inverse (c, i) below."""
-        from trente_env.coup import Result
-
         marks = {Result.NOIR: ("N", "bold white"), Result.ROUGE: ("R", "bold red"), Result.APRES: ("=", "cyan")}
         top, bottom = Text("  scoreboard ", style="dim"), Text("             ")
         for coup in self.history[-SCOREBOARD:]:
@@ -394,9 +388,9 @@ class Game:
             line.append(f"   on the table: {self._describe_stakes()}")
         if player.prison.any():
             jailed = ", ".join(
-                f"{BOX_NAMES[b].capitalize()} {player.prison[b].sum():g}"
+                f"{BOXES[b].capitalize()} {player.prison[b].sum():g}"
                 + (" (second prison)" if player.prison[b, 1] else "")
-                for b in range(4)
+                for b in range(len(BOXES))
                 if player.prison[b].any()
             )
             line.append(f"   en prison: {jailed}", style="magenta")
@@ -410,8 +404,8 @@ class Game:
     def _describe_stakes(self) -> str:
         player = self.player
         parts = [
-            f"{BOX_NAMES[b].capitalize()} {player.stakes[b]:g}" + (" (insured)" if player.insured[b] else "")
-            for b in range(4)
+            f"{BOXES[b].capitalize()} {player.stakes[b]:g}" + (" (insured)" if player.insured[b] else "")
+            for b in range(len(BOXES))
             if player.stakes[b] > 0
         ]
         return ", ".join(parts) or "nothing"
@@ -471,12 +465,13 @@ def play_session(
 
     :param shoe: the shoe to deal from (default: a :class:`~trente_env.dealer.Shoe` seeded ``seed``);
         tests may pass a scripted one (anything with ``deal() -> Coup``).
+    :raises LabError: an unknown preset, or a bankroll below the table minimum or above the most money.
     """
-    from trente_env.dealer import Shoe
-
     rules = load_rules(preset)
     if not rules.table_min <= bankroll <= MAX_MONEY:
-        fail(f"--bankroll must be from the table minimum {rules.table_min:g} to {MAX_MONEY:g}, got {bankroll:g}")
+        raise LabError(
+            f"--bankroll must be from the table minimum {rules.table_min:g} to {MAX_MONEY:g}, got {bankroll:g}"
+        )
     stream = stream if stream is not None else sys.stdin
     console = console or out
     shoe = shoe or Shoe(rules, np.random.default_rng(seed))
@@ -502,19 +497,4 @@ def play_session(
     return game.finish()
 
 
-def command(
-    rules: RulesOption = "classic",
-    bankroll: Annotated[
-        float, typer.Option("--bankroll", "-b", min=1, max=MAX_MONEY, help="Units you sit down with.")
-    ] = 1000.0,
-    seed: Annotated[
-        int | None,
-        typer.Option("--seed", "-s", min=0, max=MAX_SEED, help="Seed of the shoe (default: a new shoe each time)."),
-    ] = None,
-    delay: Annotated[
-        float, typer.Option("--delay", min=0, max=10, help="Seconds between two cards (0: no animation).")
-    ] = 0.12,
-) -> None:
-    """Sit at an interactive table: bet with short commands (r 10, n 5, c 2, i 2, ins, deal, help, quit)."""
-    interactive = sys.stdin.isatty()
-    play_session(rules, bankroll, seed, sys.stdin, out, delay if interactive else 0.0)
+__all__ = ["BOX_WORDS", "Game", "Player", "Summary", "play_session"]

@@ -1,4 +1,4 @@
-"""``trente-lab report [DIR]``: one self-contained HTML page a class can open, offline.
+"""One self-contained HTML page a class can open, offline (``trente-lab report [DIR]``).
 
 The page holds, in this order:
 
@@ -15,34 +15,28 @@ The page holds, in this order:
 Self-contained: plots are embedded as ``data:image/png;base64`` URIs, the style sheet is inline,
 and a Content-Security-Policy forbids every network request, so the file works from a USB stick or
 an e-mail attachment. A tiny inline script checks that every image decoded and writes the result
-into the page (``#render-check``), which the browser test reads.
+into the page (``#render-check``), which the browser test reads. The page's words and style sheet
+are in :mod:`experiments.teaching.page`.
 """
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import csv
 import datetime as dt
-import html
 import io
 import json
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-import typer
-
-from experiments.console import (
-    MAX_COUPS,
-    MAX_TABLES,
-    SeedOption,
-    check_output_file,
-    fail,
-    load_rules,
-    out,
-)
-from experiments.files import atomic_write_text
+from experiments import version
+from experiments.errors import LabError, load_rules
+from experiments.files import atomic_write_text, check_output_file
+from experiments.teaching.fallacy import fallacy_report, plot_streaks, plot_systems, system_label
+from experiments.teaching.page import CHECK_SCRIPT, CSP, GLOSSARY, RULES_TEXT, STYLE, escape, figure, number
+from trente_env.odds import first_coup, house_edges
 
 #: Plots the tournament writes, in the order the page shows them (others follow, sorted by name).
 KNOWN_PLOTS = {
@@ -53,151 +47,6 @@ KNOWN_PLOTS = {
     "fallacy.png": "Frequencies after k wins in a row, with 95% intervals: a flat line.",
     "systems.png": "Following the streak, betting against it, or flat: the same return per unit staked.",
 }
-
-GLOSSARY: tuple[tuple[str, str, str], ...] = (
-    (
-        "coup",
-        "One deal: the Noir row, then the Rouge row, and the result they give.",
-        "Une donne : la rangée Noire puis la rangée Rouge, et le résultat qu'elles donnent.",
-    ),
-    (
-        "noir / rouge",
-        "The two rows and the two main boxes. The row whose total is lower (closer to 31) wins; "
-        "Noir and Rouge pay even money.",
-        "Les deux rangées et les deux grands tableaux. La rangée au total le plus bas (le plus près de 31) "
-        "gagne ; noir et rouge paient à égalité.",
-    ),
-    (
-        "couleur / inverse",
-        "The other two boxes. Couleur wins when the first card dealt has the colour of the winning row; "
-        "otherwise inverse wins. Both pay even money.",
-        "Les deux autres chances. La couleur gagne quand la première carte tirée est de la couleur de la "
-        "rangée gagnante ; sinon l'inverse gagne. Elles paient à égalité.",
-    ),
-    (
-        "après",
-        "Both rows tie on 32 to 40: nothing is won or lost, the stakes stay where they are.",
-        "Les deux rangées sont égales de 32 à 40 : le coup est nul, les mises restent en place.",
-    ),
-    (
-        "refait",
-        "Both rows make 31 (about 2.2% of coups). The bank's whole edge comes from it: stakes are halved "
-        "or go to prison.",
-        "Les deux rangées font trente et un (environ 2,2 % des coups). Tout l'avantage de la banque en "
-        "vient : les mises sont partagées ou mises en prison.",
-    ),
-    (
-        "prison",
-        "After a refait the stake stays locked on its box for the next coup: freed (returned, not paid) "
-        "if the box wins, lost if it loses.",
-        "Après un refait la mise reste « en prison » sur son tableau pour le coup suivant : libérée "
-        "(rendue, non payée) si le tableau gagne, perdue s'il perd.",
-    ),
-    (
-        "partage",
-        "The other refait rule: the player loses half of the stake at once and takes back the other half.",
-        "L'autre règle du refait : le joueur perd tout de suite la moitié de sa mise et reprend l'autre.",
-    ),
-    (
-        "assurance",
-        "Insurance against the refait: a premium of 1% of the stake, always kept by the bank, returns "
-        "the stake whole on a refait.",
-        "Assurance contre le refait : une prime de 1 % de la mise, toujours acquise à la banque, rend la "
-        "mise entière en cas de refait.",
-    ),
-    (
-        "sabot",
-        "The shoe: the box that holds the shuffled cards (six packs of 52); a cut card marks where it is reshuffled.",
-        "La boîte d'où l'on tire les cartes mêlées (six jeux de 52) ; une carte de coupe marque le moment "
-        "de les remêler.",
-    ),
-    (
-        "tailleur",
-        "The dealer who draws the cards from the shoe, lays out the rows and announces the result "
-        "(« Rouge gagne et couleur perd »).",
-        "Le croupier qui tire les cartes du sabot, aligne les rangées et annonce le résultat "
-        "(« Rouge gagne et couleur perd »).",
-    ),
-)
-
-RULES_TEXT = (
-    "Cards count their pips; tens and faces count 10, the ace 1. Suits matter only for colour.",
-    "The tailleur deals the Noir row one card at a time while its total is 30 or less: it ends on 31 to 40. "
-    "Then the Rouge row is dealt from the following cards in the same way.",
-    "The row with the lower total wins; 31 is best. Noir and Rouge pay 1 to 1.",
-    "Couleur wins when the very first card of the coup has the colour of the winning row, Inverse otherwise; "
-    "both pay 1 to 1.",
-    "Equal rows on 32 to 40 (après) change nothing. Equal rows on 31 (refait) cost the player: half the "
-    "stake (partage) or a turn in prison, depending on the house. That is the bank's edge of about 1.1%.",
-    "Insurance against the refait costs 1% of the stake and returns it whole on a refait: an insured "
-    "stake loses exactly 1% per coup.",
-)
-
-STYLE = """
-body { font-family: "DejaVu Sans", "Helvetica Neue", Arial, sans-serif; color: #1d2733; background: #fbfaf7;
-       max-width: 1100px; margin: 0 auto; padding: 24px 32px 64px; line-height: 1.45; }
-h1 { font-size: 28px; margin: 0 0 4px; }
-h1 .rouge { color: #b3261e; } h1 .noir { color: #1d2733; }
-h2 { font-size: 21px; border-bottom: 2px solid #b3261e; padding-bottom: 4px; margin-top: 40px; }
-h3 { font-size: 16px; margin: 24px 0 6px; }
-.meta, .note, figcaption { color: #5b6673; font-size: 13px; }
-nav a { margin-right: 14px; color: #b3261e; text-decoration: none; font-size: 14px; }
-table { border-collapse: collapse; margin: 10px 0 6px; font-size: 13px; width: 100%; }
-th, td { border-bottom: 1px solid #dcd8cf; padding: 4px 8px; text-align: right; vertical-align: top; }
-th { background: #efe9dc; font-weight: 600; }
-td.l, th.l { text-align: left; }
-td.ci { white-space: nowrap; }
-th[colspan] { text-align: center; }
-tr.miss td.f { color: #b3261e; font-weight: 700; }
-td.good { color: #1e7b34; } td.bad { color: #b3261e; font-weight: 600; }
-figure { margin: 18px 0; } figure img { max-width: 100%; border: 1px solid #dcd8cf; background: white; }
-.box { background: #fff; border: 1px solid #dcd8cf; border-left: 4px solid #b3261e; padding: 10px 14px; }
-.warn { background: #fff4e5; border-left-color: #e08a00; }
-.gloss td { text-align: left; } .gloss td:first-child { font-weight: 700; white-space: nowrap; }
-#render-check { color: #5b6673; font-size: 12px; }
-"""
-
-#: Inline script: confirms in the page that every embedded image decoded (read by the browser test).
-CHECK_SCRIPT = """
-window.addEventListener("load", function () {
-  var imgs = Array.prototype.slice.call(document.images);
-  var ok = imgs.filter(function (i) { return i.complete && i.naturalWidth > 0; }).length;
-  var el = document.getElementById("render-check");
-  el.textContent = "render check: " + ok + " of " + imgs.length + " images decoded";
-  el.setAttribute("data-images-ok", ok === imgs.length ? "yes" : "no");
-});
-"""
-
-CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
-
-
-def _version() -> str:
-    from importlib import metadata
-
-    try:
-        return metadata.version("trente-lab")
-    except metadata.PackageNotFoundError:
-        return "(not installed)"
-
-
-def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
-
-
-def _num(value: Any, fmt: str) -> str:
-    """A number formatted with ``fmt``, or "–" for anything missing or not a number."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return "–"
-    try:
-        return format(value, fmt)
-    except (TypeError, ValueError):
-        return "–"
-
-
-def _img(data: bytes, alt: str, caption: str) -> str:
-    uri = "data:image/png;base64," + base64.b64encode(data).decode("ascii")
-    return f'<figure><img src="{uri}" alt="{_e(alt)}"><figcaption>{_e(caption)}</figcaption></figure>'
-
 
 # -- the tournament ------------------------------------------------------------------------------
 
@@ -233,28 +82,28 @@ def tournament_section(folder: Path) -> str:
     document, problem = read_results(folder)
     parts = []
     if problem:
-        parts.append(f'<p class="box warn">{_e(problem)}.</p>')
+        parts.append(f'<p class="box warn">{escape(problem)}.</p>')
     if document:
         rows = _strategy_rows(document)
         edge = document.get("house_edge")
         head = [
-            f"{_num(document.get('sessions'), ',')} sessions of at most {_num(document.get('coups'), ',')} coups",
-            f"bankroll {_num(document.get('bankroll'), 'g')}",
-            f"rules {_e(document.get('rules', '–'))}",
-            f"seed {_e(document.get('seed', '–'))}",
+            f"{number(document.get('sessions'), ',')} sessions of at most {number(document.get('coups'), ',')} coups",
+            f"bankroll {number(document.get('bankroll'), 'g')}",
+            f"rules {escape(document.get('rules', '–'))}",
+            f"seed {escape(document.get('seed', '–'))}",
         ]
-        parts.append(f'<p class="meta">{" · ".join(head)}. {_e(document.get("description", ""))}</p>')
+        parts.append(f'<p class="meta">{" · ".join(head)}. {escape(document.get("description", ""))}</p>')
         if isinstance(document.get("conclusion"), str):
-            parts.append(f'<p class="box">{_e(document["conclusion"])}</p>')
+            parts.append(f'<p class="box">{escape(document["conclusion"])}</p>')
         if rows:
             parts.append(_tournament_table(rows, edge))
         correction = document.get("correction")
         if isinstance(correction, dict):
             parts.append(
                 '<p class="note">Multiple comparisons: '
-                + _e(
+                + escape(
                     ", ".join(
-                        f"{k.replace('_', ' ')} {_num(v, '.4g') if isinstance(v, float) else v}"
+                        f"{k.replace('_', ' ')} {number(v, '.4g') if isinstance(v, float) else v}"
                         for k, v in correction.items()
                         if not isinstance(v, (dict, list))
                     )
@@ -278,22 +127,22 @@ def _tournament_table(rows: list[tuple[str, Mapping[str, Any]]], edge: Any) -> s
         consistent = r.get("consistent_with_edge")
         verdict_class = "good" if consistent is True else "bad" if consistent is False else ""
         cells = [
-            f'<td class="l">{_e(label)}</td>',
-            f"<td>{_num(ret, '+.2%')}</td>",
-            f"<td class='ci'>{_num(r.get('ci_low'), '+.2%')} … {_num(r.get('ci_high'), '+.2%')}</td>",
-            f"<td>{_num(expected, '+.2%')}</td>",
-            f'<td class="l {verdict_class}">{_e(r.get("verdict", "–"))}</td>',
-            f"<td>{_num(r.get('p_ahead'), '.1%')}</td>",
-            f"<td>{_num(r.get('p_ruin'), '.1%')}</td>",
-            f"<td>{_num(r.get('mean_final_bankroll'), ',.1f')}</td>",
-            f"<td>{_num(r.get('median_final_bankroll'), ',.1f')}</td>",
-            f"<td>{_num(r.get('longest_losing_run'), 'd')}</td>",
-            f"<td>{_num(r.get('table_max_hits'), ',')}</td>",
+            f'<td class="l">{escape(label)}</td>',
+            f"<td>{number(ret, '+.2%')}</td>",
+            f"<td class='ci'>{number(r.get('ci_low'), '+.2%')} … {number(r.get('ci_high'), '+.2%')}</td>",
+            f"<td>{number(expected, '+.2%')}</td>",
+            f'<td class="l {verdict_class}">{escape(r.get("verdict", "–"))}</td>',
+            f"<td>{number(r.get('p_ahead'), '.1%')}</td>",
+            f"<td>{number(r.get('p_ruin'), '.1%')}</td>",
+            f"<td>{number(r.get('mean_final_bankroll'), ',.1f')}</td>",
+            f"<td>{number(r.get('median_final_bankroll'), ',.1f')}</td>",
+            f"<td>{number(r.get('longest_losing_run'), 'd')}</td>",
+            f"<td>{number(r.get('table_max_hits'), ',')}</td>",
         ]
         out_rows.append("<tr>" + "".join(cells) + "</tr>")
-    header = "".join(f'<th class="{"l" if c in ("system", "verdict") else ""}">{_e(c)}</th>' for c in cols)
+    header = "".join(f'<th class="{"l" if c in ("system", "verdict") else ""}">{escape(c)}</th>' for c in cols)
     note = (
-        f'<p class="note">The exact house edge of a flat Noir stake is {_num(edge, ".3%")}. Return per unit '
+        f'<p class="note">The exact house edge of a flat Noir stake is {number(edge, ".3%")}. Return per unit '
         "staked = net result ÷ total staked; intervals come from per-session totals.</p>"
     )
     return f"<table><thead><tr>{header}</tr></thead><tbody>{''.join(out_rows)}</tbody></table>{note}"
@@ -303,17 +152,18 @@ def _csv_table(path: Path, max_rows: int = 60) -> str:
     try:
         rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        return f'<p class="box warn">{_e(path.name)} could not be read ({_e(type(exc).__name__)}).</p>'
+        return f'<p class="box warn">{escape(path.name)} could not be read ({escape(type(exc).__name__)}).</p>'
     if not rows:
         return ""
     keep = [i for i, name in enumerate(rows[0]) if i < 12]
-    head = "".join(f"<th>{_e(rows[0][i])}</th>" for i in keep)
+    head = "".join(f"<th>{escape(rows[0][i])}</th>" for i in keep)
     body = "".join(
-        "<tr>" + "".join(f"<td>{_e(row[i]) if i < len(row) else ''}</td>" for i in keep) + "</tr>"
+        "<tr>" + "".join(f"<td>{escape(row[i]) if i < len(row) else ''}</td>" for i in keep) + "</tr>"
         for row in rows[1 : max_rows + 1]
     )
     return (
-        f'<p class="note">From {_e(path.name)}:</p><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+        f'<p class="note">From {escape(path.name)}:</p>'
+        f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
     )
 
 
@@ -339,8 +189,6 @@ def fallacy_document(
     folder: Path | None, preset: str, coups: int, seed: int, sessions: int = 1000
 ) -> tuple[dict[str, Any], str]:
     """The fallacy analysis: ``folder/fallacy.json`` if usable, else a run made now. Returns (doc, source)."""
-    from experiments.fallacy import fallacy_report
-
     if folder is not None and (folder / "fallacy.json").exists():
         try:
             document = json.loads((folder / "fallacy.json").read_text(encoding="utf-8"))
@@ -352,9 +200,7 @@ def fallacy_document(
 
 
 def _png(figure_writer: Any, *args: Any) -> bytes:
-    """Draw a figure with one of :mod:`experiments.fallacy`'s plot functions into memory."""
-    import tempfile
-
+    """Draw a figure with one of :mod:`experiments.teaching.fallacy`'s plot functions into memory."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "plot.png"
         figure_writer(*args, path)
@@ -362,12 +208,12 @@ def _png(figure_writer: Any, *args: Any) -> bytes:
 
 
 def fallacy_section(document: Mapping[str, Any], source: str, folder_pngs: set[str]) -> str:
-    from experiments.fallacy import plot_streaks, plot_systems, system_label
-
+    """The fallacy's tables, explanation, systems and plots (the plots drawn now unless in the folder)."""
     parts = [
-        f'<p class="meta">{_num(document.get("coups"), ",")} coups ({_num(document.get("decided"), ",")} decided), '
-        f"rules {_e(document.get('rules', '–'))}, seed {_e(document.get('seed', '–'))}; from {_e(source)}.</p>",
-        f'<p class="note">{_e(document.get("definition", ""))}.</p>',
+        f'<p class="meta">{number(document.get("coups"), ",")} coups ({number(document.get("decided"), ",")} decided), '
+        f"rules {escape(document.get('rules', '–'))}, seed {escape(document.get('seed', '–'))}; "
+        f"from {escape(source)}.</p>",
+        f'<p class="note">{escape(document.get("definition", ""))}.</p>',
     ]
     for t in document.get("tables", []):
         try:
@@ -375,30 +221,30 @@ def fallacy_section(document: Mapping[str, Any], source: str, folder_pngs: set[s
         except (KeyError, TypeError):
             parts.append('<p class="box warn">A fallacy table could not be read.</p>')
     if isinstance(document.get("explanation"), str):
-        parts.append(f'<p class="box">{_e(document["explanation"])}</p>')
+        parts.append(f'<p class="box">{escape(document["explanation"])}</p>')
     if "fallacy.png" not in folder_pngs:
         with contextlib.suppress(KeyError, TypeError, ValueError):
-            parts.append(_img(_png(plot_streaks, document), "fallacy plot", KNOWN_PLOTS["fallacy.png"]))
+            parts.append(figure(_png(plot_streaks, document), "fallacy plot", KNOWN_PLOTS["fallacy.png"]))
     systems = document.get("systems")
     if isinstance(systems, dict) and systems.get("systems"):
         rows = "".join(
-            f'<tr><td class="l">{_e(system_label(s.get("spec", "")))} ({_e(s.get("spec", ""))})</td>'
-            f"<td>{_num(s.get('mean_staked', s.get('coups_bet')), '.0f')}</td>"
-            f"<td>{_num(s.get('return_per_unit'), '+.2%')}</td>"
-            f"<td class='ci'>{_num(s.get('low'), '+.2%')} … {_num(s.get('high'), '+.2%')}</td>"
-            f"<td>{_num(s.get('minus_edge'), '+.2%')}</td></tr>"
+            f'<tr><td class="l">{escape(system_label(s.get("spec", "")))} ({escape(s.get("spec", ""))})</td>'
+            f"<td>{number(s.get('mean_staked', s.get('coups_bet')), '.0f')}</td>"
+            f"<td>{number(s.get('return_per_unit'), '+.2%')}</td>"
+            f"<td class='ci'>{number(s.get('low'), '+.2%')} … {number(s.get('high'), '+.2%')}</td>"
+            f"<td>{number(s.get('minus_edge'), '+.2%')}</td></tr>"
             for s in systems["systems"]
             if isinstance(s, dict)
         )
         parts.append(
-            f"<h3>Same shoes, three ways to bet ({_num(systems.get('sessions'), ',')} sessions of "
-            f"{_num(systems.get('coups'), ',')} coups)</h3><table><thead><tr><th class='l'>system</th>"
+            f"<h3>Same shoes, three ways to bet ({number(systems.get('sessions'), ',')} sessions of "
+            f"{number(systems.get('coups'), ',')} coups)</h3><table><thead><tr><th class='l'>system</th>"
             "<th>staked per session</th><th>return per unit staked</th><th>95% interval</th>"
             f"<th>exact −edge</th></tr></thead><tbody>{rows}</tbody></table>"
         )
         if "systems.png" not in folder_pngs:
             with contextlib.suppress(KeyError, TypeError, ValueError):
-                parts.append(_img(_png(plot_systems, systems), "systems plot", KNOWN_PLOTS["systems.png"]))
+                parts.append(figure(_png(plot_systems, systems), "systems plot", KNOWN_PLOTS["systems.png"]))
     return "\n".join(parts)
 
 
@@ -406,25 +252,25 @@ def _streak_table(t: Mapping[str, Any]) -> str:
     event, other = str(t["event"]), str(t["other"])
     head = (
         "<tr><th rowspan='2'>k</th>"
-        f"<th colspan='3'>after {_e(event.capitalize())} won k in a row</th>"
-        f"<th colspan='3'>after {_e(other.capitalize())} won k in a row</th></tr>"
-        "<tr>" + "<th>occasions</th><th>" + _e(event.capitalize()) + " won</th><th>95% interval</th>"
-        "<th>occasions</th><th>" + _e(event.capitalize()) + " won</th><th>95% interval</th></tr>"
+        f"<th colspan='3'>after {escape(event.capitalize())} won k in a row</th>"
+        f"<th colspan='3'>after {escape(other.capitalize())} won k in a row</th></tr>"
+        "<tr>" + "<th>occasions</th><th>" + escape(event.capitalize()) + " won</th><th>95% interval</th>"
+        "<th>occasions</th><th>" + escape(event.capitalize()) + " won</th><th>95% interval</th></tr>"
     )
     body = []
     for row in t["rows"]:
-        cells = [f"<td>{_e(row['k'])}</td>"]
+        cells = [f"<td>{escape(row['k'])}</td>"]
         for key in (f"after_{event}", f"after_{other}"):
             c = row[key]
             miss = c.get("contains_exact") is False
             style = ' style="color:#b3261e;font-weight:700"' if miss else ""
-            cells.append(f"<td>{_num(c.get('occasions'), ',')}</td>")
-            cells.append(f"<td{style}>{_num(c.get('frequency'), '.2%')}</td>")
-            cells.append(f"<td class='ci'>{_num(c.get('low'), '.2%')} – {_num(c.get('high'), '.2%')}</td>")
+            cells.append(f"<td>{number(c.get('occasions'), ',')}</td>")
+            cells.append(f"<td{style}>{number(c.get('frequency'), '.2%')}</td>")
+            cells.append(f"<td class='ci'>{number(c.get('low'), '.2%')} – {number(c.get('high'), '.2%')}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     title = (
-        f"<h3>How often {_e(event.capitalize())} wins after k decided coups in a row "
-        f"(exact {_num(t.get('exact'), '.2%')})</h3>"
+        f"<h3>How often {escape(event.capitalize())} wins after k decided coups in a row "
+        f"(exact {number(t.get('exact'), '.2%')})</h3>"
     )
     return f"{title}<table><thead>{head}</thead><tbody>{''.join(body)}</tbody></table>"
 
@@ -433,12 +279,11 @@ def _streak_table(t: Mapping[str, Any]) -> str:
 
 
 def rules_section(preset: str) -> str:
-    from trente_env.odds import first_coup, house_edges
-
+    """The rules in a few sentences, then the table's own values and exact odds."""
     rules = load_rules(preset)
     odds = first_coup(rules.decks)
     edges = house_edges(rules, odds)
-    items = "".join(f"<li>{_e(text)}</li>" for text in RULES_TEXT)
+    items = "".join(f"<li>{escape(text)}</li>" for text in RULES_TEXT)
     values = [
         ("decks", rules.decks),
         ("cut card (cards from the end)", rules.cut_card),
@@ -452,15 +297,17 @@ def rules_section(preset: str) -> str:
         ("house edge, Couleur/Inverse", f"{edges.couleur:.4%}" if rules.couleur_inverse else "closed"),
         ("insured stake", f"{edges.insured:.3%}" if edges.insured is not None else "–"),
     ]
-    table = "".join(f'<tr><td class="l">{_e(k)}</td><td>{_e(v)}</td></tr>' for k, v in values)
+    table = "".join(f'<tr><td class="l">{escape(k)}</td><td>{escape(v)}</td></tr>' for k, v in values)
     return (
-        f"<ol>{items}</ol><h3>This table: {_e(preset)}</h3>"
-        f'<p class="meta">{_e(rules.describe())}</p><table style="width:auto">{table}</table>'
+        f"<ol>{items}</ol><h3>This table: {escape(preset)}</h3>"
+        f'<p class="meta">{escape(rules.describe())}</p><table style="width:auto">{table}</table>'
     )
 
 
 def glossary_section() -> str:
-    rows = "".join(f"<tr><td>{_e(a)}</td><td>{_e(b)}</td><td lang='fr'>{_e(c)}</td></tr>" for a, b, c in GLOSSARY)
+    rows = "".join(
+        f"<tr><td>{escape(a)}</td><td>{escape(b)}</td><td lang='fr'>{escape(c)}</td></tr>" for a, b, c in GLOSSARY
+    )
     return (
         '<table class="gloss"><thead><tr><th class="l">term / terme</th><th class="l">English</th>'
         f'<th class="l">Français</th></tr></thead><tbody>{rows}</tbody></table>'
@@ -487,7 +334,7 @@ def build_report(
     :param sessions: sessions per system in that run's companion (0: none).
     """
     if folder is not None and not folder.is_dir():
-        fail(f"{folder} is not a folder (give the folder a tournament wrote, or nothing)")
+        raise LabError(f"{folder} is not a folder (give the folder a tournament wrote, or nothing)")
     output = check_output_file(output or ((folder / "report.html") if folder is not None else Path("report.html")))
     results, _ = read_results(folder) if folder is not None else (None, None)
     if preset is None:
@@ -504,16 +351,16 @@ def build_report(
     if folder is not None:
         body = tournament_section(folder)
         tournament_plots = [(n, d) for n, d in plots if n not in ("fallacy.png", "systems.png")]
-        body += "".join(_img(d, n, KNOWN_PLOTS.get(n, n)) for n, d in tournament_plots)
+        body += "".join(figure(d, n, KNOWN_PLOTS.get(n, n)) for n, d in tournament_plots)
         if body.strip():
             sections.append(("tournament", "The tournament: every system on the same shoes", body))
     fallacy_body = fallacy_section(fallacy_doc, source, png_names)
-    fallacy_body += "".join(_img(d, n, KNOWN_PLOTS[n]) for n, d in plots if n in ("fallacy.png", "systems.png"))
+    fallacy_body += "".join(figure(d, n, KNOWN_PLOTS[n]) for n, d in plots if n in ("fallacy.png", "systems.png"))
     sections.append(("fallacy", "The gambler's fallacy: streaks carry no information", fallacy_body))
     sections.append(("rules", "The rules", rules_section(preset)))
     sections.append(("glossary", "Glossary · Glossaire", glossary_section()))
-    nav = "".join(f'<a href="#{sid}">{_e(title.split(":")[0])}</a>' for sid, title, _ in sections)
-    content = "".join(f'<section id="{sid}"><h2>{_e(title)}</h2>{body}</section>' for sid, title, body in sections)
+    nav = "".join(f'<a href="#{sid}">{escape(title.split(":")[0])}</a>' for sid, title, _ in sections)
+    content = "".join(f'<section id="{sid}"><h2>{escape(title)}</h2>{body}</section>' for sid, title, body in sections)
     now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     page = f"""<!DOCTYPE html>
 <html lang="en">
@@ -527,8 +374,8 @@ def build_report(
 <body>
 <header>
 <h1><span class="rouge">Trente</span> <span class="noir">et Quarante</span> — what the numbers say</h1>
-<p class="meta">trente-lab {_e(_version())} · generated {now}{
-        " · from " + _e(folder.name or str(folder)) if folder is not None else ""
+<p class="meta">trente-lab {escape(version())} · generated {now}{
+        " · from " + escape(folder.name or str(folder)) if folder is not None else ""
     }</p>
 <nav>{nav}</nav>
 </header>
@@ -545,31 +392,4 @@ def build_report(
     return output
 
 
-def command(
-    folder: Annotated[
-        Path | None, typer.Argument(help="A tournament output folder (results.json, plots). Optional.")
-    ] = None,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="The HTML file to write.")] = None,
-    rules: Annotated[
-        str | None, typer.Option("--rules", "-r", help="Rules to describe [default: the tournament's, else classic].")
-    ] = None,
-    coups: Annotated[
-        int,
-        typer.Option(
-            "--coups", "-n", min=1, max=MAX_COUPS, help="Coups for the fallacy table when DIR has no fallacy.json."
-        ),
-    ] = 1_000_000,
-    seed: SeedOption = 0,
-    sessions: Annotated[
-        int,
-        typer.Option(
-            "--sessions",
-            min=0,
-            max=MAX_TABLES,
-            help="Sessions per system in that run's betting-systems companion (0: none).",
-        ),
-    ] = 1000,
-) -> None:
-    """Write one self-contained HTML page: tournament, fallacy table, rules and a bilingual glossary."""
-    path = build_report(folder, output, rules, coups, seed, sessions)
-    out.print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB); open it in any browser, no network needed")
+__all__ = ["KNOWN_PLOTS", "build_report", "fallacy_document", "folder_plots", "read_results", "tournament_section"]

@@ -8,7 +8,7 @@
   interval, beside the exact edge and zero: systems spread up and down (risk) but not sideways
   (price). A martingale wins most sessions and still loses the same fraction of its stakes.
 
-Every file is written atomically (a temporary file, then ``os.replace``).
+Every file is written atomically (:func:`experiments.files.save_figure`).
 """
 
 from __future__ import annotations
@@ -18,14 +18,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import matplotlib
+import matplotlib.ticker
+import numpy as np
 
-from experiments.files import save_figure
+from experiments.files import pyplot, save_figure
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+plt = pyplot()
 
 PLOT_FILES = ("final_bankroll.png", "trajectories.png", "ahead_vs_return.png")
 
@@ -38,9 +36,9 @@ def draw_all(
 ) -> list[str]:
     """Draw the three plots into ``out``; returns their file names."""
     order = list(document["order"])
-    _save(final_bankroll_figure(document, sessions, order), Path(out) / PLOT_FILES[0])
-    _save(trajectories_figure(document, bands, order), Path(out) / PLOT_FILES[1])
-    _save(ahead_vs_return_figure(document, order), Path(out) / PLOT_FILES[2])
+    save_figure(final_bankroll_figure(document, sessions, order), Path(out) / PLOT_FILES[0])
+    save_figure(trajectories_figure(document, bands, order), Path(out) / PLOT_FILES[1])
+    save_figure(ahead_vs_return_figure(document, order), Path(out) / PLOT_FILES[2])
     return list(PLOT_FILES)
 
 
@@ -166,10 +164,6 @@ def ahead_vs_return_figure(document: Mapping[str, Any], order: list[str]) -> plt
     )
     fig.tight_layout(rect=(0, 0, 0.8, 1))
     return fig
-
-
-def _save(fig: plt.Figure, path: Path) -> None:
-    save_figure(fig, path)
 
 
 __all__ = ["PLOT_FILES", "ahead_vs_return_figure", "draw_all", "final_bankroll_figure", "trajectories_figure"]

@@ -1,0 +1,55 @@
+"""``trente-lab evaluate``: what a policy bets and what it earns per unit staked (:mod:`experiments.rl.evaluate`)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from experiments.cli.options import JsonOption, SeedOption
+from experiments.console import print_json
+from experiments.limits import MAX_SESSION_COUPS, MAX_TABLES
+
+
+def command(
+    model: Annotated[
+        str,
+        typer.Argument(
+            help="Model file (.zip) saved by `trente-lab train`, or a strategy spec (e.g. martingale:base=2). "
+            "Loading a model (or a plugin) runs code.",
+            metavar="MODEL_OR_SPEC",
+        ),
+    ],
+    episodes: Annotated[
+        int,
+        typer.Option(
+            "--episodes",
+            "-n",
+            min=2,
+            max=MAX_TABLES,
+            help="Sessions to play (the independent units; an interval needs two).",
+        ),
+    ] = 200,
+    rules: Annotated[
+        str | None,
+        typer.Option("--rules", "-r", help="Table: a preset or rigged-<preset>; default: the training table."),
+    ] = None,
+    seed: SeedOption = 10_000,
+    coups: Annotated[
+        int, typer.Option("--coups", min=1, max=MAX_SESSION_COUPS, help="Coups per session (at most).")
+    ] = 1000,
+    algo: Annotated[
+        str | None, typer.Option("--algo", help="Algorithm that saved the file (default: from model.json, else ppo).")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Play a trained agent or a betting system on many sessions: what it bets, and its return per
+    unit staked beside the exact house edge. Loading a model file runs code (pickle): use only files
+    you trust."""
+    from experiments.rl import evaluate
+
+    report = evaluate.evaluate_model(model, episodes, rules, seed, coups, algo)
+    if as_json:
+        print_json(report)
+    else:
+        evaluate.print_report(report)

@@ -1,0 +1,151 @@
+"""``trente-lab tournament``: every betting system on the same shoes (:mod:`experiments.tournament`).
+
+The command merges its options with a config file's (the command line wins) and picks the number
+of workers; the run itself is :func:`experiments.tournament.runner.run_tournament`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from experiments.cli.options import JsonOption
+from experiments.console import err, print_json
+from experiments.errors import TournamentError
+from experiments.limits import MAX_MONEY, MAX_SEED, MAX_SESSION_COUPS, MAX_SESSIONS, MAX_WORKERS
+from experiments.tournament.defaults import DEFAULT_BANKROLL, DEFAULT_COUPS, DEFAULT_SESSIONS
+
+# -- the command ---------------------------------------------------------------------------------
+
+
+def command(
+    strategies: Annotated[
+        str | None,
+        typer.Option(
+            "--strategies",
+            help="Comma-separated strategy specs, or `all` (default: the built-in line-up). "
+            "E.g. flat,martingale:base=2,box=rouge. A plugin (module:Class) or a model file (.zip) runs its code "
+            "when loaded: name only files you trust.",
+        ),
+    ] = None,
+    sessions: Annotated[
+        int | None,
+        typer.Option(
+            "--sessions", "-n", min=1, max=MAX_SESSIONS, help=f"Sessions per strategy (default {DEFAULT_SESSIONS:,})."
+        ),
+    ] = None,
+    coups: Annotated[
+        int | None,
+        typer.Option(
+            "--coups", "-m", min=1, max=MAX_SESSION_COUPS, help=f"Coups per session at most (default {DEFAULT_COUPS})."
+        ),
+    ] = None,
+    bankroll: Annotated[
+        float | None,
+        typer.Option(
+            "--bankroll",
+            "-b",
+            min=0,
+            max=MAX_MONEY,
+            help=f"Starting bankroll, units (default {DEFAULT_BANKROLL:g}).",
+        ),
+    ] = None,
+    unit: Annotated[
+        int | None,
+        typer.Option(
+            "--unit",
+            "-u",
+            min=1,
+            max=MAX_MONEY,
+            help="Base stake of every system that does not set base (default 1).",
+        ),
+    ] = None,
+    rules: Annotated[
+        str | None, typer.Option("--rules", "-r", help="Rules preset (see `trente-lab presets`) (default classic).")
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", "-s", min=0, max=MAX_SEED, help="Seed of the shoes (default 0).")
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            "-w",
+            min=1,
+            max=MAX_WORKERS,
+            help="Threads (built-in systems) or worker processes (models, plugins); the numbers do not depend on it "
+            "(default the CPU count).",
+        ),
+    ] = None,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Output folder (default a new folder runs/tournament-<date>-<time>)."),
+    ] = None,
+    config_file: Annotated[
+        str | None,
+        typer.Option(
+            "--config", "-c", help="TOML experiment file, or the name of a shipped one (see experiments/configs)."
+        ),
+    ] = None,
+    resume: Annotated[
+        Path | None,
+        typer.Option(
+            "--resume",
+            help="Finish the interrupted tournament in this folder. The plugins and model files its manifest names "
+            "are loaded, which runs their code: resume only folders you trust.",
+        ),
+    ] = None,
+    no_plots: Annotated[bool, typer.Option("--no-plots", help="Skip the PNG plots.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Every betting system on the same shoes: return per unit staked against the exact house edge.
+
+    Loading a plugin or a trained model runs its code (--strategies, --resume): use only files you trust.
+    """
+    from experiments.tournament import config, folder, output, runner
+
+    given = {
+        "strategies": strategies, "sessions": sessions, "coups": coups, "bankroll": bankroll, "unit": unit,
+        "rules": rules, "seed": seed,
+    }  # fmt: skip
+    try:
+        if resume is not None:
+            clash = [k for k, v in {**given, "out": out_dir, "config": config_file}.items() if v is not None]
+            if clash:
+                raise TournamentError(
+                    f"--resume takes its options from {resume}/manifest.json; drop --{', --'.join(clash)}"
+                )
+            manifest = folder.read_manifest(resume)  # its configuration is validated on resume
+            if workers is None:
+                workers = runner.default_workers(manifest["config"])
+            document = runner.resume_tournament(resume, workers, progress=True, plots=not no_plots)
+        else:
+            options: dict[str, Any] = config.file_options(config_file) if config_file is not None else {}
+            file_workers = options.pop("workers", None)
+            options.update({k: v for k, v in given.items() if v is not None})
+            chosen = config.make_config(**options)
+            if workers is None:
+                workers = file_workers if file_workers is not None else runner.default_workers(chosen.as_dict())
+            document = runner.run_tournament(chosen, out_dir, workers, progress=True, plots=not no_plots)
+    except runner.TournamentInterrupted as exc:
+        err.print(
+            f"trente-lab: interrupted: {exc.done} of {exc.total} tasks are saved in {exc.out}; "
+            f"finish with `trente-lab tournament --resume {exc.out}`",
+            soft_wrap=True,
+            markup=False,
+        )
+        raise typer.Exit(130) from None
+    if as_json:
+        print_json(document)
+        return
+    output.print_table(document)
+    rate = document.get("session_coups_per_second")
+    err.print(
+        f"Files in {document['out']}. {document['session_coups']:,} session-coups in {document['seconds']:.1f} s"
+        + (f" ({rate:,.0f} per second)." if rate else "."),
+        style="dim",
+        soft_wrap=True,
+        markup=False,
+    )

@@ -1,0 +1,91 @@
+"""``trente-lab train``: train a stable-baselines3 agent (:mod:`experiments.rl.train`)."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from experiments.console import out, print_json
+from experiments.limits import MAX_COUPS, MAX_SB3_SEED, MAX_TABLES
+from experiments.rl.algorithms import TRAINABLE
+
+#: ``--algo``'s choices: :data:`~experiments.rl.algorithms.TRAINABLE`.
+Algo = Enum("Algo", [(name.replace("-", "_"), name) for name in TRAINABLE], type=str)
+
+
+class Form(str, Enum):
+    """``--action-form``'s choices: the env's action forms (``trente_env.env.ACTION_FORMS``, which
+    this help must not import: a test checks they agree), the default first."""
+
+    discrete = "discrete"
+    full = "full"
+
+
+def command(
+    algo: Annotated[Algo, typer.Option("--algo", "-a", help="Algorithm.")] = Algo.ppo,
+    timesteps: Annotated[
+        int, typer.Option("--timesteps", "-t", min=1, max=MAX_COUPS, help="Coups to train on, all tables.")
+    ] = 200_000,
+    rules: Annotated[
+        str, typer.Option("--rules", "-r", help="Table: a preset, or rigged-<preset> (positive control).")
+    ] = "classic",
+    action_form: Annotated[Form, typer.Option("--action-form", help="How the agent bets.")] = Form.discrete,
+    n_envs: Annotated[
+        int | None, typer.Option("--n-envs", min=1, max=MAX_TABLES, help="Tables side by side (default: config).")
+    ] = None,
+    seed: Annotated[
+        int,
+        typer.Option(
+            "--seed", "-s", min=0, max=MAX_SB3_SEED, help="Seed of the run (stable-baselines3 takes 0 to 2**32 - 1)."
+        ),
+    ] = 0,
+    out_dir: Annotated[Path | None, typer.Option("--out", "-o", help="Output directory.")] = None,
+    tensorboard: Annotated[
+        bool, typer.Option("--tensorboard", help="Also log to TensorBoard (OUT/tensorboard).")
+    ] = False,
+    rigged: Annotated[
+        bool, typer.Option("--rigged", help="POSITIVE CONTROL: rig the table so an edge exists (see docs).")
+    ] = False,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="Hyper-parameter TOML (default: configs/rl.toml).")
+    ] = None,
+    eval_every: Annotated[
+        int | None, typer.Option("--eval-every", min=1, max=MAX_COUPS, help="Timesteps between evaluations.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Train an RL agent (stable-baselines3) on the vector env; save model, learning curve (CSV, PNG).
+
+    Algorithms: {algorithms}. The model file it writes holds pickled code: loading it
+    (evaluate, tournament) runs code, so share and load only files you trust.
+    """
+    from experiments.rl import train
+
+    summary = train.train_agent(
+        algo.value, timesteps, rules, action_form.value, n_envs, seed, out_dir, tensorboard, rigged, config,
+        progress=not as_json, eval_every=eval_every,
+    )  # fmt: skip
+    if as_json:
+        print_json(summary)
+        return
+    if summary["positive_control"]:
+        out.print(f"[bold magenta]{summary['positive_control']}[/]")
+    f = summary["final_eval"]
+    out.print(
+        f"Trained {summary['algo']} on {summary['table']}: {summary['timesteps']:,} timesteps in "
+        f"{summary['seconds']:.0f} s ({summary['steps_per_second']:,.0f} steps/s, evaluation excluded)."
+    )
+    ratio, low, high = (train.format_return(f[k]) for k in ("return_per_unit", "ci_low", "ci_high"))
+    out.print(
+        f"Last evaluation: return per unit staked {ratio} (95% CI {low} to {high}), "
+        f"reward per coup {f['reward_per_coup']:+.3f}, sat out {f['sat_out']:.0%} of coups."
+    )
+    for name, path in summary["files"].items():
+        out.print(f"  {name}: {path}", style="dim")
+    out.print(f"Next: trente-lab evaluate {summary['files']['model']}", style="dim")
+
+
+command.__doc__ = command.__doc__.format(algorithms=", ".join(TRAINABLE))

@@ -1,0 +1,116 @@
+"""An RL run's settings: the hyper-parameters of each algorithm and the ``[train]`` table, read from
+a TOML file (``experiments/configs/rl.toml`` by default), and the algorithm's class."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from experiments.errors import RLError
+from experiments.files import read_toml
+from experiments.rl.algorithms import TRAINABLE
+from strategies.model import ALGORITHMS
+from trente_env.env import DEFAULT_STAKE_LEVELS
+from trente_env.rules import MAX_MONEY
+
+#: The hyper-parameter file shipped with the project.
+DEFAULT_CONFIG = Path(__file__).parent.parent / "configs" / "rl.toml"
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    """Settings of a training run that are not the algorithm's own (the ``[train]`` table)."""
+
+    n_envs: int = 8
+    reward_scale: float = 0.01
+    eval_every: int = 10_000
+    eval_sessions: int = 64
+    eval_coups: int = 250
+    net_arch: tuple[int, ...] = (64, 64)
+    stake_levels: tuple[float, ...] = tuple(DEFAULT_STAKE_LEVELS)
+    history: int = 10
+
+
+@dataclass(frozen=True)
+class RLConfig:
+    """One algorithm's hyper-parameters (passed to its constructor) and the run settings."""
+
+    algo: str
+    hyper: dict[str, Any]
+    train: TrainSettings
+
+
+def check_algo(algo: str) -> str:
+    """``algo`` if ``trente-lab train`` builds it (:data:`~experiments.rl.algorithms.TRAINABLE`)."""
+    if algo not in TRAINABLE:
+        raise RLError(f"unknown algo {algo!r}; choose one of {', '.join(TRAINABLE)}")
+    return algo
+
+
+def load_config(algo: str, path: str | Path | None = None) -> RLConfig:
+    """The hyper-parameters of ``algo`` from a TOML file (default :data:`DEFAULT_CONFIG`).
+
+    The file has a ``[train]`` table (:class:`TrainSettings`) and one table per algorithm
+    (``[ppo]``, ``[a2c]``, ``[dqn]``, ``[maskable-ppo]``) holding keyword arguments of its SB3 class.
+    """
+    check_algo(algo)
+    path = Path(path) if path is not None else DEFAULT_CONFIG
+    document = read_toml(path, RLError)
+    train = document.get("train", {})
+    hyper = document.get(algo, {})
+    if not isinstance(train, Mapping) or not isinstance(hyper, Mapping):
+        raise RLError(f"config {str(path)!r}: [train] and [{algo}] must be tables")
+    fields = {f.name for f in dataclasses.fields(TrainSettings)}
+    unknown = sorted(set(train) - fields)
+    if unknown:
+        raise RLError(f"config {str(path)!r}: unknown [train] key(s) {', '.join(unknown)}; known: {', '.join(fields)}")
+    values: dict[str, Any] = {}
+    for key, value in train.items():
+        if isinstance(value, list):
+            value = tuple(value)
+        values[key] = value
+    settings = TrainSettings(**values)
+    for name in ("n_envs", "eval_every", "eval_sessions", "eval_coups", "history"):
+        value = getattr(settings, name)
+        if not _whole(value, 1):
+            raise RLError(f"config {str(path)!r}: [train] {name} must be a whole number >= 1, got {value!r}")
+    if not _number(settings.reward_scale) or not settings.reward_scale > 0:
+        raise RLError(f"config {str(path)!r}: [train] reward_scale must be positive, got {settings.reward_scale!r}")
+    if not isinstance(settings.net_arch, tuple) or not all(_whole(n, 1) for n in settings.net_arch):
+        raise RLError(f"config {str(path)!r}: [train] net_arch must be a list of layer widths, got {settings.net_arch}")
+    levels = settings.stake_levels
+    if not isinstance(levels, tuple) or not levels or not all(_number(s) and 0 < s <= MAX_MONEY for s in levels):
+        raise RLError(f"config {str(path)!r}: [train] stake_levels must be a list of positive stakes, got {levels!r}")
+    return RLConfig(algo, dict(hyper), settings)
+
+
+def _whole(value: Any, low: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def algo_class(algo: str) -> type:
+    """The SB3 class of ``algo`` (imports stable-baselines3 or sb3-contrib)."""
+    module_name, class_name = ALGORITHMS[check_algo(algo)]
+    try:
+        module = __import__(module_name, fromlist=[class_name])
+    except ImportError:
+        raise RLError(f"{algo} needs {module_name.replace('_', '-')}: pip install 'trente-lab[rl]'") from None
+    return getattr(module, class_name)
+
+
+def set_threads(n: int = 1) -> None:
+    """Limit torch to ``n`` threads (the machines we train on are shared)."""
+    import torch
+
+    torch.set_num_threads(n)
+
+
+__all__ = ["DEFAULT_CONFIG", "RLConfig", "TrainSettings", "algo_class", "check_algo", "load_config", "set_threads"]

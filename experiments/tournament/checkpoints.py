@@ -1,0 +1,262 @@
+"""The run's identity and its checkpoints: what a block file must prove before it is summed in.
+
+Every block file (``OUT/blocks/b{block}-s{strategy}.npz``, ``docs/tournament-files.md``) records
+the run it belongs to (:class:`RunIdentity`), its block, its system and the type and shape of every
+array; :class:`Checkpoints` reads one back only when it proves to be this block of this run, whole.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import io
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numba
+import numpy as np
+
+from experiments import version
+from experiments.console import say
+from experiments.errors import TournamentError
+from experiments.files import atomic_write_bytes, json_default
+from experiments.tournament.config import TournamentConfig, trajectory_sessions
+from strategies.registry import STRATEGIES, StrategyError, parse_spec, strategy_class
+from strategies.runner import SESSION_FIELDS
+
+# -- the run's identity --------------------------------------------------------------------------
+
+#: The source files whose code computes a block's numbers (globs under the project's root).
+SOURCE_FILES = ("trente_env/*.py", "strategies/*.py", "experiments/tournament/*.py")
+
+
+@dataclass(frozen=True)
+class RunIdentity:
+    """What a checkpoint must match to be summed into a run.
+
+    :param config_hash: sha256 of the configuration (every field of :class:`TournamentConfig`).
+    :param code_hash: sha256 of ``code``.
+    :param code: what computes the numbers (:func:`code_version`), and a sha256 of the files behind
+        each system that is not built in, by spec (a plugin's module; a model's ``.zip`` and
+        ``model.json``).
+    """
+
+    config_hash: str
+    code_hash: str
+    code: Mapping[str, Any]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"config_hash": self.config_hash, "code_hash": self.code_hash, "code": dict(self.code)}
+
+
+def run_identity(config: TournamentConfig) -> RunIdentity:
+    """The identity of a run of ``config`` with the code of this process."""
+    code = {**code_version(), "systems": _system_files(config)}
+    return RunIdentity(_digest(config.as_dict()), _digest(code), code)
+
+
+@functools.lru_cache(maxsize=1)
+def code_version() -> dict[str, str]:
+    """trente-lab's, numpy's and numba's versions, and a sha256 of the :data:`SOURCE_FILES` (read
+    once a process: a run's numbers come from the code it started with)."""
+    root = Path(__file__).resolve().parents[2]
+    digest = hashlib.sha256()
+    for pattern in SOURCE_FILES:
+        for path in sorted(root.glob(pattern)):
+            digest.update(
+                path.relative_to(root).as_posix().encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest()
+            )
+    return {
+        "trente_lab": version(),
+        "numpy": np.__version__,
+        "numba": numba.__version__,
+        "sources": digest.hexdigest(),
+    }
+
+
+def _system_files(config: TournamentConfig) -> dict[str, str]:
+    """sha256 of the files behind each system that is not built in, by spec."""
+    hashes = {}
+    for spec in config.specs:
+        name, _ = parse_spec(spec.removeprefix("model:"))
+        if name in STRATEGIES:
+            continue
+        if name.endswith(".zip"):
+            paths = [Path(name), Path(name).with_suffix(".json")]
+        else:
+            try:
+                paths = [Path(inspect.getsourcefile(strategy_class(name)) or "")]
+            except (StrategyError, TypeError) as exc:
+                raise TournamentError(f"cannot find the code of {spec!r}: {exc}") from None
+        hashes[spec] = _digest({str(p): _file_hash(p) for p in paths})
+    return hashes
+
+
+def _file_hash(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=json_default).encode()).hexdigest()
+
+
+# -- checkpoints ---------------------------------------------------------------------------------
+
+BLOCK_SCHEMA = "trente-lab/tournament-block/1"
+#: The arrays of a block file and their types: :data:`SESSION_FIELDS` (one value per session),
+#: ``box_stakes`` (2, 4) and ``trajectories`` (sessions kept, coups + 1).
+BLOCK_ARRAYS: dict[str, str] = {
+    "net": "float64", "staked": "float64", "final_bankroll": "float64", "coups": "int64", "ahead": "bool",
+    "ruined": "bool", "walked": "bool", "max_drawdown": "float64", "longest_losing_run": "int64",
+    "table_max_hits": "int64", "bankroll_hits": "int64", "box_stakes": "float64", "trajectories": "float32",
+}  # fmt: skip
+#: Damaged blocks reported one by one before the rest are counted in one line.
+REPORT_BLOCKS = 10
+
+
+class DamagedBlock(Exception):
+    """A block file that is not the block it should be (its message says why, in one line)."""
+
+
+def task_path(out: Path, b: int, s: int) -> Path:
+    return Path(out) / "blocks" / f"b{b:05d}-s{s:03d}.npz"
+
+
+class Checkpoints:
+    """The block files of one run, ``OUT/blocks/b{block}-s{strategy}.npz``.
+
+    A block file holds one system's results over one block of sessions (:data:`BLOCK_ARRAYS`) and
+    a note (:meth:`note`) of what they are: the run's :class:`RunIdentity`, the block, the system,
+    its sessions and the type and shape of every array. A file is read back only when it proves
+    that it is this block of this run, with every array whole and no NaN.
+    """
+
+    def __init__(self, out: str | Path, config: TournamentConfig, identity: RunIdentity) -> None:
+        self.out, self.config, self.identity = Path(out), config, identity
+
+    def note(self, b: int, s: int) -> dict[str, Any]:
+        """What block ``b`` of system ``s`` of this run is."""
+        config = self.config
+        start, stop = config.block_range(b)
+        keep = max(0, min(trajectory_sessions(config), stop) - start)
+        shapes = {k: [stop - start] for k in SESSION_FIELDS} | {
+            "box_stakes": [2, 4], "trajectories": [keep, config.coups + 1]
+        }  # fmt: skip
+        return {
+            "schema": BLOCK_SCHEMA,
+            "config_hash": self.identity.config_hash,
+            "code_hash": self.identity.code_hash,
+            "block": b,
+            "strategy": s,
+            "spec": config.specs[s],
+            "first_session": start,
+            "sessions": stop - start,
+            "arrays": {k: [dtype, shapes[k]] for k, dtype in BLOCK_ARRAYS.items()},
+        }
+
+    def save(self, b: int, results: Mapping[int, Mapping[str, np.ndarray]]) -> None:
+        """Save block ``b`` of each system in ``results`` (system index -> its arrays), atomically."""
+        for s, result in results.items():
+            arrays = {k: np.asarray(result[k], dtype=dtype) for k, dtype in BLOCK_ARRAYS.items()}
+            buffer = io.BytesIO()
+            np.savez(buffer, note=np.array(json.dumps(self.note(b, s))), **arrays)
+            atomic_write_bytes(task_path(self.out, b, s), buffer.getvalue())
+
+    def load(self, b: int, s: int) -> dict[str, np.ndarray] | None:
+        """Block ``b`` of system ``s``, or None when it is not saved yet.
+
+        :raises DamagedBlock: the file is unreadable (truncated, corrupted), belongs to another run
+            or another code version, is another block, or holds a short, mistyped or NaN array.
+        """
+        path = task_path(self.out, b, s)
+        if not path.is_file():
+            return None
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                names = set(data.files)
+                text = str(data["note"][()]) if "note" in names else ""
+                arrays = {k: data[k] for k in BLOCK_ARRAYS if k in names}
+        except Exception as exc:  # a damaged zip fails in many ways: BadZipFile, ValueError, EOFError, OSError...
+            raise DamagedBlock(f"block {path.stem} cannot be read ({type(exc).__name__}: {_first_line(exc)})") from None
+        try:
+            note = json.loads(text)
+        except ValueError:
+            note = None
+        problem = self._problem(b, s, note, names, arrays)
+        if problem:
+            raise DamagedBlock(f"block {path.stem} {problem}")
+        return arrays
+
+    def _problem(self, b: int, s: int, note: Any, names: set[str], arrays: Mapping[str, np.ndarray]) -> str | None:
+        expected = self.note(b, s)
+        if not isinstance(note, dict) or note.get("schema") != BLOCK_SCHEMA:
+            return "does not say which run it belongs to (written by an older trente-lab?)"
+        for key, what in (("config_hash", "belongs to another run"), ("code_hash", "was computed by other code")):
+            if note.get(key) != expected[key]:
+                return f"{what} ({key.replace('_', ' ')} {str(note.get(key))[:12]}, this run's {expected[key][:12]})"
+        for key in ("block", "strategy", "first_session", "sessions", "spec"):
+            if note.get(key) != expected[key]:
+                return f"says {key} {note.get(key)!r} where this block has {expected[key]!r}"
+        if names != {"note", *BLOCK_ARRAYS}:
+            return f"holds the arrays {', '.join(sorted(names - {'note'}))}; expected {', '.join(sorted(BLOCK_ARRAYS))}"
+        for key, (dtype, shape) in expected["arrays"].items():
+            array = arrays[key]
+            if array.dtype != np.dtype(dtype) or list(array.shape) != shape:
+                return f"has {key} as {array.dtype} {array.shape}, expected {dtype} {tuple(shape)}"
+            if array.dtype.kind == "f" and not np.isfinite(array).all():
+                return f"has NaN or infinite values in {key}"
+        coups = arrays["coups"]
+        if coups.size and not 0 <= coups.min() <= coups.max() <= self.config.coups:
+            return f"has sessions of {coups.min()} to {coups.max()} coups, outside 0 to {self.config.coups}"
+        return None
+
+    def scan(self, groups: Sequence[tuple[int, ...]]) -> np.ndarray:
+        """(blocks, groups) flags: the tasks whose every file is saved and proves to be of this run.
+        Each damaged or foreign file is reported in one line on stderr; its task is played again."""
+        done = np.zeros((self.config.n_blocks, len(groups)), dtype=np.bool_)
+        try:
+            present = set(os.listdir(self.out / "blocks"))
+        except OSError:
+            present = set()
+        problems = []
+        for b in range(self.config.n_blocks if present else 0):
+            for i, group in enumerate(groups):
+                ok = True
+                for s in group:
+                    try:
+                        saved = task_path(self.out, b, s).name in present and self.load(b, s) is not None
+                    except DamagedBlock as exc:
+                        problems.append(str(exc))
+                        saved = False
+                    ok = ok and saved
+                done[b, i] = ok
+        for problem in problems[:REPORT_BLOCKS]:
+            say(f"{problem}; recomputing it")
+        if len(problems) > REPORT_BLOCKS:
+            say(f"{len(problems) - REPORT_BLOCKS} more blocks are damaged or not of this run; recomputing them")
+        return done
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else "no detail"
+
+
+__all__ = [
+    "BLOCK_ARRAYS",
+    "BLOCK_SCHEMA",
+    "Checkpoints",
+    "DamagedBlock",
+    "RunIdentity",
+    "code_version",
+    "run_identity",
+    "task_path",
+]

@@ -1,0 +1,217 @@
+"""The output folder of a run: the lock that gives it to one run at a time, the manifest that says
+what the run is and how far it got, and a new folder when none is given."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import itertools
+import json
+import os
+import platform
+import subprocess
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
+
+from experiments import version
+from experiments.errors import TournamentError
+from experiments.files import atomic_write_text, json_default
+from experiments.tournament.checkpoints import RunIdentity
+from experiments.tournament.config import TournamentConfig, make_config
+
+MANIFEST_SCHEMA = "trente-lab/tournament-manifest/1"
+
+
+# -- the output folder ---------------------------------------------------------------------------
+
+#: The lock file that claims an output folder for one run.
+LOCK_FILE = ".lock"
+
+
+@contextlib.contextmanager
+def claim_folder(out: Path) -> Iterator[None]:
+    """Hold the folder ``out`` (created if needed) for one run: an exclusive lock on ``OUT/.lock``,
+    with this process's id written in it, taken before anything in the folder is read and kept
+    until the run ends. The system drops the lock when the process ends, however it ends.
+
+    :raises TournamentError: another run holds the folder, or it cannot be created.
+    """
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise TournamentError(f"cannot create output folder {str(out)!r}: {exc.strerror or exc}") from None
+    try:
+        fd = os.open(out / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError as exc:
+        raise TournamentError(f"cannot write in output folder {str(out)!r}: {exc.strerror or exc}") from None
+    try:
+        if not _lock(fd):
+            try:
+                holder = os.read(fd, 32).decode(errors="replace").strip()
+            except OSError:
+                holder = ""
+            raise TournamentError(
+                f"{str(out)!r} is in use by another tournament (pid {holder or 'unknown'}): "
+                "wait for it to end, or choose another --out"
+            )
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        yield
+    finally:
+        os.close(fd)  # drops the lock
+
+
+def _lock(fd: int) -> bool:
+    """Lock the open file ``fd`` for this process, without waiting; False if another holds it."""
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        else:  # Windows: lock the first byte
+            import msvcrt
+
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+    except OSError:
+        return False
+    return True
+
+
+# -- the manifest --------------------------------------------------------------------------------
+
+
+def write_manifest(
+    out: Path,
+    config: TournamentConfig,
+    identity: RunIdentity,
+    workers: int,
+    done: int,
+    total: int,
+    complete: bool = False,
+    files: Sequence[str] = (),
+    extra: Mapping[str, Any] | None = None,
+) -> None:
+    """Write ``OUT/manifest.json`` (atomically): the configuration, the run's identity, how many
+    tasks are done, whether the run is complete and the output files written so far."""
+    manifest = {
+        "schema": MANIFEST_SCHEMA,
+        "command": "trente-lab tournament",
+        "version": version(),
+        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "git_commit": _git_commit(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "config": config.as_dict(),
+        "identity": identity.as_dict(),
+        "workers": workers,
+        "complete": complete,
+        "tasks_done": done,
+        "tasks_total": total,
+        "files": list(files),
+        **(extra or {}),
+    }
+    atomic_write_text(Path(out) / "manifest.json", json.dumps(manifest, indent=2, default=json_default) + "\n")
+
+
+def read_manifest(folder: str | Path) -> dict[str, Any]:
+    path = Path(folder) / "manifest.json"
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except OSError:
+        raise TournamentError(f"nothing to resume in {str(folder)!r}: no readable manifest.json") from None
+    except ValueError as exc:
+        raise TournamentError(f"malformed manifest {str(path)!r}: {exc}") from None
+    if not isinstance(manifest, dict) or manifest.get("schema") != MANIFEST_SCHEMA or "config" not in manifest:
+        raise TournamentError(f"{str(path)!r} is not a tournament manifest")
+    return manifest
+
+
+def manifest_config(folder: str | Path) -> TournamentConfig:
+    """The configuration in ``folder/manifest.json``, validated like a fresh one: rebuilt by
+    :func:`make_config` from its values, which must give it back exactly (so a hand-edited seed is
+    a new run, whose blocks then do not match, but ``coups = 0``, a spec without its label or an
+    unknown key is refused). Rebuilding loads the plugins and models it names: that runs their code.
+    """
+    where = f"{Path(folder) / 'manifest.json'}"
+    data = read_manifest(folder)["config"]
+    names = [f.name for f in dataclasses.fields(TournamentConfig)]
+    if not isinstance(data, dict):
+        raise TournamentError(f"{where}: config is not a table")
+    unknown, missing = sorted(set(data) - set(names)), [k for k in names if k not in data]
+    if unknown or missing:
+        what = [f"unknown key(s) {', '.join(unknown)}"] * bool(unknown) + [f"no {', '.join(missing)}"] * bool(missing)
+        raise TournamentError(f"{where}: config has {' and '.join(what)}")
+    strategies, rule_values = data["strategies"], data["rule_values"]
+    if not isinstance(strategies, list) or not all(isinstance(x, str) for x in strategies):
+        raise TournamentError(f"{where}: strategies must be a list of spec strings, got {strategies!r}")
+    if not isinstance(rule_values, dict):
+        raise TournamentError(f"{where}: rule_values must be a table, got {rule_values!r}")
+    if not strategies:
+        raise TournamentError(f"{where}: no strategies")
+    try:
+        config = make_config(
+            strategies, data["sessions"], data["coups"], data["bankroll"], data["unit"], data["rules"], data["seed"],
+            data["block"], data["trajectories"], rule_values,
+        )  # fmt: skip
+    except TournamentError as exc:
+        raise TournamentError(f"{where}: {exc}") from None
+    rebuilt = json.loads(json.dumps(config.as_dict(), default=json_default))
+    changed = [k for k in names if rebuilt[k] != data[k]]
+    if changed:
+        k = changed[0]
+        raise TournamentError(
+            f"{where}: config does not hold together: {k} is {data[k]!r}, its values give {rebuilt[k]!r}"
+        )
+    return config
+
+
+def default_out_dir() -> Path:
+    """A new folder ``runs/tournament-<date>-<time>[-k]``, created here: two runs started in the same
+    second each get their own."""
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    for k in itertools.count(1):
+        path = Path("runs") / (f"tournament-{stamp}" + (f"-{k}" if k > 1 else ""))
+        try:
+            path.mkdir(parents=True)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise TournamentError(f"cannot create output folder {str(path)!r}: {exc.strerror or exc}") from None
+        return path
+    raise AssertionError("unreachable")
+
+
+@functools.lru_cache(maxsize=1)
+def _git_commit() -> str | None:
+    try:
+        result = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=Path(__file__).parent,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = result.stdout.strip()
+    return commit if result.returncode == 0 and commit else None
+
+
+__all__ = [
+    "LOCK_FILE",
+    "MANIFEST_SCHEMA",
+    "claim_folder",
+    "default_out_dir",
+    "manifest_config",
+    "read_manifest",
+    "write_manifest",
+]

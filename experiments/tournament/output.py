@@ -1,0 +1,192 @@
+"""A tournament's results on disk and on the terminal: ``results.json``, ``results.csv``,
+``sessions.csv`` (streamed), ``trajectories.csv``, the plots, and the verdict table
+(``docs/tournament-files.md`` describes every field)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from experiments.console import out
+from experiments.files import atomic_write, json_default
+from experiments.stats import Z95
+from strategies.runner import SESSION_FIELDS
+
+SUMMARY_COLUMNS = (
+    "spec", "sessions", "return_per_unit", "ci_low", "ci_high", "se", "edge", "expected_return", "verdict",
+    "consistent_with_edge", "above_zero", "below_zero", "p_edge", "p_edge_holm", "p_above_zero", "p_above_zero_holm",
+    "ci_low_simultaneous", "ci_high_simultaneous", "total_staked", "net", "mean_final_bankroll",
+    "median_final_bankroll", "p_ahead", "p_ruin", "p_walked", "mean_coups", "mean_staked", "mean_max_drawdown",
+    "worst_drawdown", "longest_losing_run", "mean_longest_losing_run", "table_max_hits",
+    "sessions_with_table_max_hit", "bankroll_hits",
+)  # fmt: skip
+
+
+def write_outputs(
+    out: Path,
+    document: Mapping[str, Any],
+    sessions: Mapping[str, Mapping[str, np.ndarray]],
+    plots: bool = True,
+    written: list[str] | None = None,
+) -> list[str]:
+    """Write results.json/csv, sessions.csv, trajectories.csv and the plots, each atomically;
+    returns their names, and adds each to ``written`` as soon as it is whole."""
+    written = [] if written is None else written
+
+    def write(name: str, fill: Callable[[io.BufferedWriter], None]) -> None:
+        atomic_write(out / name, fill)
+        written.append(name)
+
+    write("results.json", _text(json.dumps(document, indent=2, default=json_default) + "\n"))
+    write("results.csv", _text(_csv([["strategy", *SUMMARY_COLUMNS]] + _summary_rows(document))))
+    write("sessions.csv", lambda f: _write_sessions_csv(f, sessions))
+    bands = trajectory_bands(sessions)
+    write("trajectories.csv", _text(_trajectories_csv(bands)))
+    if plots:
+        from experiments.tournament.plots import draw_all  # matplotlib, only to draw
+
+        written.extend(draw_all(out, document, sessions, bands))
+    return written
+
+
+def _text(text: str) -> Callable[[io.BufferedWriter], None]:
+    return lambda f: f.write(text.encode("utf-8"))
+
+
+def trajectory_bands(sessions: Mapping[str, Mapping[str, np.ndarray]]) -> dict[str, dict[str, np.ndarray]]:
+    """Per strategy, the quantiles (5, 25, 50, 75, 95%) and mean of the bankroll after each coup."""
+    bands = {}
+    for label, s in sessions.items():
+        paths = s["trajectories"].astype(np.float64)
+        if paths.shape[0] == 0:
+            continue
+        q = np.quantile(paths, [0.05, 0.25, 0.5, 0.75, 0.95], axis=0)
+        bands[label] = {
+            "q05": q[0], "q25": q[1], "median": q[2], "q75": q[3], "q95": q[4], "mean": paths.mean(axis=0)
+        }  # fmt: skip
+    return bands
+
+
+def _summary_rows(document: Mapping[str, Any]) -> list[list[Any]]:
+    table = document["strategies"]
+    return [[label] + [table[label][c] for c in SUMMARY_COLUMNS] for label in document["order"]]
+
+
+def _csv(rows: Iterable[Sequence[Any]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    for row in rows:
+        writer.writerow(["" if v is None else (int(v) if isinstance(v, bool) else v) for v in row])
+    return buffer.getvalue()
+
+
+#: Sessions per chunk of sessions.csv: the rows being written are held as Python values.
+CSV_CHUNK = 65_536
+
+
+def _write_sessions_csv(f: io.BufferedWriter, sessions: Mapping[str, Mapping[str, np.ndarray]]) -> None:
+    """Stream the per-session table into ``f``, :data:`CSV_CHUNK` sessions of one strategy at a time."""
+    text = io.TextIOWrapper(f, encoding="utf-8", newline="", write_through=True)
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(["strategy", "session", *SESSION_FIELDS])
+    for label, s in sessions.items():
+        n = s["net"].size
+        for lo in range(0, n, CSV_CHUNK):
+            hi = min(n, lo + CSV_CHUNK)
+            columns = [[label] * (hi - lo), range(lo, hi)]
+            for name in SESSION_FIELDS:
+                values = s[name][lo:hi]
+                if values.dtype == np.bool_:
+                    values = values.astype(np.int8)
+                elif values.dtype.kind == "f":
+                    values = np.round(values, 6)
+                columns.append(values.tolist())
+            writer.writerows(zip(*columns))
+    text.flush()
+    text.detach()
+
+
+def _trajectories_csv(bands: Mapping[str, Mapping[str, np.ndarray]]) -> str:
+    rows: list[list[Any]] = [["strategy", "coup", "q05", "q25", "median", "q75", "q95", "mean"]]
+    for label, b in bands.items():
+        for c in range(b["median"].size):
+            rows.append([label, c] + [round(float(b[k][c]), 4) for k in ("q05", "q25", "median", "q75", "q95", "mean")])
+    return _csv(rows)
+
+
+def print_table(document: Mapping[str, Any], width: int = 150) -> None:
+    """The verdict table, sorted by P(session ahead), and the conclusion under it.
+
+    :param width: the table's width when stdout is not a terminal (a terminal uses its own).
+    """
+    table = document["strategies"]
+    console = out if out.is_terminal else Console(width=width, highlight=False)
+    view = Table(
+        title=(
+            f"{document['sessions']:,} sessions x up to {document['coups']:,} coups, bankroll "
+            f"{document['bankroll']:g}, unit {document['unit']}, {document['rules']} rules, seed {document['seed']}. "
+            f"Exact house edge of a Noir stake: {document['house_edge']:.3%}"
+        ),
+        title_justify="left",
+        caption=document["correction"]["note"],
+        caption_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    columns = (
+        ("strategy", "left"),
+        ("return per unit\nstaked ±95% CI", "right"),
+        ("-edge", "right"),
+        ("verdict", "left"),
+        ("P\n(ahead)", "right"),
+        ("P\n(ruin)", "right"),
+        ("final\nmean", "right"),
+        ("final\nmedian", "right"),
+        ("mean\ncoups", "right"),
+        ("staked/\nsession", "right"),
+        ("max DD\n(mean)", "right"),
+        ("losing\nrun", "right"),
+        ("table-\nmax hits", "right"),
+    )
+    for name, justify in columns:
+        view.add_column(name, justify=justify, no_wrap=True)
+    for label in document["order"]:
+        r = table[label]
+        if r["return_per_unit"] is None:
+            ret = "no stakes"
+        elif r["se"] is None:
+            ret = f"{r['return_per_unit']:+.2%}"
+        else:
+            ret = f"{r['return_per_unit']:+.2%} ±{Z95 * r['se']:.2%}"
+        alarm = r["consistent_with_edge"] is False or r["above_zero"]
+        view.add_row(
+            label,
+            ret,
+            f"{-r['edge']:+.2%}" if r["total_staked"] else "",
+            r["verdict"],
+            f"{r['p_ahead']:.1%}",
+            f"{r['p_ruin']:.1%}",
+            f"{r['mean_final_bankroll']:,.1f}",
+            f"{r['median_final_bankroll']:,.0f}",
+            f"{r['mean_coups']:.0f}",
+            f"{r['mean_staked']:,.0f}",
+            f"{r['mean_max_drawdown']:,.0f}",
+            f"{r['longest_losing_run']}",
+            f"{r['table_max_hits']:,}",
+            style="bold red" if alarm else None,
+        )
+    console.print(view)
+    console.print(document["conclusion"])
+
+
+__all__ = ["CSV_CHUNK", "SUMMARY_COLUMNS", "print_table", "trajectory_bands", "write_outputs"]

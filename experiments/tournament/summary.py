@@ -1,0 +1,187 @@
+"""The results document of a tournament: each system's return per unit staked with its interval
+and verdicts (:mod:`experiments.stats`), its risk, the table's order and the conclusion's prose."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from experiments import version
+from experiments.stats import ratio_estimate, verdicts
+from experiments.tournament.config import TournamentConfig
+from strategies.registry import make_strategy
+from trente_env.odds import house_edges, stake_weighted_edge
+from trente_env.rules import Refait
+
+RESULTS_SCHEMA = "trente-lab/tournament-results/1"
+
+
+def _to_prison(spec: str, rules: Any) -> bool | None:
+    """Under the ``choice`` rule, whether the system ``spec`` sends its stakes to prison (None: it
+    does not say, or the rules offer no choice)."""
+    if rules.refait is not Refait.CHOICE:
+        return None
+    return getattr(make_strategy(spec, rules), "to_prison", None)
+
+
+def summarize(config: TournamentConfig, sessions: Mapping[str, Mapping[str, np.ndarray]]) -> dict[str, Any]:
+    """The results document (``results.json``, ``docs/tournament-files.md``) from every session's results."""
+    rules = config.ruleset()
+    edges = house_edges(rules)
+    labels = list(config.strategies)
+    estimates = [ratio_estimate(sessions[k]["net"], sessions[k]["staked"]) for k in labels]
+    strategy_edges = [
+        stake_weighted_edge(rules, sessions[k]["box_stakes"], _to_prison(spec, rules))
+        for k, spec in zip(labels, config.specs)
+    ]
+    tests, correction = verdicts(estimates, strategy_edges)
+    table: dict[str, dict[str, Any]] = {}
+    for label, spec, est, edge, test in zip(labels, config.specs, estimates, strategy_edges, tests):
+        s = sessions[label]
+        n = s["net"].size
+        row: dict[str, Any] = {
+            "spec": spec,
+            "sessions": n,
+            "total_staked": float(s["staked"].sum()),
+            "net": float(s["net"].sum()),
+            "return_per_unit": est.ratio,
+            "se": est.se,
+            "ci_low": est.ci_low,
+            "ci_high": est.ci_high,
+            "edge": edge,
+            "expected_return": -edge,
+        }
+        row.update(test.as_dict())
+        row["verdict"] = _verdict_text(row)
+        hit_any = s["table_max_hits"] > 0
+        row.update(
+            {
+                "mean_final_bankroll": float(s["final_bankroll"].mean()),
+                "median_final_bankroll": float(np.median(s["final_bankroll"])),
+                "p_ahead": float(s["ahead"].mean()),
+                "p_ruin": float(s["ruined"].mean()),
+                "p_walked": float(s["walked"].mean()),
+                "mean_coups": float(s["coups"].mean()),
+                "mean_staked": float(s["staked"].mean()),
+                "mean_max_drawdown": float(s["max_drawdown"].mean()),
+                "worst_drawdown": float(s["max_drawdown"].max()),
+                "longest_losing_run": int(s["longest_losing_run"].max()),
+                "mean_longest_losing_run": float(s["longest_losing_run"].mean()),
+                "table_max_hits": int(s["table_max_hits"].sum()),
+                "sessions_with_table_max_hit": float(hit_any.mean()),
+                "bankroll_hits": int(s["bankroll_hits"].sum()),
+            }
+        )
+        table[label] = {k: _finite(v) for k, v in row.items()}
+    document = {
+        "schema": RESULTS_SCHEMA,
+        "version": version(),
+        "rules": config.rules,
+        "description": rules.describe(),
+        "rule_values": dict(config.rule_values),
+        "seed": config.seed,
+        "sessions": config.sessions,
+        "coups": config.coups,
+        "bankroll": config.bankroll,
+        "unit": config.unit,
+        "house_edge": edges.noir,
+        "house_edges": edges.as_dict(),
+        "correction": correction,
+        "strategies": table,
+        "order": sort_order(table),
+    }
+    document["conclusion"] = conclusion(document)
+    return document
+
+
+def sort_order(table: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """Systems that staked by P(session ahead), most often ahead first; non-bettors last."""
+    bettors = [k for k, v in table.items() if v["total_staked"] > 0]
+    others = [k for k in table if k not in bettors]
+    return sorted(bettors, key=lambda k: (-table[k]["p_ahead"], table[k]["p_ruin"])) + others
+
+
+def _verdict_text(row: Mapping[str, Any]) -> str:
+    """``on edge`` / ``OFF edge`` (Holm), then ``< 0`` (95% interval below 0), ``0 in CI`` or ``ABOVE 0``."""
+    if row["consistent_with_edge"] is None:
+        return "no stakes"
+    parts = ["on edge" if row["consistent_with_edge"] else "OFF edge"]
+    if row["above_zero"]:
+        parts.append("ABOVE 0")
+    elif row["below_zero"]:
+        parts.append("< 0")
+    else:
+        parts.append("0 in CI")
+    return ", ".join(parts)
+
+
+def conclusion(document: Mapping[str, Any]) -> str:
+    """The plain-language paragraph under the table."""
+    table = document["strategies"]
+    bettors = [k for k in document["order"] if table[k]["total_staked"] > 0]
+    if not bettors:
+        return "No system placed a stake, so there is nothing to judge: not betting is the only way not to lose."
+    edge = document["house_edge"]
+    lows = [table[k]["return_per_unit"] for k in bettors]
+    on_edge = [k for k in bettors if table[k]["consistent_with_edge"]]
+    off_edge = [k for k in bettors if not table[k]["consistent_with_edge"]]
+    above = [k for k in bettors if table[k]["above_zero"]]
+    below = [k for k in bettors if table[k]["below_zero"]]
+    most_ahead = bettors[0]
+    riskiest = max(bettors, key=lambda k: (table[k]["p_ruin"], table[k]["mean_max_drawdown"]))
+    steadiest = min(bettors, key=lambda k: table[k]["mean_max_drawdown"] / max(table[k]["mean_staked"], 1e-12))
+    m = len(bettors)
+    text = (
+        f"Every system played the same {document['sessions']:,} sessions of up to {document['coups']:,} coups. "
+        + (
+            f"Each lost between {-max(lows):.2%} and {-min(lows):.2%} of what it staked"
+            if max(lows) <= 0
+            else f"Their returns per unit staked ran from {min(lows):+.2%} to {max(lows):+.2%}"
+        )
+        + f", against an exact house edge of {edge:.2%} from the refait; "
+    )
+    if not off_edge:
+        text += f"none of the {m} results can be told apart from the edge (Holm-corrected tests, family-wise 5%)"
+    else:
+        text += (
+            f"{len(on_edge)} of {m} cannot be told apart from the edge, and {', '.join(off_edge)} "
+            "differs from it (Holm-corrected, family-wise 5%: expect this about one run in twenty)"
+        )
+    if above:
+        text += f", yet {', '.join(above)} came out significantly above zero, which would be a bug. "
+    elif len(below) == m:
+        text += ", and every interval lies below zero. "
+    else:
+        text += f", and none is above zero ({len(below)} of {m} intervals lie wholly below it). "
+    ahead = table[most_ahead]
+    result = (
+        f"still lost {-ahead['return_per_unit']:.2%} of its stakes"
+        if ahead["return_per_unit"] <= 0
+        else f"returned only {ahead['return_per_unit']:+.2%} per unit staked, within chance of the edge"
+    )
+    text += (
+        f"The systems differ only in risk: {most_ahead} ended {ahead['p_ahead']:.0%} of its sessions ahead and {result}"
+    )
+    risky = table[riskiest]
+    if risky["p_ruin"] > 0:
+        text += f"; {riskiest} was ruined in {risky['p_ruin']:.1%} of sessions"
+    text += (
+        f"; {steadiest} had the smallest swings for what it staked. A betting system only trades many "
+        "small wins for rare large losses (or the reverse); it cannot change the price of a unit staked."
+    )
+    return text
+
+
+def _finite(value: Any) -> Any:
+    """NaN and infinities become None (JSON has no NaN)."""
+    if isinstance(value, (float, np.floating)):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+__all__ = ["RESULTS_SCHEMA", "conclusion", "sort_order", "summarize"]
