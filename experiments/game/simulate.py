@@ -32,7 +32,9 @@ def count_outcomes(rules, n_coups: int, seed: int, progress: Progress | None = N
             for t, c in zip(range(31, 41), np.bincount(totals, minlength=41)[31:41]):
                 counts[f"{row} row ends on {t}"] = counts.get(f"{row} row ends on {t}", 0) + int(c)
         result = coups.result[:taken]
-        joint = np.bincount(2 * result.astype(np.int64) + coups.couleur[:taken], minlength=10)  # (result, couleur)
+        joint = np.bincount(
+            2 * result.astype(np.int64) + coups.couleur[:taken], minlength=2 * len(Result)
+        )  # (result, couleur)
         events = {
             "refait": joint[2 * Result.REFAIT : 2 * Result.REFAIT + 2].sum(),
             "après": joint[2 * Result.APRES : 2 * Result.APRES + 2].sum(),
