@@ -16,11 +16,11 @@
 
 from __future__ import annotations
 
-from importlib import metadata
-
 
 def version() -> str:
     """trente-lab's installed version, or ``"unknown"`` for a checkout run without installing it."""
+    from importlib import metadata  # slow to import, and the command line's help does not need it
+
     try:
         return metadata.version("trente-lab")
     except metadata.PackageNotFoundError:

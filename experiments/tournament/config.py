@@ -44,7 +44,7 @@ class TournamentConfig:
     :param coups: coups per session at most.
     :param bankroll: starting bankroll of every session, units.
     :param unit: the base stake of every system whose spec does not set ``base``.
-    :param seed: the seed; session ``i`` plays the shoes of :func:`session_seed` ``(seed, i)``.
+    :param seed: the seed; session ``i`` plays the shoes of :func:`~strategies.runner.session_seed` ``(seed, i)``.
     :param block: sessions per block (one checkpointed task = one block of one system).
     :param trajectories: the first this many sessions keep their bankroll after every coup.
     """
