@@ -1,12 +1,8 @@
 """The words and the looks of the HTML report (:mod:`experiments.teaching.report`): the bilingual
 glossary, the rules in a few sentences, the style sheet, the Content-Security-Policy that keeps the
-page offline, the script that checks every image decoded, and the small HTML helpers."""
+page offline and the script that checks every image decoded."""
 
 from __future__ import annotations
-
-import base64
-import html
-from typing import Any
 
 GLOSSARY: tuple[tuple[str, str, str], ...] = (
     (
@@ -125,25 +121,4 @@ window.addEventListener("load", function () {
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
 
 
-def escape(value: Any) -> str:
-    """``value`` as text safe in HTML (quotes too)."""
-    return html.escape(str(value), quote=True)
-
-
-def number(value: Any, fmt: str) -> str:
-    """A number formatted with ``fmt``, or "–" for anything missing or not a number."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return "–"
-    try:
-        return format(value, fmt)
-    except (TypeError, ValueError):
-        return "–"
-
-
-def figure(data: bytes, alt: str, caption: str) -> str:
-    """A PNG embedded in the page as a ``data:`` URI, with its caption."""
-    uri = "data:image/png;base64," + base64.b64encode(data).decode("ascii")
-    return f'<figure><img src="{uri}" alt="{escape(alt)}"><figcaption>{escape(caption)}</figcaption></figure>'
-
-
-__all__ = ["CHECK_SCRIPT", "CSP", "GLOSSARY", "RULES_TEXT", "STYLE", "escape", "figure", "number"]
+__all__ = ["CHECK_SCRIPT", "CSP", "GLOSSARY", "RULES_TEXT", "STYLE"]

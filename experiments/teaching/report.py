@@ -21,9 +21,11 @@ are in :mod:`experiments.teaching.page`.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import csv
 import datetime as dt
+import html
 import io
 import json
 import tempfile
@@ -35,7 +37,7 @@ from experiments import version
 from experiments.errors import LabError, load_rules
 from experiments.files import atomic_write_text, check_output_file
 from experiments.teaching.fallacy import fallacy_report, plot_streaks, plot_systems, system_label
-from experiments.teaching.page import CHECK_SCRIPT, CSP, GLOSSARY, RULES_TEXT, STYLE, escape, figure, number
+from experiments.teaching.page import CHECK_SCRIPT, CSP, GLOSSARY, RULES_TEXT, STYLE
 from trente_env.odds import first_coup, house_edges
 
 #: Plots the tournament writes, in the order the page shows them (others follow, sorted by name).
@@ -47,6 +49,26 @@ KNOWN_PLOTS = {
     "fallacy.png": "Frequencies after k wins in a row, with 95% intervals: a flat line.",
     "systems.png": "Following the streak, betting against it, or flat: the same return per unit staked.",
 }
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _num(value: Any, fmt: str) -> str:
+    """A number formatted with ``fmt``, or "–" for anything missing or not a number."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return "–"
+    try:
+        return format(value, fmt)
+    except (TypeError, ValueError):
+        return "–"
+
+
+def _img(data: bytes, alt: str, caption: str) -> str:
+    uri = "data:image/png;base64," + base64.b64encode(data).decode("ascii")
+    return f'<figure><img src="{uri}" alt="{_e(alt)}"><figcaption>{_e(caption)}</figcaption></figure>'
+
 
 # -- the tournament ------------------------------------------------------------------------------
 
@@ -82,28 +104,28 @@ def tournament_section(folder: Path) -> str:
     document, problem = read_results(folder)
     parts = []
     if problem:
-        parts.append(f'<p class="box warn">{escape(problem)}.</p>')
+        parts.append(f'<p class="box warn">{_e(problem)}.</p>')
     if document:
         rows = _strategy_rows(document)
         edge = document.get("house_edge")
         head = [
-            f"{number(document.get('sessions'), ',')} sessions of at most {number(document.get('coups'), ',')} coups",
-            f"bankroll {number(document.get('bankroll'), 'g')}",
-            f"rules {escape(document.get('rules', '–'))}",
-            f"seed {escape(document.get('seed', '–'))}",
+            f"{_num(document.get('sessions'), ',')} sessions of at most {_num(document.get('coups'), ',')} coups",
+            f"bankroll {_num(document.get('bankroll'), 'g')}",
+            f"rules {_e(document.get('rules', '–'))}",
+            f"seed {_e(document.get('seed', '–'))}",
         ]
-        parts.append(f'<p class="meta">{" · ".join(head)}. {escape(document.get("description", ""))}</p>')
+        parts.append(f'<p class="meta">{" · ".join(head)}. {_e(document.get("description", ""))}</p>')
         if isinstance(document.get("conclusion"), str):
-            parts.append(f'<p class="box">{escape(document["conclusion"])}</p>')
+            parts.append(f'<p class="box">{_e(document["conclusion"])}</p>')
         if rows:
             parts.append(_tournament_table(rows, edge))
         correction = document.get("correction")
         if isinstance(correction, dict):
             parts.append(
                 '<p class="note">Multiple comparisons: '
-                + escape(
+                + _e(
                     ", ".join(
-                        f"{k.replace('_', ' ')} {number(v, '.4g') if isinstance(v, float) else v}"
+                        f"{k.replace('_', ' ')} {_num(v, '.4g') if isinstance(v, float) else v}"
                         for k, v in correction.items()
                         if not isinstance(v, (dict, list))
                     )
@@ -127,22 +149,22 @@ def _tournament_table(rows: list[tuple[str, Mapping[str, Any]]], edge: Any) -> s
         consistent = r.get("consistent_with_edge")
         verdict_class = "good" if consistent is True else "bad" if consistent is False else ""
         cells = [
-            f'<td class="l">{escape(label)}</td>',
-            f"<td>{number(ret, '+.2%')}</td>",
-            f"<td class='ci'>{number(r.get('ci_low'), '+.2%')} … {number(r.get('ci_high'), '+.2%')}</td>",
-            f"<td>{number(expected, '+.2%')}</td>",
-            f'<td class="l {verdict_class}">{escape(r.get("verdict", "–"))}</td>',
-            f"<td>{number(r.get('p_ahead'), '.1%')}</td>",
-            f"<td>{number(r.get('p_ruin'), '.1%')}</td>",
-            f"<td>{number(r.get('mean_final_bankroll'), ',.1f')}</td>",
-            f"<td>{number(r.get('median_final_bankroll'), ',.1f')}</td>",
-            f"<td>{number(r.get('longest_losing_run'), 'd')}</td>",
-            f"<td>{number(r.get('table_max_hits'), ',')}</td>",
+            f'<td class="l">{_e(label)}</td>',
+            f"<td>{_num(ret, '+.2%')}</td>",
+            f"<td class='ci'>{_num(r.get('ci_low'), '+.2%')} … {_num(r.get('ci_high'), '+.2%')}</td>",
+            f"<td>{_num(expected, '+.2%')}</td>",
+            f'<td class="l {verdict_class}">{_e(r.get("verdict", "–"))}</td>',
+            f"<td>{_num(r.get('p_ahead'), '.1%')}</td>",
+            f"<td>{_num(r.get('p_ruin'), '.1%')}</td>",
+            f"<td>{_num(r.get('mean_final_bankroll'), ',.1f')}</td>",
+            f"<td>{_num(r.get('median_final_bankroll'), ',.1f')}</td>",
+            f"<td>{_num(r.get('longest_losing_run'), 'd')}</td>",
+            f"<td>{_num(r.get('table_max_hits'), ',')}</td>",
         ]
         out_rows.append("<tr>" + "".join(cells) + "</tr>")
-    header = "".join(f'<th class="{"l" if c in ("system", "verdict") else ""}">{escape(c)}</th>' for c in cols)
+    header = "".join(f'<th class="{"l" if c in ("system", "verdict") else ""}">{_e(c)}</th>' for c in cols)
     note = (
-        f'<p class="note">The exact house edge of a flat Noir stake is {number(edge, ".3%")}. Return per unit '
+        f'<p class="note">The exact house edge of a flat Noir stake is {_num(edge, ".3%")}. Return per unit '
         "staked = net result ÷ total staked; intervals come from per-session totals.</p>"
     )
     return f"<table><thead><tr>{header}</tr></thead><tbody>{''.join(out_rows)}</tbody></table>{note}"
@@ -152,18 +174,17 @@ def _csv_table(path: Path, max_rows: int = 60) -> str:
     try:
         rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        return f'<p class="box warn">{escape(path.name)} could not be read ({escape(type(exc).__name__)}).</p>'
+        return f'<p class="box warn">{_e(path.name)} could not be read ({_e(type(exc).__name__)}).</p>'
     if not rows:
         return ""
     keep = [i for i, name in enumerate(rows[0]) if i < 12]
-    head = "".join(f"<th>{escape(rows[0][i])}</th>" for i in keep)
+    head = "".join(f"<th>{_e(rows[0][i])}</th>" for i in keep)
     body = "".join(
-        "<tr>" + "".join(f"<td>{escape(row[i]) if i < len(row) else ''}</td>" for i in keep) + "</tr>"
+        "<tr>" + "".join(f"<td>{_e(row[i]) if i < len(row) else ''}</td>" for i in keep) + "</tr>"
         for row in rows[1 : max_rows + 1]
     )
     return (
-        f'<p class="note">From {escape(path.name)}:</p>'
-        f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        f'<p class="note">From {_e(path.name)}:</p><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
     )
 
 
@@ -210,10 +231,10 @@ def _png(figure_writer: Any, *args: Any) -> bytes:
 def fallacy_section(document: Mapping[str, Any], source: str, folder_pngs: set[str]) -> str:
     """The fallacy's tables, explanation, systems and plots (the plots drawn now unless in the folder)."""
     parts = [
-        f'<p class="meta">{number(document.get("coups"), ",")} coups ({number(document.get("decided"), ",")} decided), '
-        f"rules {escape(document.get('rules', '–'))}, seed {escape(document.get('seed', '–'))}; "
-        f"from {escape(source)}.</p>",
-        f'<p class="note">{escape(document.get("definition", ""))}.</p>',
+        f'<p class="meta">{_num(document.get("coups"), ",")} coups ({_num(document.get("decided"), ",")} decided), '
+        f"rules {_e(document.get('rules', '–'))}, seed {_e(document.get('seed', '–'))}; "
+        f"from {_e(source)}.</p>",
+        f'<p class="note">{_e(document.get("definition", ""))}.</p>',
     ]
     for t in document.get("tables", []):
         try:
@@ -221,30 +242,30 @@ def fallacy_section(document: Mapping[str, Any], source: str, folder_pngs: set[s
         except (KeyError, TypeError):
             parts.append('<p class="box warn">A fallacy table could not be read.</p>')
     if isinstance(document.get("explanation"), str):
-        parts.append(f'<p class="box">{escape(document["explanation"])}</p>')
+        parts.append(f'<p class="box">{_e(document["explanation"])}</p>')
     if "fallacy.png" not in folder_pngs:
         with contextlib.suppress(KeyError, TypeError, ValueError):
-            parts.append(figure(_png(plot_streaks, document), "fallacy plot", KNOWN_PLOTS["fallacy.png"]))
+            parts.append(_img(_png(plot_streaks, document), "fallacy plot", KNOWN_PLOTS["fallacy.png"]))
     systems = document.get("systems")
     if isinstance(systems, dict) and systems.get("systems"):
         rows = "".join(
-            f'<tr><td class="l">{escape(system_label(s.get("spec", "")))} ({escape(s.get("spec", ""))})</td>'
-            f"<td>{number(s.get('mean_staked', s.get('coups_bet')), '.0f')}</td>"
-            f"<td>{number(s.get('return_per_unit'), '+.2%')}</td>"
-            f"<td class='ci'>{number(s.get('low'), '+.2%')} … {number(s.get('high'), '+.2%')}</td>"
-            f"<td>{number(s.get('minus_edge'), '+.2%')}</td></tr>"
+            f'<tr><td class="l">{_e(system_label(s.get("spec", "")))} ({_e(s.get("spec", ""))})</td>'
+            f"<td>{_num(s.get('mean_staked', s.get('coups_bet')), '.0f')}</td>"
+            f"<td>{_num(s.get('return_per_unit'), '+.2%')}</td>"
+            f"<td class='ci'>{_num(s.get('low'), '+.2%')} … {_num(s.get('high'), '+.2%')}</td>"
+            f"<td>{_num(s.get('minus_edge'), '+.2%')}</td></tr>"
             for s in systems["systems"]
             if isinstance(s, dict)
         )
         parts.append(
-            f"<h3>Same shoes, three ways to bet ({number(systems.get('sessions'), ',')} sessions of "
-            f"{number(systems.get('coups'), ',')} coups)</h3><table><thead><tr><th class='l'>system</th>"
+            f"<h3>Same shoes, three ways to bet ({_num(systems.get('sessions'), ',')} sessions of "
+            f"{_num(systems.get('coups'), ',')} coups)</h3><table><thead><tr><th class='l'>system</th>"
             "<th>staked per session</th><th>return per unit staked</th><th>95% interval</th>"
             f"<th>exact −edge</th></tr></thead><tbody>{rows}</tbody></table>"
         )
         if "systems.png" not in folder_pngs:
             with contextlib.suppress(KeyError, TypeError, ValueError):
-                parts.append(figure(_png(plot_systems, systems), "systems plot", KNOWN_PLOTS["systems.png"]))
+                parts.append(_img(_png(plot_systems, systems), "systems plot", KNOWN_PLOTS["systems.png"]))
     return "\n".join(parts)
 
 
@@ -252,25 +273,25 @@ def _streak_table(t: Mapping[str, Any]) -> str:
     event, other = str(t["event"]), str(t["other"])
     head = (
         "<tr><th rowspan='2'>k</th>"
-        f"<th colspan='3'>after {escape(event.capitalize())} won k in a row</th>"
-        f"<th colspan='3'>after {escape(other.capitalize())} won k in a row</th></tr>"
-        "<tr>" + "<th>occasions</th><th>" + escape(event.capitalize()) + " won</th><th>95% interval</th>"
-        "<th>occasions</th><th>" + escape(event.capitalize()) + " won</th><th>95% interval</th></tr>"
+        f"<th colspan='3'>after {_e(event.capitalize())} won k in a row</th>"
+        f"<th colspan='3'>after {_e(other.capitalize())} won k in a row</th></tr>"
+        "<tr>" + "<th>occasions</th><th>" + _e(event.capitalize()) + " won</th><th>95% interval</th>"
+        "<th>occasions</th><th>" + _e(event.capitalize()) + " won</th><th>95% interval</th></tr>"
     )
     body = []
     for row in t["rows"]:
-        cells = [f"<td>{escape(row['k'])}</td>"]
+        cells = [f"<td>{_e(row['k'])}</td>"]
         for key in (f"after_{event}", f"after_{other}"):
             c = row[key]
             miss = c.get("contains_exact") is False
             style = ' style="color:#b3261e;font-weight:700"' if miss else ""
-            cells.append(f"<td>{number(c.get('occasions'), ',')}</td>")
-            cells.append(f"<td{style}>{number(c.get('frequency'), '.2%')}</td>")
-            cells.append(f"<td class='ci'>{number(c.get('low'), '.2%')} – {number(c.get('high'), '.2%')}</td>")
+            cells.append(f"<td>{_num(c.get('occasions'), ',')}</td>")
+            cells.append(f"<td{style}>{_num(c.get('frequency'), '.2%')}</td>")
+            cells.append(f"<td class='ci'>{_num(c.get('low'), '.2%')} – {_num(c.get('high'), '.2%')}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     title = (
-        f"<h3>How often {escape(event.capitalize())} wins after k decided coups in a row "
-        f"(exact {number(t.get('exact'), '.2%')})</h3>"
+        f"<h3>How often {_e(event.capitalize())} wins after k decided coups in a row "
+        f"(exact {_num(t.get('exact'), '.2%')})</h3>"
     )
     return f"{title}<table><thead>{head}</thead><tbody>{''.join(body)}</tbody></table>"
 
@@ -283,7 +304,7 @@ def rules_section(preset: str) -> str:
     rules = load_rules(preset)
     odds = first_coup(rules.decks)
     edges = house_edges(rules, odds)
-    items = "".join(f"<li>{escape(text)}</li>" for text in RULES_TEXT)
+    items = "".join(f"<li>{_e(text)}</li>" for text in RULES_TEXT)
     values = [
         ("decks", rules.decks),
         ("cut card (cards from the end)", rules.cut_card),
@@ -297,17 +318,15 @@ def rules_section(preset: str) -> str:
         ("house edge, Couleur/Inverse", f"{edges.couleur:.4%}" if rules.couleur_inverse else "closed"),
         ("insured stake", f"{edges.insured:.3%}" if edges.insured is not None else "–"),
     ]
-    table = "".join(f'<tr><td class="l">{escape(k)}</td><td>{escape(v)}</td></tr>' for k, v in values)
+    table = "".join(f'<tr><td class="l">{_e(k)}</td><td>{_e(v)}</td></tr>' for k, v in values)
     return (
-        f"<ol>{items}</ol><h3>This table: {escape(preset)}</h3>"
-        f'<p class="meta">{escape(rules.describe())}</p><table style="width:auto">{table}</table>'
+        f"<ol>{items}</ol><h3>This table: {_e(preset)}</h3>"
+        f'<p class="meta">{_e(rules.describe())}</p><table style="width:auto">{table}</table>'
     )
 
 
 def glossary_section() -> str:
-    rows = "".join(
-        f"<tr><td>{escape(a)}</td><td>{escape(b)}</td><td lang='fr'>{escape(c)}</td></tr>" for a, b, c in GLOSSARY
-    )
+    rows = "".join(f"<tr><td>{_e(a)}</td><td>{_e(b)}</td><td lang='fr'>{_e(c)}</td></tr>" for a, b, c in GLOSSARY)
     return (
         '<table class="gloss"><thead><tr><th class="l">term / terme</th><th class="l">English</th>'
         f'<th class="l">Français</th></tr></thead><tbody>{rows}</tbody></table>'
@@ -351,16 +370,16 @@ def build_report(
     if folder is not None:
         body = tournament_section(folder)
         tournament_plots = [(n, d) for n, d in plots if n not in ("fallacy.png", "systems.png")]
-        body += "".join(figure(d, n, KNOWN_PLOTS.get(n, n)) for n, d in tournament_plots)
+        body += "".join(_img(d, n, KNOWN_PLOTS.get(n, n)) for n, d in tournament_plots)
         if body.strip():
             sections.append(("tournament", "The tournament: every system on the same shoes", body))
     fallacy_body = fallacy_section(fallacy_doc, source, png_names)
-    fallacy_body += "".join(figure(d, n, KNOWN_PLOTS[n]) for n, d in plots if n in ("fallacy.png", "systems.png"))
+    fallacy_body += "".join(_img(d, n, KNOWN_PLOTS[n]) for n, d in plots if n in ("fallacy.png", "systems.png"))
     sections.append(("fallacy", "The gambler's fallacy: streaks carry no information", fallacy_body))
     sections.append(("rules", "The rules", rules_section(preset)))
     sections.append(("glossary", "Glossary · Glossaire", glossary_section()))
-    nav = "".join(f'<a href="#{sid}">{escape(title.split(":")[0])}</a>' for sid, title, _ in sections)
-    content = "".join(f'<section id="{sid}"><h2>{escape(title)}</h2>{body}</section>' for sid, title, body in sections)
+    nav = "".join(f'<a href="#{sid}">{_e(title.split(":")[0])}</a>' for sid, title, _ in sections)
+    content = "".join(f'<section id="{sid}"><h2>{_e(title)}</h2>{body}</section>' for sid, title, body in sections)
     now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     page = f"""<!DOCTYPE html>
 <html lang="en">
@@ -374,8 +393,8 @@ def build_report(
 <body>
 <header>
 <h1><span class="rouge">Trente</span> <span class="noir">et Quarante</span> — what the numbers say</h1>
-<p class="meta">trente-lab {escape(version())} · generated {now}{
-        " · from " + escape(folder.name or str(folder)) if folder is not None else ""
+<p class="meta">trente-lab {_e(version())} · generated {now}{
+        " · from " + _e(folder.name or str(folder)) if folder is not None else ""
     }</p>
 <nav>{nav}</nav>
 </header>
