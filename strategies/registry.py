@@ -1,6 +1,7 @@
 """Strategies by name: the registry, spec strings, config files, plugins and model files.
 
-One dictionary, :data:`STRATEGIES`, maps each name to its class. A strategy is created from:
+One dictionary, :data:`STRATEGIES`, maps each built-in system's name to its class; a class joins it
+with the :func:`register` decorator. A strategy is created from:
 
 * a **spec string**: ``name`` or ``name:key=value,key=value``, e.g. ``martingale:base=2,box=rouge``,
   ``labouchere:line=1-2-3`` (lists are written with ``-``), ``streak:k=4,column=couleur``;
@@ -16,6 +17,24 @@ One dictionary, :data:`STRATEGIES`, maps each name to its class. A strategy is c
   (:class:`~strategies.model.ModelPolicy`; loading it runs code too).
 
 Every mistake is a :class:`StrategyError` with a one-line message.
+
+**Adding a built-in system** takes two places:
+
+1. its class, in :mod:`strategies.progressions` (a staking progression on one box) or
+   :mod:`strategies.patterns` (a system that reads the scoreboard): a frozen dataclass subclassing
+   :class:`~strategies.base.Strategy` (or ``Progression``), decorated with ``@register``, with a
+   unique ``name``, a one-line ``summary``, its rule and origin in its docstring, its parameters as
+   fields (checked in ``__post_init__``), its ``kind`` and :meth:`~strategies.base.Strategy._kernel_values`
+   (its parameters in the kernel's ``K_*`` columns);
+2. its kernel rules, in :mod:`strategies.kernel`: a member of :class:`~strategies.kernel.Kind` and
+   its rule in the functions that differ from a flat stake (see that module's docstring).
+
+Then it is in the catalogue (``trente-lab strategies``), spec strings and config files, on the
+vector env and on the tournament's compiled loop. The default tournament plays :data:`LINEUP`, the
+curated line-up (which systems and variants, in which order: the order of the result files): add the
+new system there too (``tests/test_strategies_plugins.py`` checks that every built-in is in it).
+The catalogue lists the systems in the order they register: :mod:`strategies.progressions`, then
+:mod:`strategies.patterns` (as :mod:`strategies` imports them), each in the order of its classes.
 """
 
 from __future__ import annotations
@@ -33,43 +52,27 @@ from typing import Any
 
 from strategies.base import Strategy, _plain
 from strategies.model import ModelError, ModelPolicy
-from strategies.patterns import AntiStreak, NeverBet, RandomBettor, StreakChaser
-from strategies.progressions import (
-    ContraDAlembert,
-    DAlembert,
-    Fibonacci,
-    Flat,
-    GrandMartingale,
-    Labouchere,
-    Martingale,
-    OneThreeTwoSix,
-    OscarsGrind,
-    Paroli,
-    ReverseMartingale,
-)
+from strategies.policy import Policy
 from trente_env.rules import RuleSet, get_rules
 
-#: Every built-in strategy, by name.
-STRATEGIES: dict[str, type[Strategy]] = {
-    cls.name: cls
-    for cls in (
-        Flat,
-        Martingale,
-        GrandMartingale,
-        ReverseMartingale,
-        Paroli,
-        DAlembert,
-        ContraDAlembert,
-        Fibonacci,
-        Labouchere,
-        OscarsGrind,
-        OneThreeTwoSix,
-        StreakChaser,
-        AntiStreak,
-        RandomBettor,
-        NeverBet,
-    )  # fmt: skip
-}
+#: Every built-in strategy, by name, in the order they registered (:func:`register`).
+STRATEGIES: dict[str, type[Strategy]] = {}
+
+
+def register(cls: type[Strategy]) -> type[Strategy]:
+    """Class decorator: ``cls`` is a built-in system, known to :data:`STRATEGIES` by its ``name``.
+
+    For the systems of this package; a plugin is found through its entry point instead (see the
+    module docstring). Raises TypeError for a class that is not a named Strategy dataclass, and
+    ValueError for a name another built-in has.
+    """
+    if not (isinstance(cls, type) and issubclass(cls, Strategy) and dataclasses.is_dataclass(cls) and cls.name):
+        raise TypeError(f"register takes a Strategy dataclass with a name, got {cls!r}")
+    if STRATEGIES.setdefault(cls.name, cls) is not cls:
+        other = STRATEGIES[cls.name].__qualname__
+        raise ValueError(f"two built-in systems are named {cls.name!r}: {other} and {cls.__qualname__}")
+    return cls
+
 
 #: The entry-point group where installed packages declare their strategies.
 ENTRY_POINT_GROUP = "trente_lab.strategies"
@@ -80,8 +83,6 @@ LINEUP: tuple[str, ...] = (
     "reverse-martingale", "paroli", "dalembert", "contra-dalembert", "fibonacci", "labouchere", "oscars-grind",
     "1-3-2-6", "streak", "streak:column=couleur", "anti-streak", "anti-streak:column=couleur", "random",
 )  # fmt: skip
-
-Policy = Strategy | ModelPolicy
 
 
 class StrategyError(ValueError):
@@ -328,6 +329,7 @@ __all__ = [
     "parse_spec",
     "parse_value",
     "plugin_entry_points",
+    "register",
     "spec_name",
     "strategies_from_config",
     "strategy_class",

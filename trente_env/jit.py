@@ -52,11 +52,13 @@ import numpy as np
 
 #: Every file whose code or constants a compiled kernel holds, relative to the folder holding the
 #: packages: the modules that define kernels, and the modules whose functions (``coup.decide``) or
-#: constants (``cards``: the card values and colours) the kernels compile in. A test greps the tree
-#: so that a new kernel module cannot be left out.
+#: constants (``cards``: the card values and colours; ``codes``: the boxes, results and layouts) the
+#: kernels compile in. A test greps the tree so that a new kernel module cannot be left out.
 KERNEL_SOURCES: tuple[str, ...] = (
     "trente_env/cards.py",
+    "trente_env/codes.py",
     "trente_env/coup.py",
+    "trente_env/croupier.py",
     "trente_env/dealer.py",
     "trente_env/jit.py",
     "trente_env/odds.py",
