@@ -11,7 +11,7 @@ Measured, each as the median of ``--repeats`` runs unless said otherwise:
 * ``compiled_block``: one block of the line-up (2,000 sessions x 200 coups x 19 systems) on the
   compiled session loop alone (:func:`strategies.sessions.play_compiled`, all workers as threads);
 * ``vector_env_block``: the same block through the vector env and each strategy's ``act``
-  (:func:`experiments.tournament.play_sessions`, the path of trained models and plugins, and the
+  (:func:`strategies.runner.play_on_env`, the path of trained models and plugins, and the
   whole tournament before the compiled loop), one process: the reference of the same run;
 * ``reference_env``: the native vector env alone, one process, one block of sessions, a flat 1-unit
   Noir stake and no strategy;
@@ -66,7 +66,7 @@ def reference_env_rate(sessions: int, coups: int) -> float:
 
 def block_rates(workers: int, coups: int) -> tuple[float, float]:
     """Session-coups per second of one block of the line-up: compiled loop, then vector env path."""
-    from experiments.tournament import play_sessions, session_seed
+    from strategies.runner import play_on_env, session_seed
     from strategies import LINEUP, make_strategy
     from strategies.sessions import play_compiled
     from trente_env.rules import get_rules
@@ -80,7 +80,7 @@ def block_rates(workers: int, coups: int) -> tuple[float, float]:
     fast = work / (time.perf_counter() - start)
     start = time.perf_counter()
     for policy in policies:
-        play_sessions(policy, rules, 1000.0, coups, seeds, keep=DEFAULT_BLOCK // 2)
+        play_on_env(policy, rules, 1000.0, coups, seeds, keep=DEFAULT_BLOCK // 2)
     return fast, work / (time.perf_counter() - start)
 
 

@@ -43,8 +43,6 @@ BOX, STAKE, JAIL_BOX, JAIL, WALKED, TABLE_MAX_HITS, BANKROLL_HITS, CYCLES, EPISO
 UNITS, LEVEL, PROFIT, SIDE, RUN, COUP, LO, HI = range(9, 17)
 #: The Labouchère line starts at this column (``LO``/``HI`` index it from there).
 LINE = 17
-#: Columns of the common part (what every system, plugins included, keeps).
-COMMON = 9
 
 
 class Kind(IntEnum):
@@ -67,12 +65,16 @@ class Kind(IntEnum):
     RANDOM = 12  #: a random box, seeded
 
 
-#: Integer parameters.
+#: Integer parameters. ``K_STEP`` holds a system's own number, which each kind reads under the name of
+#: what it means to it (one column, as no system has two of them): ``K_STEP`` for d'Alembert and
+#: contra-d'Alembert, the units added or taken off after a decided coup; ``K_BACK``, ``K_GOAL``, ``K_RUN``.
 K_KIND, K_BASE, K_CAP, K_WAIT, K_INSURE, K_PRISON, K_BOX, K_STEP, K_FOLLOW, K_SEED, K_COUNT, K_LIST = range(12)
-# The system's own number, one column under the name each kind reads it by:
-K_BACK = K_STEP  #: Fibonacci: steps back down the sequence after a win
-K_GOAL = K_STEP  #: Oscar's grind: the cycle's goal, in base units
-K_RUN = K_STEP  #: a scoreboard reader: the length of run that triggers a bet
+#: Fibonacci: steps back down the sequence after a win (``K_STEP``).
+K_BACK = K_STEP
+#: Oscar's grind: the cycle's goal, in base units (``K_STEP``).
+K_GOAL = K_STEP
+#: A scoreboard reader: the length of run that triggers a bet (``K_STEP``).
+K_RUN = K_STEP
 #: Float parameters.
 F_STOP_WIN, F_STOP_LOSS, F_P_BET, F_TABLE_MIN, F_TABLE_MAX, F_RATE, F_SPARES = range(7)
 #: Numbers in the float vector.

@@ -32,7 +32,7 @@ Every mistake is a :class:`StrategyError` with a one-line message.
 Then it is in the catalogue (``trente-lab strategies``), spec strings and config files, on the
 vector env and on the tournament's compiled loop. The default tournament plays :data:`LINEUP`, the
 curated line-up (which systems and variants, in which order: the order of the result files): add the
-new system there too (``tests/test_strategies_plugins.py`` checks that every built-in is in it).
+new system there too (``tests/test_registry.py`` checks that every built-in is in it).
 The catalogue lists the systems in the order they register: :mod:`strategies.progressions`, then
 :mod:`strategies.patterns` (as :mod:`strategies` imports them), each in the order of its classes.
 """
@@ -153,23 +153,29 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     return name.strip(), params
 
 
+def parse_entry(entry: str | Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The name and parameters of a strategy entry: a spec string (:func:`parse_spec`; ``model:PATH.zip``
+    names a model file too) or a mapping with a ``name`` or a ``spec`` and parameters (a config file's
+    table), the mapping's parameters winning over the spec's."""
+    if not isinstance(entry, Mapping):
+        return parse_spec(entry.removeprefix("model:"))
+    params = dict(entry)
+    if "spec" in params:
+        name, text = parse_spec(str(params.pop("spec")))
+        return name, {**text, **params}
+    name = str(params.pop("name", ""))
+    if not name:
+        raise StrategyError(f"a strategy entry needs a name (or a spec), got {dict(entry)!r}")
+    return name, params
+
+
 def make_strategy(spec: str | Mapping[str, Any], rules: str | RuleSet = "classic") -> Policy:
     """A strategy from a spec string or a mapping (``{"name": "martingale", "base": 2}``).
 
     :param spec: see the module docstring; a ``.zip`` path gives a :class:`ModelPolicy`.
     :param rules: the table's rules (preset name or RuleSet): limits and options.
     """
-    if isinstance(spec, Mapping):
-        params = dict(spec)
-        if "spec" in params:
-            name, text = parse_spec(str(params.pop("spec")))
-            params = {**text, **params}
-        else:
-            name = str(params.pop("name", ""))
-            if not name:
-                raise StrategyError(f"a strategy entry needs a name (or a spec), got {dict(spec)!r}")
-    else:
-        name, params = parse_spec(spec.removeprefix("model:"))  # "model:PATH.zip" names a model too
+    name, params = parse_entry(spec)
     if name.endswith(".zip"):
         try:
             return ModelPolicy(name, **{k: str(v) for k, v in params.items()})
@@ -326,6 +332,7 @@ __all__ = [
     "catalogue",
     "describe",
     "make_strategy",
+    "parse_entry",
     "parse_spec",
     "parse_value",
     "plugin_entry_points",

@@ -202,7 +202,7 @@ class Coups:
 
     @cached_property
     def result(self) -> np.ndarray:
-        """:class:`~trente_env.coup.Result` code of every coup."""
+        """:class:`~trente_env.codes.Result` code of every coup."""
         return classify(self.noir, self.rouge)
 
     @property

@@ -79,7 +79,7 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
     * ``prison``, Box(0, max, (8,)): stakes in first prison on Noir, Rouge, Couleur, Inverse, then
       the stakes in second prison (``second-prison`` rules) on the same boxes.
     * ``results``, MultiDiscrete([6] * history): the scoreboard: the
-      :class:`~trente_env.coup.Result` code of each coup (0 Noir, 1 Rouge, 2 après, 3 refait,
+      :class:`~trente_env.codes.Result` code of each coup (0 Noir, 1 Rouge, 2 après, 3 refait,
       4 void), 5 for no coup yet.
     * ``cards_left``, Box(0, n_cards, (1,)), only with ``observe_shoe``: cards still to deal.
     * ``shoe``, Box(0, ., (20,)), only with ``observe_shoe``: the unseen black cards of value 1..10,
@@ -117,7 +117,7 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
 
     ``step`` returns in ``info``: ``noir_cards`` and ``rouge_cards`` (tuples of card codes, see
     :func:`trente_env.cards.card_name`), the totals ``noir`` and ``rouge``, ``result`` (a
-    :class:`~trente_env.coup.Result` code), ``couleur`` (0 Couleur won, 1 Inverse won, 2 neither),
+    :class:`~trente_env.codes.Result` code), ``couleur`` (0 Couleur won, 1 Inverse won, 2 neither),
     ``reshuffle`` (the cut card came out), ``stakes`` (the stakes actually placed per box, after
     making them legal), ``insured`` (per box), ``back`` (what each box returned to the bankroll,
     stake and winnings, freed prisoners included) and ``clipped``. ``reset`` returns an empty info.

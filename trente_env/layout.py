@@ -10,6 +10,7 @@ The codes it lays out (the action row, the observation's parts and their flat of
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import EllipsisType
 from typing import Any, Literal
 
 import numpy as np
@@ -179,7 +180,8 @@ class Layout:
             self.single_observation_space = self.dict_space
             self.offsets = {part: at for part, at in flat_offsets(0, shoe).items() if part not in SCOREBOARD_PARTS}
             self.flat_size = flat_size(0, shoe)
-        self._slices = {part: slice(at, at + part_size(part, 0)) for part, at in self.offsets.items()}
+        #: the parts of the dict form read from the buffer, and where
+        self._slices = tuple((part, slice(at, at + part_size(part, 0))) for part, at in self.offsets.items())
 
     def new_tables(self, n: int, bankroll: float, target: float | None) -> Tables:
         """``n`` tables that write their observations in this layout."""
@@ -190,21 +192,23 @@ class Layout:
 
     def observe(self, tables: Tables) -> np.ndarray | dict[str, np.ndarray]:
         """The observations of all tables, as fresh arrays with a leading table axis."""
-        return self._observation(tables, slice(None))
+        return self._observation(tables.flat, tables.couleurs, tables.results, slice(None))
 
     def observe_one(self, tables: Tables) -> np.ndarray | dict[str, np.ndarray]:
         """The observation of the only table of ``tables`` (no table axis)."""
-        return self._observation(tables, 0)
+        return self._observation(tables.flat[0], tables.couleurs[0], tables.results[0], ...)
 
-    def _observation(self, tables: Tables, rows: slice | int) -> np.ndarray | dict[str, np.ndarray]:
-        flat = tables.flat[rows]
+    def _observation(
+        self, flat: np.ndarray, couleurs: np.ndarray, results: np.ndarray, rows: slice | EllipsisType
+    ) -> np.ndarray | dict[str, np.ndarray]:
+        """The observation(s) of the buffer ``flat`` (one table's row, or every table's rows) and the
+        scoreboard's columns; ``rows`` selects the rows of ``flat`` (``...`` for a single row)."""
         if self.observation == "flat":
             return flat.copy()
-        board = {"couleur": tables.couleurs, "results": tables.results}
-        return {
-            part: board[part][rows].copy() if part in board else flat[..., self._slices[part]].copy()
-            for part in self.dict_space.spaces
-        }
+        obs = {part: flat[rows, at].copy() for part, at in self._slices}
+        obs["couleur"] = couleurs.copy()
+        obs["results"] = results.copy()
+        return obs
 
 
 def _array(action: Any) -> np.ndarray:

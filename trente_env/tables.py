@@ -27,7 +27,7 @@ table's observation is written).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numba
@@ -289,35 +289,26 @@ class Tables:
             full_shoe=np.concatenate([full, full]).astype(np.int64),
             track_shoe=track_shoe,
         )
+        # the arrays of the bundles by name: the same arrays, updated in place (never replace them)
+        state, record = self.state, self.record
+        self.shoes, self.pos, self.needs_shuffle = state.shoes, state.pos, state.needs_shuffle
+        self.bankroll, self.prison, self.coups = state.bankroll, state.prison, state.coups
+        self.results, self.couleurs, self.seen = state.results, state.couleurs, state.seen
+        self.reward, self.placed, self.insured, self.back = record.reward, record.placed, record.insured, record.back
+        self.coup, self.clipped, self.terminated = record.coup, record.clipped, record.terminated
+        self.flat, self.full_shoe, self.base = self.view.flat, self.view.full_shoe, self.table_rules.base
         self._seeds = np.zeros(n, dtype=np.uint64)  # the seed of each table's next shuffle
         self._no_skip = np.zeros(n, dtype=np.bool_)
         self._one_action = np.zeros((1, ACTION_WIDTH))  # the single table's action, in a buffer of fixed type
         self._action_shape = (n, ACTION_WIDTH)
+        # the kernel's arguments after the actions and the skip mask (fixed objects, updated in place)
+        self._args = (self._seeds, self.table_rules, state, record, self.view, self.at, self.target)
+        self._one_args = (self._one_action, self._no_skip, *self._args)
+        self._entries: dict = {}  # each kernel's compiled entry point, once called (see _call)
         self.generators: list[np.random.Generator] = []
         parallel = n >= PARALLEL_FROM
         self._play_kernel = _play_parallel if parallel else _play_serial
         self._observe_kernel = _observe_parallel if parallel else _observe_serial
-
-    # the arrays of the bundles, by name (the same arrays: updated in place, never replaced)
-    base = property(lambda self: self.table_rules.base, doc="a fresh shoe's card codes, unshuffled")
-    shoes = property(lambda self: self.state.shoes, doc="(n, n_cards) each table's shoe")
-    pos = property(lambda self: self.state.pos, doc="(n,) the next card of each shoe")
-    needs_shuffle = property(lambda self: self.state.needs_shuffle, doc="(n,) shuffle before the next coup")
-    bankroll = property(lambda self: self.state.bankroll, doc="(n,) money in hand, units")
-    prison = property(lambda self: self.state.prison, doc="(n, 4, 2) stakes in first and second prison")
-    coups = property(lambda self: self.state.coups, doc="(n,) coups played this session")
-    results = property(lambda self: self.state.results, doc="(n, history) the scoreboard's results")
-    couleurs = property(lambda self: self.state.couleurs, doc="(n, history) the scoreboard's Couleur codes")
-    seen = property(lambda self: self.state.seen, doc="(n, 20) cards seen since the last shuffle")
-    reward = property(lambda self: self.record.reward, doc="(n,) the last coup's change of the bankroll")
-    placed = property(lambda self: self.record.placed, doc="(n, 4) the last coup's stakes, made legal")
-    insured = property(lambda self: self.record.insured, doc="(n, 4) which of them were insured")
-    back = property(lambda self: self.record.back, doc="(n, 4) what each box returned")
-    coup = property(lambda self: self.record.coup, doc="(n, 8) the last coup, columns COUP_COLUMNS")
-    clipped = property(lambda self: self.record.clipped, doc="(n,) a wanted stake was changed")
-    terminated = property(lambda self: self.record.terminated, doc="(n,) the session is over")
-    flat = property(lambda self: self.view.flat, doc="(n, width) float32, every table's observation")
-    full_shoe = property(lambda self: self.view.full_shoe, doc="(20,) a full shoe: black values, then red")
 
     def seed(self, generators: Sequence[np.random.Generator]) -> None:
         """Give every table its shuffling generator."""
@@ -342,7 +333,7 @@ class Tables:
         state.needs_shuffle[mask] = True
         state.pos[mask] = self.rules.n_cards
         self.record.terminated[mask] = False
-        self._observe_kernel(mask, state, self.view, self.at, self.rules.burn)
+        self._call(self._observe_kernel, (mask, state, self.view, self.at, self.rules.burn))
 
     def play(self, actions: np.ndarray, skip: np.ndarray | None = None) -> None:
         """Play one coup on every table (except the ``skip`` mask) with ``actions`` of shape (n, 12).
@@ -362,47 +353,44 @@ class Tables:
                 f"got shape {actions.shape} of {actions.dtype}"
             )
         if skip is None and self.n == 1:
-            if self.state.needs_shuffle[0]:
+            if self.needs_shuffle[0]:
                 self._seeds[0] = self.generators[0].bit_generator.random_raw()
-            self._one_action[...] = actions
-            self._play_one()
+            self._one_action[...] = actions  # the single table's action, without allocating
+            self._call(self._play_kernel, self._one_args)
             return
         skip = self._no_skip if skip is None else self._mask(skip, "skip")
         generators = self.generators  # one seed per shuffle, as dealer.shuffle_seeds draws them
-        for i in np.flatnonzero(self.state.needs_shuffle & ~skip).tolist():
+        for i in np.flatnonzero(self.needs_shuffle & ~skip).tolist():
             self._seeds[i] = generators[i].bit_generator.random_raw()
-        actions = np.ascontiguousarray(actions, dtype=np.float64)
-        self._play_kernel(*self._kernel_args(actions, skip))
+        self._call(self._play_kernel, (np.require(actions, np.float64, "CWA"), skip, *self._args))
 
     def _mask(self, rows: np.ndarray, name: str) -> np.ndarray:
-        """``rows`` as a mask of the tables (one boolean per table), or ValueError."""
+        """``rows`` as a mask of the tables (one boolean per table: C-contiguous, writable, aligned),
+        or ValueError."""
         mask = np.asarray(rows)
         if mask.shape != (self.n,) or mask.dtype != np.bool_:
             raise ValueError(f"{name} must be {self.n} booleans, one per table; got shape {mask.shape} of {mask.dtype}")
-        return np.ascontiguousarray(mask)
+        return np.require(mask, requirements="CWA")
 
-    def _play_one(self) -> None:
-        """The single table's coup, through the compiled kernel's entry point.
+    def _call(self, kernel: Callable, args: tuple) -> None:
+        """Run ``kernel`` on ``args``, through its compiled entry point after the first call.
 
-        Every argument is an array of the table's own, of a type fixed when the table was built (the
-        action is copied into :attr:`_one_action`), so numba's type dispatch, about 1 µs of a 9 µs
-        step, is done once (:func:`~trente_env.jit.entry_point`).
+        Every argument of the table's kernels has one type for the life of the tables: the bundles
+        and scalars are fixed when the tables are built, and the actions and masks are made float64
+        or bool arrays, C-contiguous, writable and aligned (:func:`numpy.require`). So numba's type
+        dispatch, about 1 µs per array and several per bundle (a fifth of a single table's step), is
+        done once per kernel (:func:`~trente_env.jit.entry_point`).
         """
-        args = self._kernel_args(self._one_action, self._no_skip)
-        entry = self.__dict__.get("_entry")
+        entry = self._entries.get(kernel)
         if entry is None:
-            self._play_kernel(*args)
-            self._entry = jit.entry_point(self._play_kernel, args)
+            kernel(*args)
+            self._entries[kernel] = jit.entry_point(kernel, args)
         else:
             entry(*args)
 
-    def _kernel_args(self, actions: np.ndarray, skip: np.ndarray) -> tuple:
-        """The arguments of the coup's kernel (:func:`_play`)."""
-        return actions, skip, self._seeds, self.table_rules, self.state, self.record, self.view, self.at, self.target
-
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
-        state.pop("_entry", None)  # a compiled function: found again after unpickling
+        state["_entries"] = {}  # compiled functions: found again after unpickling
         return state
 
     def cards(self, i: int) -> tuple[np.ndarray, np.ndarray]:
