@@ -18,7 +18,7 @@ with the :func:`register` decorator. A strategy is created from:
 
 Every mistake is a :class:`StrategyError` with a one-line message.
 
-**Adding a built-in system** takes two places:
+**Adding a built-in system** takes its class and its kernel rules:
 
 1. its class, in :mod:`strategies.progressions` (a staking progression on one box) or
    :mod:`strategies.patterns` (a system that reads the scoreboard): a frozen dataclass subclassing
@@ -30,11 +30,11 @@ Every mistake is a :class:`StrategyError` with a one-line message.
    its rule in the functions that differ from a flat stake (see that module's docstring).
 
 Then it is in the catalogue (``trente-lab strategies``), spec strings and config files, on the
-vector env and on the tournament's compiled loop. The default tournament plays :data:`LINEUP`, the
-curated line-up (which systems and variants, in which order: the order of the result files): add the
-new system there too (``tests/test_registry.py`` checks that every built-in is in it).
-The catalogue lists the systems in the order they register: :mod:`strategies.progressions`, then
-:mod:`strategies.patterns` (as :mod:`strategies` imports them), each in the order of its classes.
+vector env and on the tournament's compiled loop. The default tournament plays :data:`LINEUP`, a
+curated tuple (which variants, in which order: the order of the result files, not the catalogue's):
+add the new system's spec there as well (``tests/test_registry.py`` fails until every built-in is in
+it). The catalogue lists the systems in the order they register: :mod:`strategies.progressions`,
+then :mod:`strategies.patterns` (as :mod:`strategies` imports them), each in the order of its classes.
 """
 
 from __future__ import annotations

@@ -161,11 +161,13 @@ def parallel(fn: Callable) -> Callable:
     """Compile ``fn`` with its ``numba.prange`` loops run on numba's threads (cached).
 
     **Named tuples in a parallel loop**: numba (0.68) silently loses a write made in the body of a
-    ``prange`` loop into an array taken from a named tuple (an argument bundle), and nests no named
-    tuple in another there. Keep the body a call to a function that does the work (in a called
-    function such a write is an ordinary one), as :func:`trente_env.tables._play` and
-    :func:`strategies.sessions._play_threads` do; ``tests/test_vector.py`` plays the parallel and the
-    serial kernel of the tables side by side.
+    ``prange`` loop straight into an array of a named tuple (an argument bundle), or into an array
+    unpacked with ``a, b = ...`` (even ``a, b = bundle.a, bundle.b``), and takes no named tuple
+    nested in another. Take each array written in the loop from its bundle before the loop, one
+    attribute a statement (``a = bundle.a``: :func:`trente_env.tables._play`), or make the body a
+    call to a function that does the work, where such a write is an ordinary one
+    (:func:`strategies.sessions._play_threads`). ``tests/test_vector.py`` plays the parallel and the
+    serial kernel of the tables side by side, and fails if a write is lost.
 
     numba names a cache file after the function and keys its entries by signature only, not by the
     options: a function compiled both ways (:func:`kernel` and :func:`parallel`, as the tables'

@@ -100,72 +100,81 @@ class ObservationRows(NamedTuple):
 
 
 def _play(actions, skip, seeds, rules, state, record, view, at, target):  # fmt: skip
-    """Play one coup on every table not in ``skip`` (:func:`_play_table`).
+    """Play one coup on every table not in ``skip``: deal (:func:`~trente_env.croupier.next_coup`),
+    make the bets legal and settle them (:func:`~trente_env.croupier.bet_and_settle`), record.
 
     Table ``t`` reads row ``t`` of every array: ``seeds[t]`` is the seed of its shuffle if its shoe
-    needs one (written for every such table before the call; ignored otherwise).
-
-    The loop's body is one call: numba's parallel loop loses a write made in its body straight into
-    an array of a named tuple (numba 0.68), while in a called function it is an ordinary write
-    (``tests/test_vector.py`` plays the parallel and the serial kernel side by side).
+    needs one (written for every such table before the call; ignored otherwise). Then write the
+    table's observation into its row of ``view.flat`` (parts placed by ``at``) and whether its
+    session is over (ruin, or ``target`` reached, with nothing in prison) into ``record.terminated``.
     """
-    n = state.bankroll.shape[0]
+    # Every array written in the loop is taken from its bundle before it, one attribute a statement:
+    # numba's parallel loop loses a write made in its body straight into an array of a named tuple, or
+    # into one unpacked with `a, b = ...` (numba 0.68; see trente_env.jit.parallel). The loop's body
+    # stays inline: a call per table, taking the bundles, costs some 15% of the coup.
+    shoes = state.shoes
+    pos = state.pos
+    needs_shuffle = state.needs_shuffle
+    seen = state.seen
+    bankroll = state.bankroll
+    prison = state.prison
+    coups = state.coups
+    results = state.results
+    couleurs = state.couleurs
+    reward = record.reward
+    placed = record.placed
+    insured = record.insured
+    back = record.back
+    coup = record.coup
+    clipped = record.clipped
+    terminated = record.terminated
+    track_shoe = view.track_shoe
+    table_min = rules.table_min
+    n = bankroll.shape[0]
     if (actions.shape[0] != n) | (actions.shape[1] != ACTION_WIDTH) | (skip.shape[0] != n) | (seeds.shape[0] != n):
         raise ValueError("_play: actions, skip and seeds need one row per table")
-    for t in numba.prange(n):
-        if not skip[t]:
-            _play_table(t, actions[t], seeds[t], rules, state, record, view, at, target)
-
-
-@jit.hot
-def _play_table(t, action, seed, rules, state, record, view, at, target):  # fmt: skip
-    """Table ``t``'s coup: deal (:func:`~trente_env.croupier.next_coup`), make the ``action``'s bets
-    legal and settle them (:func:`~trente_env.croupier.bet_and_settle`), record what happened in row
-    ``t`` of ``record``, write the table's observation into its row of ``view.flat`` (parts placed by
-    ``at``) and whether its session is over (ruin, or ``target`` reached, with nothing in prison).
-    """
-    bankroll, prison, results, couleurs, seen = state.bankroll, state.prison, state.results, state.couleurs, state.seen
-    cards = state.shoes[t]
-    needs_shuffle = state.needs_shuffle[t]
-    if needs_shuffle & view.track_shoe:
-        seen[t, :] = 0
-    noir, rouge, result, couleur, start, middle, end, reshuffle = next_coup(
-        cards, state.pos[t], needs_shuffle, seed, rules
-    )
-    before = bankroll[t]
-    bankroll[t], record.clipped[t] = bet_and_settle(
-        action, before, prison[t], result, couleur, rules.n_boxes, rules.insurance, rules.table_min,
-        rules.table_max, rules.refait, rules.second_refait, rules.spares_couleur, rules.rate, record.placed[t],
-        record.insured[t], record.back[t],
-    )  # fmt: skip
-    record.reward[t] = bankroll[t] - before
-    state.coups[t] += 1
     k = results.shape[1]
-    for j in range(k - 1, 0, -1):
-        results[t, j] = results[t, j - 1]
-        couleurs[t, j] = couleurs[t, j - 1]
-    results[t, 0] = result
-    couleurs[t, 0] = scoreboard_couleur(result, couleur)
-    if view.track_shoe:
-        if reshuffle:
+    for t in numba.prange(n):
+        if skip[t]:
+            continue
+        cards = shoes[t]
+        if needs_shuffle[t] & track_shoe:
             seen[t, :] = 0
-        else:
-            for i in range(start, end):
-                c = cards[i]
-                seen[t, (0 if CARD_BLACK[c] else 10) + CARD_VALUE[c] - 1] += 1
-    state.pos[t] = end
-    state.needs_shuffle[t] = reshuffle
-    coup = record.coup
-    coup[t, 0] = noir
-    coup[t, 1] = rouge
-    coup[t, 2] = result
-    coup[t, 3] = couleur
-    coup[t, 4] = start
-    coup[t, 5] = middle
-    coup[t, 6] = end
-    coup[t, 7] = reshuffle
-    record.terminated[t] = is_free(prison[t]) & ((bankroll[t] < rules.table_min) | (bankroll[t] >= target))
-    _observe_row(t, state, view, at, rules.burn)
+        noir, rouge, result, couleur, start, middle, end, reshuffle = next_coup(
+            cards, pos[t], needs_shuffle[t], seeds[t], rules
+        )
+        before = bankroll[t]
+        bankroll[t], clipped[t] = bet_and_settle(
+            actions[t], before, prison[t], result, couleur, rules.n_boxes, rules.insurance, table_min,
+            rules.table_max, rules.refait, rules.second_refait, rules.spares_couleur, rules.rate, placed[t],
+            insured[t], back[t],
+        )  # fmt: skip
+        reward[t] = bankroll[t] - before
+        coups[t] += 1
+        for j in range(k - 1, 0, -1):
+            results[t, j] = results[t, j - 1]
+            couleurs[t, j] = couleurs[t, j - 1]
+        results[t, 0] = result
+        couleurs[t, 0] = scoreboard_couleur(result, couleur)
+        if track_shoe:
+            if reshuffle:
+                seen[t, :] = 0
+            else:
+                for i in range(start, end):
+                    c = cards[i]
+                    seen[t, (0 if CARD_BLACK[c] else 10) + CARD_VALUE[c] - 1] += 1
+        pos[t] = end
+        needs_shuffle[t] = reshuffle
+        coup[t, 0] = noir
+        coup[t, 1] = rouge
+        coup[t, 2] = result
+        coup[t, 3] = couleur
+        coup[t, 4] = start
+        coup[t, 5] = middle
+        coup[t, 6] = end
+        coup[t, 7] = reshuffle
+        terminated[t] = is_free(prison[t]) & ((bankroll[t] < table_min) | (bankroll[t] >= target))
+        _observe_row(t, state, view, at, rules.burn)
 
 
 def _observe_row(t, state, view, at, burn):  # fmt: skip
@@ -362,7 +371,7 @@ class Tables:
         generators = self.generators  # one seed per shuffle, as dealer.shuffle_seeds draws them
         for i in np.flatnonzero(self.needs_shuffle & ~skip).tolist():
             self._seeds[i] = generators[i].bit_generator.random_raw()
-        self._call(self._play_kernel, (np.require(actions, np.float64, "CWA"), skip, *self._args))
+        self._call(self._play_kernel, (_of_one_type(actions, np.float64), skip, *self._args))
 
     def _mask(self, rows: np.ndarray, name: str) -> np.ndarray:
         """``rows`` as a mask of the tables (one boolean per table: C-contiguous, writable, aligned),
@@ -370,14 +379,14 @@ class Tables:
         mask = np.asarray(rows)
         if mask.shape != (self.n,) or mask.dtype != np.bool_:
             raise ValueError(f"{name} must be {self.n} booleans, one per table; got shape {mask.shape} of {mask.dtype}")
-        return np.require(mask, requirements="CWA")
+        return _of_one_type(mask, np.bool_)
 
     def _call(self, kernel: Callable, args: tuple) -> None:
         """Run ``kernel`` on ``args``, through its compiled entry point after the first call.
 
         Every argument of the table's kernels has one type for the life of the tables: the bundles
         and scalars are fixed when the tables are built, and the actions and masks are made float64
-        or bool arrays, C-contiguous, writable and aligned (:func:`numpy.require`). So numba's type
+        or bool arrays, C-contiguous, writable and aligned (:func:`_of_one_type`). So numba's type
         dispatch, about 1 µs per array and several per bundle (a fifth of a single table's step), is
         done once per kernel (:func:`~trente_env.jit.entry_point`).
         """
@@ -398,6 +407,14 @@ class Tables:
         start, middle, end = self.record.coup[i, 4:7].tolist()
         cards = self.state.shoes[i, start:end].copy()
         return cards[: middle - start], cards[middle - start :]
+
+
+def _of_one_type(a: np.ndarray, dtype: type) -> np.ndarray:
+    """``a`` as a C-contiguous, writable and aligned array of ``dtype``: one numba type for any input
+    of that dtype and number of dimensions (a copy only when ``a`` is not such an array already)."""
+    a = np.ascontiguousarray(a, dtype=dtype)
+    flags = a.flags
+    return a if flags.writeable and flags.aligned else a.copy()
 
 
 def _check_layout(offsets: dict[str, int], width: int, history: int, one_hot: bool) -> None:
