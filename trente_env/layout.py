@@ -10,7 +10,6 @@ The codes it lays out (the action row, the observation's parts and their flat of
 from __future__ import annotations
 
 from collections.abc import Sequence
-from types import EllipsisType
 from typing import Any, Literal
 
 import numpy as np
@@ -192,22 +191,23 @@ class Layout:
 
     def observe(self, tables: Tables) -> np.ndarray | dict[str, np.ndarray]:
         """The observations of all tables, as fresh arrays with a leading table axis."""
-        return self._observation(tables.flat, tables.couleurs, tables.results, slice(None))
-
-    def observe_one(self, tables: Tables) -> np.ndarray | dict[str, np.ndarray]:
-        """The observation of the only table of ``tables`` (no table axis)."""
-        return self._observation(tables.flat[0], tables.couleurs[0], tables.results[0], ...)
-
-    def _observation(
-        self, flat: np.ndarray, couleurs: np.ndarray, results: np.ndarray, rows: slice | EllipsisType
-    ) -> np.ndarray | dict[str, np.ndarray]:
-        """The observation(s) of the buffer ``flat`` (one table's row, or every table's rows) and the
-        scoreboard's columns; ``rows`` selects the rows of ``flat`` (``...`` for a single row)."""
+        flat = tables.flat
         if self.observation == "flat":
             return flat.copy()
-        obs = {part: flat[rows, at].copy() for part, at in self._slices}
-        obs["couleur"] = couleurs.copy()
-        obs["results"] = results.copy()
+        obs = {part: flat[:, at].copy() for part, at in self._slices}
+        obs["couleur"] = tables.couleurs.copy()
+        obs["results"] = tables.results.copy()
+        return obs
+
+    def observe_one(self, tables: Tables) -> np.ndarray | dict[str, np.ndarray]:
+        """The observation of the only table of ``tables`` (no table axis): :meth:`observe`'s first
+        row, without the table axis (written out again for the single environment's speed)."""
+        row = tables.flat[0]
+        if self.observation == "flat":
+            return row.copy()
+        obs = {part: row[at].copy() for part, at in self._slices}
+        obs["couleur"] = tables.couleurs[0].copy()
+        obs["results"] = tables.results[0].copy()
         return obs
 
 
