@@ -4,14 +4,14 @@ Measured, each as the median of ``--repeats`` runs unless said otherwise:
 
 * ``default_run``: ``trente-lab tournament`` with no options (every system of the line-up,
   the default sessions and coups, all CPUs as workers), through the plain function
-  :func:`experiments.tournament.runner.run_tournament`: wall time including worker start-up, files and
+  :func:`experiments.tournament.run_tournament`: wall time including worker start-up, files and
   plots; ``session_coups_per_second`` over the whole line-up and all workers;
 * ``one_worker``: the same run with one worker (``--no-one-worker`` skips it), to show what the
   workers buy;
 * ``compiled_block``: one block of the line-up (2,000 sessions x 200 coups x 19 systems) on the
   compiled session loop alone (:func:`strategies.sessions.play_compiled`, all workers as threads);
 * ``vector_env_block``: the same block through the vector env and each strategy's ``act``
-  (:func:`strategies.runner.play_sessions`, the path of trained models and plugins, and the
+  (:func:`strategies.runner.play_on_env`, the path of trained models and plugins, and the
   whole tournament before the compiled loop), one process: the reference of the same run;
 * ``reference_env``: the native vector env alone, one process, one block of sessions, a flat 1-unit
   Noir stake and no strategy;
@@ -69,7 +69,7 @@ def reference_env_rate(sessions: int, coups: int) -> float:
 def block_rates(workers: int, coups: int) -> tuple[float, float]:
     """Session-coups per second of one block of the line-up: compiled loop, then vector env path."""
     from strategies import LINEUP, make_strategy
-    from strategies.runner import play_sessions, session_seed
+    from strategies.runner import play_on_env, session_seed
     from strategies.sessions import play_compiled
     from trente_env.rules import get_rules
 
@@ -82,7 +82,7 @@ def block_rates(workers: int, coups: int) -> tuple[float, float]:
     fast = work / (time.perf_counter() - start)
     start = time.perf_counter()
     for policy in policies:
-        play_sessions(policy, rules, 1000.0, coups, seeds, keep=DEFAULT_BLOCK // 2)
+        play_on_env(policy, rules, 1000.0, coups, seeds, keep=DEFAULT_BLOCK // 2)
     return fast, work / (time.perf_counter() - start)
 
 

@@ -2,8 +2,9 @@
 
 A strategy reads the environment's observation (dict or flat, batched over sessions) and returns
 actions in the environment's ``"full"`` form, ``(n, 12)`` integers; it learns each coup's result
-from the scoreboard in the next observation. It satisfies stable-baselines3's ``PolicyPredictor``,
-so ``evaluate_policy(make_strategy("martingale"), env)`` scores it like a trained agent::
+from the scoreboard in the next observation. It is a :class:`~strategies.policy.Policy`, as a trained
+model is, and satisfies stable-baselines3's ``PolicyPredictor``, so
+``evaluate_policy(make_strategy("martingale"), env)`` scores it like a trained agent::
 
     import gymnasium as gym
     import trente_env
@@ -17,66 +18,49 @@ so ``evaluate_policy(make_strategy("martingale"), env)`` scores it like a traine
         actions, state = policy.act(obs, state)
         obs, reward, terminated, truncated, info = venv.step(actions)
 
-Modules: :mod:`strategies.base` (the interface and the rules common to every system),
-:mod:`strategies.kernel` (the compiled state machine behind every built-in system),
-:mod:`strategies.progressions` (martingale, paroli, Labouchère...), :mod:`strategies.patterns`
-(streaks, the gambler's fallacy, random, never), :mod:`strategies.registry` (names, spec strings,
-config files, plugins), :mod:`strategies.model` (trained SB3 models), :mod:`strategies.runner`
-(the session runner every command plays through, and its accounting convention).
+Modules: :mod:`strategies.policy` (the :class:`Policy` protocol), :mod:`strategies.base` (the
+strategy interface and the rules common to every system), :mod:`strategies.kernel` (the compiled
+state machine behind every built-in system), :mod:`strategies.progressions` (martingale, paroli,
+Labouchère...), :mod:`strategies.patterns` (streaks, the gambler's fallacy, random, never),
+:mod:`strategies.registry` (names, spec strings, config files, plugins; where a new system goes),
+:mod:`strategies.model` (trained SB3 models), :mod:`strategies.runner` (the session runner every
+command plays through, and its accounting convention) and :mod:`strategies.sessions` (its compiled
+session loop).
 """
 
-from strategies.base import Box, OnLimit, RefaitMode, SessionState, Strategy
+# isort: off
+# The built-in systems register (strategies.registry.register) as their modules are imported, in this
+# order, which is the catalogue's.
+from strategies import progressions, patterns  # noqa: F401
+
+# isort: on
+from strategies.base import OnLimit, RefaitMode, SessionState, Strategy
 from strategies.model import ModelPolicy
-from strategies.patterns import AntiStreak, Column, NeverBet, RandomBettor, StreakChaser
-from strategies.progressions import (
-    ContraDAlembert,
-    DAlembert,
-    Fibonacci,
-    Flat,
-    GrandMartingale,
-    Labouchere,
-    Martingale,
-    OneThreeTwoSix,
-    OscarsGrind,
-    Paroli,
-    ReverseMartingale,
-)
+from strategies.policy import Policy
 from strategies.registry import (
     ENTRY_POINT_GROUP,
     LINEUP,
     STRATEGIES,
     StrategyError,
     make_strategy,
+    register,
     strategies_from_config,
 )
+from trente_env.codes import Box
 
 __all__ = [
     "ENTRY_POINT_GROUP",
     "LINEUP",
     "STRATEGIES",
-    "AntiStreak",
     "Box",
-    "Column",
-    "ContraDAlembert",
-    "DAlembert",
-    "Fibonacci",
-    "Flat",
-    "GrandMartingale",
-    "Labouchere",
-    "Martingale",
     "ModelPolicy",
-    "NeverBet",
     "OnLimit",
-    "OneThreeTwoSix",
-    "OscarsGrind",
-    "Paroli",
-    "RandomBettor",
+    "Policy",
     "RefaitMode",
-    "ReverseMartingale",
     "SessionState",
     "Strategy",
     "StrategyError",
-    "StreakChaser",
     "make_strategy",
+    "register",
     "strategies_from_config",
 ]

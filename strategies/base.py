@@ -49,31 +49,13 @@ from typing import Any, ClassVar
 import numpy as np
 
 from strategies import kernel
+from strategies.kernel import Kind
+from strategies.policy import Observation
+from trente_env.codes import COULEUR_CODES, PRISON_SIZE, RESULT_CODES, Box, flat_layout, flat_offsets, no_actions
 from trente_env.rules import Refait, RuleSet, get_rules
-from trente_env.settle import COULEUR, INVERSE, NOIR, ROUGE
-from trente_env.tables import ACTION_WIDTH
-
-Observation = np.ndarray | dict[str, np.ndarray]
 
 #: Units never grow past this (a doubling progression capped at the table keeps counting).
 MAX_UNITS = kernel.MAX_UNITS
-
-
-class Box(str, Enum):
-    """The four boxes of the layout, in the env's action order."""
-
-    NOIR = "noir"
-    ROUGE = "rouge"
-    COULEUR = "couleur"
-    INVERSE = "inverse"
-
-    @property
-    def index(self) -> int:
-        """The column of this box in the action (0 Noir, 1 Rouge, 2 Couleur, 3 Inverse)."""
-        return _BOX_INDEX[self.value]
-
-
-_BOX_INDEX = {"noir": NOIR, "rouge": ROUGE, "couleur": COULEUR, "inverse": INVERSE}
 
 
 class RefaitMode(str, Enum):
@@ -97,7 +79,7 @@ class Seen:
 
     bankroll: np.ndarray  #: (n,) float64, money in hand (at the observation's float32 precision)
     coups: np.ndarray  #: (n,) int64, coups played this session
-    result: np.ndarray  #: (n,) int64, :class:`~trente_env.coup.Result` code of the last coup (5: none yet)
+    result: np.ndarray  #: (n,) int64, :class:`~trente_env.codes.Result` code of the last coup (5: none yet)
     couleur: np.ndarray  #: (n,) int64, 0 Couleur won, 1 Inverse won, 2 neither
     prison: np.ndarray  #: (n, 8) float64, stakes in first, then second, prison per box
 
@@ -135,7 +117,8 @@ HOOK_NAMES = ("_init_memory", "_restart", "_new_session", "_see", "_update", "_b
 
 @dataclass(frozen=True)
 class Strategy:
-    """A betting system, vectorised over sessions; satisfies SB3's ``PolicyPredictor``.
+    """A betting system, vectorised over sessions: a :class:`~strategies.policy.Policy` (and so SB3's
+    ``PolicyPredictor``).
 
     The built-in systems are a ``kind`` of :mod:`strategies.kernel`'s compiled state machine, with
     parameters from their fields (:meth:`kernel_params`). A plugin may instead write Python hooks
@@ -156,8 +139,8 @@ class Strategy:
     #: The registry name and a one-line description (set by each system).
     name: ClassVar[str] = ""
     summary: ClassVar[str] = ""
-    #: The system's kind in :mod:`strategies.kernel` (``HOOKS``: its Python hooks).
-    kind: ClassVar[int] = kernel.HOOKS
+    #: The system's :class:`~strategies.kernel.Kind` (``HOOKS``: its Python hooks).
+    kind: ClassVar[int] = Kind.HOOKS
 
     base: int = field(default=1, metadata={"help": "base unit (whole units within the table limits)"})
     on_limit: OnLimit = field(default=OnLimit.RESET, metadata={"help": "reset|cap at the table max or bankroll"})
@@ -171,7 +154,7 @@ class Strategy:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "kind" not in cls.__dict__ and any(h in cls.__dict__ for h in HOOK_NAMES):
-            cls.kind = kernel.HOOKS  # it writes its own rules in Python
+            cls.kind = Kind.HOOKS  # it writes its own rules in Python
 
     def __post_init__(self) -> None:
         _coerce_fields(self)
@@ -238,7 +221,7 @@ class Strategy:
         k[kernel.K_LIST :] = listed
         for column, value in values.items():
             k[column] = value
-        f = np.zeros(7)
+        f = np.zeros(kernel.F_WIDTH)
         f[kernel.F_STOP_WIN] = np.inf if self.stop_win is None else self.stop_win
         f[kernel.F_STOP_LOSS] = np.inf if self.stop_loss is None else self.stop_loss
         f[kernel.F_P_BET] = getattr(self, "p_bet", 1.0)
@@ -255,7 +238,7 @@ class Strategy:
 
     def state_width(self) -> int:
         """Columns of a session's state row (the Labouchère line gets room to grow)."""
-        if self.kind == kernel.LABOUCHERE:
+        if self.kind == Kind.LABOUCHERE:
             return kernel.LINE + max(16, 2 * len(self._kernel_values()[1]))
         return kernel.LINE
 
@@ -263,7 +246,7 @@ class Strategy:
         """A fresh memory for ``n`` sessions (each starts a session at its first observation)."""
         state = SessionState(n, np.zeros((n, self.state_width()), dtype=np.int64), np.zeros(n))
         kernel.init_rows(state.ints, self.kernel_params()[0])
-        if self.kind == kernel.HOOKS:
+        if self.kind == Kind.HOOKS:
             state.memory = self._init_memory(n)
         return state
 
@@ -281,7 +264,7 @@ class Strategy:
         :return: actions in the env's full form, ``(n, 12)`` int64 (``(12,)`` for one unbatched
             observation), and the updated state.
         """
-        seen, single = read_observation(observation, self.rules)
+        seen, single = read_observation(observation)
         n = seen.bankroll.shape[0]
         if state is None or state.n != n:
             state = self.initial_state(n)
@@ -289,8 +272,8 @@ class Strategy:
         fresh = seen.coups == 0
         if episode_start is not None:
             fresh = fresh | np.asarray(episode_start, dtype=np.bool_).reshape(n)
-        actions = np.zeros((n, ACTION_WIDTH), dtype=np.int64)
-        if self.kind == kernel.HOOKS:
+        actions = no_actions(n)
+        if self.kind == Kind.HOOKS:
             self._act_hooks(state, seen, fresh, actions)
         else:
             _make_room(state)
@@ -353,7 +336,7 @@ class Strategy:
         self._see(state, seen, live)
         win, loss, amount = kernel.book_rows(k, f, state.ints, seen.result, seen.couleur, seen.prison, live)
         self._update(state, win, loss, amount)
-        kernel.walk_rows(f, state.ints, seen.bankroll, state.start)
+        kernel.walk_away_rows(f, state.ints, seen.bankroll, state.start)
         box, stake = self._wanted(state)
         active, over = kernel.limit_rows(f, state.ints, seen.bankroll, box, stake)
         if self.on_limit is OnLimit.RESET and over.any():
@@ -381,9 +364,10 @@ def _make_room(state: SessionState) -> None:
         state.ints = np.pad(ints, ((0, 0), (0, ints.shape[1] - kernel.LINE)))
 
 
-def read_observation(observation: Observation, rules: RuleSet) -> tuple[Seen, bool]:
+def read_observation(observation: Observation, rules: RuleSet | None = None) -> tuple[Seen, bool]:
     """The parts a strategy reads from a batch of observations (dict or flat), and whether the
-    input was a single unbatched observation."""
+    input was a single unbatched observation. The layout of a flat observation is read from its
+    width; ``rules`` is not needed for it (accepted for the callers that pass it)."""
     if isinstance(observation, dict):
         bankroll = np.asarray(observation["bankroll"])
         single = bankroll.ndim == 1
@@ -396,13 +380,13 @@ def read_observation(observation: Observation, rules: RuleSet) -> tuple[Seen, bo
     single = flat.ndim == 1
     if single:
         flat = flat[None]
-    at = _flat_offsets(rules, flat.shape[1])
+    at = _flat_offsets(flat.shape[1])
     seen = _seen(
         flat[:, at["bankroll"]],
         flat[:, at["coups"]],
-        np.argmax(flat[:, at["results"] : at["results"] + 6], axis=1),
-        np.argmax(flat[:, at["couleur"] : at["couleur"] + 3], axis=1),
-        flat[:, at["prison"] : at["prison"] + 8],
+        np.argmax(flat[:, at["results"] : at["results"] + RESULT_CODES], axis=1),
+        np.argmax(flat[:, at["couleur"] : at["couleur"] + COULEUR_CODES], axis=1),
+        flat[:, at["prison"] : at["prison"] + PRISON_SIZE],
     )
     return seen, single
 
@@ -418,25 +402,18 @@ def _seen(bankroll, coups, result, couleur, prison) -> Seen:  # noqa: ANN001
     n = seen.bankroll.shape
     if seen.bankroll.ndim != 1 or any(a.shape != n for a in (seen.coups, seen.result, seen.couleur)):
         raise ValueError("the parts of the observations disagree on the number of sessions")
-    if seen.prison.shape != (*n, 8):
-        raise ValueError(f"the prison part of an observation is 8 numbers per session, got shape {seen.prison.shape}")
+    if seen.prison.shape != (*n, PRISON_SIZE):
+        raise ValueError(
+            f"the prison part of an observation is {PRISON_SIZE} numbers per session, got shape {seen.prison.shape}"
+        )
     return seen
 
 
 @lru_cache(maxsize=64)
-def _flat_offsets(rules: RuleSet, width: int) -> dict[str, int]:
-    """Where each part starts in a flat observation of ``width`` numbers, from the env's own Layout.
-
-    The width tells the scoreboard length ``k`` and whether the shoe is observed:
-    ``10 + 9k`` numbers without the shoe, ``31 + 9k`` with it.
-    """
-    from trente_env.env import DEFAULT_STAKE_LEVELS, Layout
-
-    for shoe, fixed in ((False, 10), (True, 31)):
-        if width > fixed and (width - fixed) % 9 == 0:
-            layout = Layout(rules, "full", "flat", (width - fixed) // 9, shoe, DEFAULT_STAKE_LEVELS)
-            return dict(layout.offsets)
-    raise ValueError(f"a flat observation of {width} numbers is not one of TrenteEtQuarante-v0's")
+def _flat_offsets(width: int) -> dict[str, int]:
+    """Where each part starts in a flat observation of ``width`` numbers (the layout of
+    :mod:`trente_env.codes`, read from the width; ValueError for a width no layout has)."""
+    return flat_offsets(*flat_layout(width))
 
 
 def _coerce_fields(strategy: Strategy) -> None:
@@ -477,7 +454,6 @@ def _spec_value(value: Any) -> str:
 
 
 __all__ = [
-    "Box",
     "OnLimit",
     "RefaitMode",
     "Seen",

@@ -14,10 +14,16 @@ the stake waited for in prison, walk-away, limit hits, cycles, sessions), then t
 memory (:data:`UNITS` ... :data:`HI`, and from :data:`LINE` on the Labouchère line). The bankroll
 at the start of the session is kept beside it, as a float.
 
-**Parameters.** A system is a kind (:data:`NEVER` ... :data:`RANDOM`) with an int64 vector of
-parameters (``K_*``: base, on-limit, refait booking, insurance, box, step, list of units...) and a
-float64 vector (``F_*``: stop-win, stop-loss, probability of betting, table limits, premium).
+**Parameters.** A system is a :class:`Kind` with an int64 vector of parameters (``K_*``: base,
+on-limit, refait booking, insurance, box, the system's number, list of units...) and a float64
+vector (``F_*``: stop-win, stop-loss, probability of betting, table limits, premium).
 :meth:`strategies.base.Strategy.kernel_params` builds both from the dataclass fields.
+
+**A new kind of system**: a member of :class:`Kind`, then its own rule in the functions of the
+section "the systems" below (:func:`restart`, :func:`see`, :func:`update`, :func:`units`,
+:func:`want`: only those where it differs from a flat stake), reading its parameters from the
+``K_*`` columns (a new one, if none fits, before :data:`K_LIST`). See :mod:`strategies.registry`
+for the class side.
 
 The rules common to every system are described in :mod:`strategies.base`; each system's own rule
 is in its class docstring (:mod:`strategies.progressions`, :mod:`strategies.patterns`).
@@ -25,31 +31,57 @@ is in its class docstring (:mod:`strategies.progressions`, :mod:`strategies.patt
 
 from __future__ import annotations
 
+from enum import IntEnum
+
 import numpy as np
 
-from trente_env import jit
-from trente_env.coup import Result
+from trente_env import codes, jit
+from trente_env.codes import GOLDEN, MIX1, MIX2, Result, box_won
 
 #: Columns of a session's state row.
 BOX, STAKE, JAIL_BOX, JAIL, WALKED, TABLE_MAX_HITS, BANKROLL_HITS, CYCLES, EPISODES = range(9)
 UNITS, LEVEL, PROFIT, SIDE, RUN, COUP, LO, HI = range(9, 17)
 #: The Labouchère line starts at this column (``LO``/``HI`` index it from there).
 LINE = 17
-#: Columns of the common part (what every system, plugins included, keeps).
-COMMON = 9
 
-#: Kinds of system.
-NEVER, FLAT, MARTINGALE, GRAND, REVERSE, SEQUENCE, DALEMBERT, CONTRA, FIB, LABOUCHERE, OSCAR, RUNS, RANDOM = range(13)
-#: A plugin: the common rules run here, the system's own rules in its Python hooks.
-HOOKS = -1
 
-#: Integer parameters.
+class Kind(IntEnum):
+    """The kinds of system the state machine plays: the one list of them (a system class names its
+    kind; the functions below give each kind its rule)."""
+
+    HOOKS = -1  #: a plugin: the common rules run here, the system's own rules in its Python hooks
+    NEVER = 0  #: no stake, ever
+    FLAT = 1  #: the same stake every coup
+    MARTINGALE = 2  #: double after a loss
+    GRAND = 3  #: double plus one unit after a loss
+    REVERSE = 4  #: double after a win
+    SEQUENCE = 5  #: a fixed sequence of units, one step up per win (paroli, 1-3-2-6)
+    DALEMBERT = 6  #: one step more after a loss, one less after a win
+    CONTRA = 7  #: one step more after a win, one less after a loss
+    FIB = 8  #: up the Fibonacci sequence after a loss, back after a win
+    LABOUCHERE = 9  #: a line of units: stake its ends, cross off or write down
+    OSCAR = 10  #: one unit more after a win until the cycle's goal
+    RUNS = 11  #: bet with (or against) a run of one column of the scoreboard
+    RANDOM = 12  #: a random box, seeded
+
+
+#: Integer parameters. ``K_STEP`` holds a system's own number, which each kind reads under the name of
+#: what it means to it (one column, as no system has two of them): ``K_STEP`` for d'Alembert and
+#: contra-d'Alembert, the units added or taken off after a decided coup; ``K_BACK``, ``K_GOAL``, ``K_RUN``.
 K_KIND, K_BASE, K_CAP, K_WAIT, K_INSURE, K_PRISON, K_BOX, K_STEP, K_FOLLOW, K_SEED, K_COUNT, K_LIST = range(12)
+#: Fibonacci: steps back down the sequence after a win (``K_STEP``).
+K_BACK = K_STEP
+#: Oscar's grind: the cycle's goal, in base units (``K_STEP``).
+K_GOAL = K_STEP
+#: A scoreboard reader: the length of run that triggers a bet (``K_STEP``).
+K_RUN = K_STEP
 #: Float parameters.
 F_STOP_WIN, F_STOP_LOSS, F_P_BET, F_TABLE_MIN, F_TABLE_MAX, F_RATE, F_SPARES = range(7)
+#: Numbers in the float vector.
+F_WIDTH = F_SPARES + 1
 
 #: Units never grow past this (a doubling progression capped at the table keeps counting), and no
-#: parameter of a system (base, step, goal, k, a number of a line or sequence) may pass it.
+#: parameter of a system (base, step, back, goal, run, a number of a line or sequence) may pass it.
 MAX_UNITS = 2**40
 #: The largest stake the kernel computes: far above any table maximum (at most
 #: :data:`trente_env.rules.MAX_MONEY`, under 2**40), far below int64's limit.
@@ -68,30 +100,14 @@ FIBONACCI = np.array([1, 1] + [0] * 58, dtype=np.int64)
 for _i in range(2, FIBONACCI.size):
     FIBONACCI[_i] = FIBONACCI[_i - 1] + FIBONACCI[_i - 2]
 
-_NOIR, _ROUGE, _REFAIT = int(Result.NOIR), int(Result.ROUGE), int(Result.REFAIT)
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-
-
-@jit.hot
-def box_won(box: int, result: int, couleur: int) -> bool:
-    """Whether ``box`` won a coup, from the scoreboard: its result and its Couleur code (0 Couleur,
-    1 Inverse, 2 neither)."""
-    if box == 0:
-        return result == _NOIR
-    if box == 1:
-        return result == _ROUGE
-    return couleur == box - 2
-
 
 @jit.hot
 def _mix(x: np.uint64) -> np.uint64:
     """SplitMix64's finaliser: a well-mixed 64-bit number from a 64-bit input."""
     x = x ^ (x >> np.uint64(30))
-    x = x * _M1
+    x = x * MIX1
     x = x ^ (x >> np.uint64(27))
-    x = x * _M2
+    x = x * MIX2
     return x ^ (x >> np.uint64(31))
 
 
@@ -99,11 +115,11 @@ def _mix(x: np.uint64) -> np.uint64:
 def uniform(seed: int, row: int, episode: int, coup: int, stream: int) -> float:
     """A uniform in [0, 1) fixed by (seed, row, session on that row, coup, stream): counter-based,
     so a row draws the same numbers whatever the batch size or the other rows do."""
-    x = np.uint64(seed) * _GOLDEN
-    x = _mix(x ^ (np.uint64(row) + _GOLDEN))
-    x = _mix(x ^ (np.uint64(episode) + _GOLDEN))
-    x = _mix(x ^ (np.uint64(coup) + _GOLDEN))
-    x = _mix(x ^ (np.uint64(stream) + _GOLDEN))
+    x = np.uint64(seed) * GOLDEN
+    x = _mix(x ^ (np.uint64(row) + GOLDEN))
+    x = _mix(x ^ (np.uint64(episode) + GOLDEN))
+    x = _mix(x ^ (np.uint64(coup) + GOLDEN))
+    x = _mix(x ^ (np.uint64(stream) + GOLDEN))
     return float(x >> np.uint64(11)) * 2.0**-53
 
 
@@ -136,10 +152,10 @@ def book(s: np.ndarray, k: np.ndarray, f: np.ndarray, result: int, couleur: int,
     bet = stake > 0
     wins = box_won(box, result, couleur)
     win = bet & wins
-    loss = bet & ((result == _NOIR) | (result == _ROUGE)) & (not wins)
+    loss = bet & ((result == Result.NOIR) | (result == Result.ROUGE)) & (not wins)
     amount = stake
     spared = (k[K_INSURE] != 0) | ((f[F_SPARES] != 0.0) & (box >= 2))
-    caught = bet & (result == _REFAIT) & (not spared)
+    caught = bet & (result == Result.REFAIT) & (not spared)
     if k[K_WAIT] == 0:
         return win, loss | caught, amount
     if s[JAIL] > 0:
@@ -157,7 +173,7 @@ def book(s: np.ndarray, k: np.ndarray, f: np.ndarray, result: int, couleur: int,
 
 
 @jit.hot
-def walk(s: np.ndarray, f: np.ndarray, bankroll: float, start: float) -> None:
+def walk_away(s: np.ndarray, f: np.ndarray, bankroll: float, start: float) -> None:
     """Walk away for the rest of the session once ``stop_win`` ahead or ``stop_loss`` behind."""
     profit = bankroll - start
     if (profit >= f[F_STOP_WIN]) | (-profit >= f[F_STOP_LOSS]):
@@ -224,11 +240,11 @@ def place(s: np.ndarray, k: np.ndarray, f: np.ndarray, bankroll: float, box: int
     s[STAKE] = stake
     s[BOX] = box if stake > 0 else -1
     if stake > 0:
-        action[box] = stake
+        action[codes.STAKE + box] = stake
         if k[K_INSURE] != 0:
-            action[4 + box] = 1
+            action[codes.INSURE + box] = 1
         if k[K_PRISON] != 0:
-            action[8 + box] = 1
+            action[codes.PRISON + box] = 1
 
 
 # -- the systems -----------------------------------------------------------------------------------
@@ -241,7 +257,7 @@ def restart(s: np.ndarray, k: np.ndarray) -> None:
     s[UNITS] = 1
     s[LEVEL] = 0
     s[PROFIT] = 0
-    if kind == LABOUCHERE:
+    if kind == Kind.LABOUCHERE:
         n = k[K_COUNT]
         if (n < 1) | (K_LIST + n > k.size) | (LINE + n > s.size):
             raise ValueError("restart: the Labouchère line does not fit its parameters or state row")
@@ -264,9 +280,9 @@ def see(s: np.ndarray, k: np.ndarray, result: int, couleur: int, coups: int, liv
     """Read the last coup, bet on or not: a scoreboard reader follows the run of its column
     (après, refait and void coups leave it as it was); the random bettor notes the coup number."""
     kind = k[K_KIND]
-    if (kind == RUNS) & live:
+    if (kind == Kind.RUNS) & live:
         if k[K_BOX] == 0:
-            side = 0 if result == _NOIR else (1 if result == _ROUGE else -1)
+            side = 0 if result == Result.NOIR else (1 if result == Result.ROUGE else -1)
         else:
             side = couleur if couleur < 2 else -1
         if side >= 0:
@@ -275,7 +291,7 @@ def see(s: np.ndarray, k: np.ndarray, result: int, couleur: int, coups: int, liv
             else:
                 s[RUN] = 1
                 s[SIDE] = side
-    elif kind == RANDOM:
+    elif kind == Kind.RANDOM:
         s[COUP] = coups
 
 
@@ -285,25 +301,25 @@ def update(s: np.ndarray, k: np.ndarray, win: bool, loss: bool, amount: int) -> 
     kind = k[K_KIND]
     if not (win | loss):
         return
-    if kind == MARTINGALE:
+    if kind == Kind.MARTINGALE:
         s[UNITS] = 1 if win else min(s[UNITS] * 2, MAX_UNITS)
-    elif kind == GRAND:
+    elif kind == Kind.GRAND:
         s[UNITS] = 1 if win else min(s[UNITS] * 2 + 1, MAX_UNITS)
-    elif kind == REVERSE:
+    elif kind == Kind.REVERSE:
         s[UNITS] = min(s[UNITS] * 2, MAX_UNITS) if win else 1
-    elif kind == SEQUENCE:
+    elif kind == Kind.SEQUENCE:
         s[LEVEL] = s[LEVEL] + 1 if win else 0
         if s[LEVEL] >= k[K_COUNT]:
             s[LEVEL] = 0
             s[CYCLES] += 1
-    elif (kind == DALEMBERT) | (kind == CONTRA):
-        if win == (kind == DALEMBERT):
+    elif (kind == Kind.DALEMBERT) | (kind == Kind.CONTRA):
+        if win == (kind == Kind.DALEMBERT):
             s[UNITS] = max(s[UNITS] - k[K_STEP], 1)
         else:
             s[UNITS] = min(s[UNITS] + k[K_STEP], MAX_UNITS)
-    elif kind == FIB:
-        s[LEVEL] = max(s[LEVEL] - k[K_STEP], 0) if win else min(s[LEVEL] + 1, FIBONACCI.size - 1)
-    elif kind == LABOUCHERE:
+    elif kind == Kind.FIB:
+        s[LEVEL] = max(s[LEVEL] - k[K_BACK], 0) if win else min(s[LEVEL] + 1, FIBONACCI.size - 1)
+    elif kind == Kind.LABOUCHERE:
         if loss:  # write the lost stake at the end of the line
             if LINE + s[HI] >= s.size:  # the callers give the line room for one number a coup
                 raise ValueError("update: no room left for the Labouchère line in the state row")
@@ -316,10 +332,10 @@ def update(s: np.ndarray, k: np.ndarray, win: bool, loss: bool, amount: int) -> 
             if s[HI] <= s[LO]:
                 s[CYCLES] += 1
                 restart(s, k)
-    elif kind == OSCAR:
+    elif kind == Kind.OSCAR:
         s[PROFIT] = min(max(s[PROFIT] + (amount if win else -amount), -STAKE_CAP // 2), STAKE_CAP // 2)
         if win:
-            goal = times(k[K_STEP], k[K_BASE])
+            goal = times(k[K_GOAL], k[K_BASE])
             if s[PROFIT] >= goal:
                 s[CYCLES] += 1
                 restart(s, k)
@@ -332,15 +348,15 @@ def update(s: np.ndarray, k: np.ndarray, win: bool, loss: bool, amount: int) -> 
 def units(s: np.ndarray, k: np.ndarray) -> int:
     """The system's count of units for the next stake."""
     kind = k[K_KIND]
-    if kind == SEQUENCE:
+    if kind == Kind.SEQUENCE:
         if (s[LEVEL] < 0) | (s[LEVEL] >= k[K_COUNT]) | (K_LIST + s[LEVEL] >= k.size):
             raise ValueError("units: a sequence step outside the sequence")
         return k[K_LIST + s[LEVEL]]
-    if kind == FIB:
+    if kind == Kind.FIB:
         if (s[LEVEL] < 0) | (s[LEVEL] >= FIBONACCI.size):
             raise ValueError("units: a Fibonacci step outside the sequence")
         return FIBONACCI[s[LEVEL]]
-    if kind == LABOUCHERE:
+    if kind == Kind.LABOUCHERE:
         if (s[LO] < 0) | (s[HI] <= s[LO]) | (LINE + s[HI] > s.size):
             raise ValueError("units: the ends of the Labouchère line are outside the line")
         first = s[LINE + s[LO]]
@@ -353,14 +369,14 @@ def want(s: np.ndarray, k: np.ndarray, f: np.ndarray, row: int) -> tuple[int, in
     """The box (-1: none) and stake the system wants for the next coup. ``row`` keys the random
     bettor's draws."""
     kind = k[K_KIND]
-    if kind == NEVER:
+    if kind == Kind.NEVER:
         return -1, 0
-    if kind == RUNS:
-        if s[RUN] < k[K_STEP]:
+    if kind == Kind.RUNS:
+        if s[RUN] < k[K_RUN]:
             return -1, k[K_BASE]
         side = s[SIDE] if k[K_FOLLOW] != 0 else 1 - s[SIDE]
         return k[K_BOX] + side, k[K_BASE]
-    if kind == RANDOM:
+    if kind == Kind.RANDOM:
         pick = uniform(k[K_SEED], row, s[EPISODES], s[COUP], 0)
         go = uniform(k[K_SEED], row, s[EPISODES], s[COUP], 1) < f[F_P_BET]
         n = k[K_COUNT]
@@ -394,7 +410,7 @@ def step(s, k, f, start, bankroll, coups, result, couleur, prison, fresh, row, a
     see(s, k, result, couleur, coups, not fresh)
     win, loss, amount = book(s, k, f, result, couleur, prison)
     update(s, k, win, loss, amount)
-    walk(s, f, bankroll, start)
+    walk_away(s, f, bankroll, start)
     box, stake = want(s, k, f, row)
     active, over = limit(s, f, bankroll, box, stake)
     if over & (k[K_CAP] == 0):
@@ -446,9 +462,9 @@ def book_rows(k, f, state, result, couleur, prison, live):  # fmt: skip
 
 
 @jit.kernel
-def walk_rows(f, state, bankroll, start):  # fmt: skip
+def walk_away_rows(f, state, bankroll, start):  # fmt: skip
     for t in range(state.shape[0]):
-        walk(state[t], f, bankroll[t], start[t])
+        walk_away(state[t], f, bankroll[t], start[t])
 
 
 @jit.kernel

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from trente_env.codes import ACTION_WIDTH, flat_layout, flat_offsets, flatten, unflatten
 from trente_env.rules import MAX_MONEY
 
 #: Algorithm names accepted by ``algo=``, and where their class lives.
@@ -37,7 +38,8 @@ class ModelError(ValueError):
 
 
 class ModelPolicy:
-    """A trained SB3 model as a policy: same ``act``/``predict`` as a :class:`~strategies.base.Strategy`.
+    """A trained SB3 model as a :class:`~strategies.policy.Policy`: same ``act``/``predict`` as a
+    :class:`~strategies.base.Strategy`.
 
     :meth:`act` reads dict or flat observations (any scoreboard length at least the model's) and
     returns actions in the env's full form, ``(n, 12)``, like every strategy (a MaskablePPO model is
@@ -114,7 +116,7 @@ class ModelPolicy:
         ``observe_shoe`` and ``stake_levels`` (from ``model.json``, else read off the model's spaces)."""
         from gymnasium import spaces
 
-        from trente_env.env import DEFAULT_STAKE_LEVELS
+        from trente_env.layout import DEFAULT_STAKE_LEVELS
 
         meta = self.meta.get("env", {})
         action_space, observation_space = self.model.action_space, self.model.observation_space
@@ -122,9 +124,11 @@ class ModelPolicy:
             observation, history = "dict", int(observation_space["results"].shape[0])
             shoe = "shoe" in observation_space.spaces
         else:
-            width = int(np.prod(observation_space.shape))
-            shoe = (width - 10) % 9 != 0  # 10 + 9k numbers without the shoe, 31 + 9k with it
-            observation, history = "flat", (width - (31 if shoe else 10)) // 9
+            try:
+                history, shoe = flat_layout(int(np.prod(observation_space.shape)))
+            except ValueError as exc:
+                raise ModelError(f"{str(self.path)!r} does not read TrenteEtQuarante observations: {exc}") from None
+            observation = "flat"
         return {
             "action_form": "discrete" if isinstance(action_space, spaces.Discrete) else "full",
             "observation": observation,
@@ -135,7 +139,7 @@ class ModelPolicy:
 
     @cached_property
     def _layout(self) -> Any:
-        from trente_env.env import Layout
+        from trente_env.layout import Layout
         from trente_env.rules import get_rules
 
         kwargs = self.env_kwargs()
@@ -161,20 +165,20 @@ class ModelPolicy:
             obs["results"], obs["couleur"] = obs["results"][:, :k], obs["couleur"][:, :k]
             if layout.observation == "dict":
                 return {key: obs[key] for key in layout.dict_space.spaces}
-            return _flatten(obs, k, layout.observe_shoe)
+            return flatten(obs, k, layout.observe_shoe)
         flat = np.asarray(observation, dtype=np.float32)
         if flat.ndim == 1:
             flat = flat[None]
         if layout.observation == "flat" and flat.shape[1] == layout.flat_size:
             return flat
-        return self.model_observation(_unflatten(flat))
+        return self.model_observation(unflatten(flat))
 
     def full_actions(self, actions: np.ndarray) -> np.ndarray:
         """The model's actions as rows of the env's full form, ``(n, 12)`` int64."""
         layout = self._layout
         if layout.action_form == "discrete":
             return layout.action_table[np.asarray(actions, dtype=np.int64).reshape(-1)].astype(np.int64)
-        return np.asarray(actions, dtype=np.int64).reshape(-1, 12)
+        return np.asarray(actions, dtype=np.int64).reshape(-1, ACTION_WIDTH)
 
     def predict(
         self,
@@ -206,11 +210,13 @@ class ModelPolicy:
 
     def action_masks(self, observation: np.ndarray | dict[str, np.ndarray]) -> np.ndarray:
         """The legal actions, in the model's action form, for a batch of env observations (dict or
-        flat): what MaskablePPO is told (:meth:`trente_env.env.Layout.action_masks` of the money in hand)."""
+        flat): what MaskablePPO is told (:meth:`trente_env.layout.Layout.action_masks` of the money in hand)."""
         if isinstance(observation, dict):
             bankroll = np.asarray(observation["bankroll"], dtype=np.float64).reshape(-1)
-        else:  # the bankroll is the first number of a flat observation (Gymnasium's key order)
-            bankroll = np.asarray(observation, dtype=np.float64).reshape(-1, np.shape(observation)[-1])[:, 0]
+        else:
+            flat = np.asarray(observation, dtype=np.float64)
+            flat = flat.reshape(-1, flat.shape[-1])
+            bankroll = flat[:, flat_offsets(*flat_layout(flat.shape[1]))["bankroll"]]
         return self._layout.action_masks(bankroll)
 
     def spec(self) -> str:
@@ -278,48 +284,6 @@ def _form(space: Any) -> Any:
     if isinstance(space, spaces.Discrete):
         return f"Discrete({int(space.n)})"
     return f"{type(space).__name__}{tuple(space.shape)}"
-
-
-#: The parts of a flat observation, in Gymnasium's (sorted) key order.
-_FLAT_ORDER = tuple(sorted(("bankroll", "cards_left", "coups", "couleur", "prison", "results", "shoe")))
-
-
-def _flatten(obs: dict[str, np.ndarray], k: int, shoe: bool) -> np.ndarray:
-    """Dict observations (batched) as the env's flat form: Gymnasium's key order, scoreboard one-hot."""
-    n = obs["bankroll"].shape[0]
-    parts = []
-    for key in _FLAT_ORDER:
-        if key in ("cards_left", "shoe") and not shoe:
-            continue
-        if key in ("couleur", "results"):
-            width = 3 if key == "couleur" else 6
-            hot = np.zeros((n, k, width), dtype=np.float32)
-            np.put_along_axis(hot, np.asarray(obs[key], dtype=np.int64)[:, :, None], 1.0, axis=2)
-            parts.append(hot.reshape(n, k * width))
-        else:
-            parts.append(np.asarray(obs[key], dtype=np.float32).reshape(n, -1))
-    return np.concatenate(parts, axis=1)
-
-
-def _unflatten(flat: np.ndarray) -> dict[str, np.ndarray]:
-    """Flat observations (batched) back to dict form (the scoreboard length from the width)."""
-    width = flat.shape[1]
-    shoe = (width - 10) % 9 != 0
-    k = (width - (31 if shoe else 10)) // 9
-    at, obs = 0, {}
-    for key in _FLAT_ORDER:
-        if key in ("cards_left", "shoe") and not shoe:
-            continue
-        size = {"bankroll": 1, "cards_left": 1, "coups": 1, "couleur": 3 * k, "prison": 8, "results": 6 * k}.get(
-            key, 20
-        )
-        part = flat[:, at : at + size]
-        at += size
-        if key in ("couleur", "results"):
-            obs[key] = part.reshape(-1, k, 3 if key == "couleur" else 6).argmax(axis=2)
-        else:
-            obs[key] = part
-    return obs
 
 
 __all__ = ["ALGORITHMS", "ModelError", "ModelPolicy"]

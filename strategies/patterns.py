@@ -15,18 +15,22 @@ from typing import ClassVar
 import numpy as np
 
 from strategies import kernel
-from strategies.base import Box, Strategy
+from strategies.base import Strategy
+from strategies.kernel import Kind
+from strategies.registry import register
+from trente_env.codes import Box
 
 
 class Column(str, Enum):
-    """Which pair of boxes a scoreboard reader follows."""
+    """Which pair of boxes a scoreboard reader follows. Written ``colour`` (the colours of the rows:
+    Noir or Rouge) or ``couleur`` (Couleur or Inverse) in a spec."""
 
-    COLOUR = "colour"  #: Noir against Rouge (the results column)
-    COULEUR = "couleur"  #: Couleur against Inverse (the couleur column)
+    NOIR_ROUGE = "colour"  #: Noir against Rouge (the scoreboard's results column)
+    COULEUR_INVERSE = "couleur"  #: Couleur against Inverse (the scoreboard's couleur column)
 
     @property
     def boxes(self) -> tuple[Box, Box]:
-        return (Box.NOIR, Box.ROUGE) if self is Column.COLOUR else (Box.COULEUR, Box.INVERSE)
+        return (Box.NOIR, Box.ROUGE) if self is Column.NOIR_ROUGE else (Box.COULEUR, Box.INVERSE)
 
 
 @dataclass(frozen=True)
@@ -36,11 +40,13 @@ class _RunReader(Strategy):
     run as it was, as on the punters' scoring cards."""
 
     k: int = field(default=3, metadata={"help": "length of the run that triggers a bet"})
-    column: Column = field(default=Column.COLOUR, metadata={"help": "colour (noir/rouge) or couleur (couleur/inverse)"})
+    column: Column = field(
+        default=Column.NOIR_ROUGE, metadata={"help": "colour (noir/rouge) or couleur (couleur/inverse)"}
+    )
 
     #: True: bet the side of the run; False: bet against it.
     follow: ClassVar[bool] = True
-    kind: ClassVar[int] = kernel.RUNS
+    kind: ClassVar[int] = Kind.RUNS
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -52,9 +58,10 @@ class _RunReader(Strategy):
 
     def _kernel_values(self) -> tuple[dict[int, int], tuple[int, ...]]:
         first = self.column.boxes[0].index
-        return {kernel.K_BOX: first, kernel.K_STEP: self.k, kernel.K_FOLLOW: self.follow}, ()
+        return {kernel.K_BOX: first, kernel.K_RUN: self.k, kernel.K_FOLLOW: self.follow}, ()
 
 
+@register
 @dataclass(frozen=True)
 class StreakChaser(_RunReader):
     """Streak chasing: bet the side that has won the last ``k`` decided coups, "while it is hot".
@@ -75,6 +82,7 @@ class StreakChaser(_RunReader):
     follow: ClassVar[bool] = True
 
 
+@register
 @dataclass(frozen=True)
 class AntiStreak(_RunReader):
     """The gambler's fallacy: after ``k`` wins in a row of one side, bet the other, "it is due".
@@ -95,6 +103,7 @@ class AntiStreak(_RunReader):
     follow: ClassVar[bool] = False
 
 
+@register
 @dataclass(frozen=True)
 class RandomBettor(Strategy):
     """The random bettor: each coup, with probability ``p_bet``, stake ``base`` on a box drawn at random.
@@ -112,7 +121,7 @@ class RandomBettor(Strategy):
 
     name: ClassVar[str] = "random"
     summary: ClassVar[str] = "flat stake on a random box (seeded): the control group"
-    kind: ClassVar[int] = kernel.RANDOM
+    kind: ClassVar[int] = Kind.RANDOM
 
     seed: int = field(default=0, metadata={"help": "seed of the draws"})
     p_bet: float = field(default=1.0, metadata={"help": "probability of betting on a coup"})
@@ -134,6 +143,7 @@ class RandomBettor(Strategy):
         return {kernel.K_SEED: self.seed}, tuple(b.index for b in self.boxes)
 
 
+@register
 @dataclass(frozen=True)
 class NeverBet(Strategy):
     """Never bet: the zero line. Sits at the table and stakes nothing, every coup.
@@ -144,7 +154,7 @@ class NeverBet(Strategy):
 
     name: ClassVar[str] = "never"
     summary: ClassVar[str] = "stake nothing, ever: the zero line"
-    kind: ClassVar[int] = kernel.NEVER
+    kind: ClassVar[int] = Kind.NEVER
 
 
 __all__ = ["AntiStreak", "Column", "NeverBet", "RandomBettor", "StreakChaser"]

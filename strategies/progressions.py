@@ -15,8 +15,10 @@ from typing import ClassVar
 import numpy as np
 
 from strategies import kernel
-from strategies.base import Box, SessionState, Strategy
-from strategies.kernel import FIBONACCI
+from strategies.base import SessionState, Strategy
+from strategies.kernel import FIBONACCI, Kind
+from strategies.registry import register
+from trente_env.codes import Box
 
 
 @dataclass(frozen=True)
@@ -28,7 +30,7 @@ class Progression(Strategy):
 
     box: Box = field(default=Box.NOIR, metadata={"help": "the box played: noir|rouge|couleur|inverse"})
 
-    kind: ClassVar[int] = kernel.FLAT
+    kind: ClassVar[int] = Kind.FLAT
 
     def boxes_played(self) -> tuple[Box, ...]:
         return (self.box,)
@@ -48,6 +50,7 @@ class Progression(Strategy):
         return self.box.index, self.base * state.memory["units"]
 
 
+@register
 @dataclass(frozen=True)
 class Flat(Progression):
     """Flat betting: the same stake on the same box every coup.
@@ -62,6 +65,7 @@ class Flat(Progression):
     summary: ClassVar[str] = "the same stake on the same box every coup"
 
 
+@register
 @dataclass(frozen=True)
 class Martingale(Progression):
     """The martingale: double the stake after a loss, back to the base unit after a win.
@@ -77,9 +81,10 @@ class Martingale(Progression):
 
     name: ClassVar[str] = "martingale"
     summary: ClassVar[str] = "double after a loss, back to the base after a win"
-    kind: ClassVar[int] = kernel.MARTINGALE
+    kind: ClassVar[int] = Kind.MARTINGALE
 
 
+@register
 @dataclass(frozen=True)
 class GrandMartingale(Progression):
     """The grand martingale: after a loss, double the stake and add one base unit.
@@ -91,9 +96,10 @@ class GrandMartingale(Progression):
 
     name: ClassVar[str] = "grand-martingale"
     summary: ClassVar[str] = "double plus one unit after a loss, back to the base after a win"
-    kind: ClassVar[int] = kernel.GRAND
+    kind: ClassVar[int] = Kind.GRAND
 
 
+@register
 @dataclass(frozen=True)
 class ReverseMartingale(Progression):
     """The reverse martingale (anti-martingale): double after a win, back to the base after a loss.
@@ -107,7 +113,7 @@ class ReverseMartingale(Progression):
 
     name: ClassVar[str] = "reverse-martingale"
     summary: ClassVar[str] = "double after a win, back to the base after a loss"
-    kind: ClassVar[int] = kernel.REVERSE
+    kind: ClassVar[int] = Kind.REVERSE
 
 
 @dataclass(frozen=True)
@@ -115,7 +121,7 @@ class _Sequence(Progression):
     """A positive progression through a fixed sequence of units: advance on a win, restart on a loss
     or after the last step has won (a completed cycle)."""
 
-    kind: ClassVar[int] = kernel.SEQUENCE
+    kind: ClassVar[int] = Kind.SEQUENCE
 
     def units_sequence(self) -> tuple[int, ...]:
         """The units of each step."""
@@ -125,6 +131,7 @@ class _Sequence(Progression):
         return {kernel.K_BOX: self.box.index}, self.units_sequence()
 
 
+@register
 @dataclass(frozen=True)
 class Paroli(_Sequence):
     """The paroli: let a winning stake ride for a fixed number of wins, then pocket the run.
@@ -152,6 +159,143 @@ class Paroli(_Sequence):
         return tuple(2**i for i in range(self.steps))
 
 
+@register
+@dataclass(frozen=True)
+class DAlembert(Progression):
+    """The d'Alembert: one unit more after a loss, one unit less after a win.
+
+    Rule: the stake goes up by ``step`` units after a loss and down by ``step`` after a win, never
+    below one unit. It rests on the fallacy that wins and losses must "even out". Origin: named after
+    Jean le Rond d'Alembert (1717-1783), who believed a coup became likelier after its opposite.
+    A refait counts as a loss (``loss``) or is waited out (``wait``); an après changes nothing.
+
+    :param step: units added after a loss and taken off after a win.
+    """
+
+    name: ClassVar[str] = "dalembert"
+    summary: ClassVar[str] = "one unit more after a loss, one less after a win"
+
+    step: int = field(default=1, metadata={"help": "units added after a loss, removed after a win"})
+
+    kind: ClassVar[int] = Kind.DALEMBERT
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_units("step", (self.step,))
+
+    def _kernel_values(self) -> tuple[dict[int, int], tuple[int, ...]]:
+        return {kernel.K_BOX: self.box.index, kernel.K_STEP: self.step}, ()
+
+
+@register
+@dataclass(frozen=True)
+class ContraDAlembert(DAlembert):
+    """The contra-d'Alembert: one unit more after a win, one unit less after a loss.
+
+    Rule: the mirror of the d'Alembert; the stake climbs during winning runs and falls back, never
+    below one unit, after losses. Origin: the "positive" variant of d'Alembert's system. A refait counts
+    as a loss (``loss``) or is waited out (``wait``); an après changes nothing.
+
+    :param step: units added after a win and taken off after a loss.
+    """
+
+    name: ClassVar[str] = "contra-dalembert"
+    summary: ClassVar[str] = "one unit more after a win, one less after a loss"
+    kind: ClassVar[int] = Kind.CONTRA
+
+
+@register
+@dataclass(frozen=True)
+class Fibonacci(Progression):
+    """The Fibonacci system: walk the sequence 1, 1, 2, 3, 5, 8... up after a loss, back after a win.
+
+    Rule: after a loss move one step up the Fibonacci sequence; after a win move ``back`` steps down
+    (two by default, so one win recovers the last two losses), never below the first step. Origin: a
+    gentler martingale from 20th-century system books, after Leonardo of Pisa's sequence (1202).
+    A refait counts as a loss (``loss``) or is waited out (``wait``); an après changes nothing. The
+    sequence stops growing at its 60th number; the table maximum comes long before.
+
+    :param back: steps down the sequence after a win.
+    """
+
+    name: ClassVar[str] = "fibonacci"
+    summary: ClassVar[str] = "one step up 1-1-2-3-5-8... after a loss, two steps down after a win"
+
+    back: int = field(default=2, metadata={"help": "steps down the sequence after a win"})
+
+    kind: ClassVar[int] = Kind.FIB
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_units("back", (self.back,))
+
+    def _kernel_values(self) -> tuple[dict[int, int], tuple[int, ...]]:
+        return {kernel.K_BOX: self.box.index, kernel.K_BACK: self.back}, ()
+
+
+@register
+@dataclass(frozen=True)
+class Labouchere(Progression):
+    """The Labouchère (cancellation): stake the sum of the ends of a line of numbers.
+
+    Rule: write a line (``1-2-3-4`` by default, a target of 10 units). Stake the first plus the last
+    number (the only one when one is left). After a win cross both off; after a loss write the lost
+    stake at the end. When the line is empty the target is won: a cycle is complete and the line is
+    written again. Origin: Henry Labouchère (1831-1912), British MP and journalist, after Condorcet.
+    A refait counts as a loss (``loss``; the stake is written down) or is waited out (``wait``); an
+    après changes nothing. At the table maximum or the bankroll the line is abandoned and written
+    afresh (``on_limit="reset"``), or the stake capped (``"cap"``).
+
+    :param line: the starting line, in units, e.g. ``1-2-3-4``.
+    """
+
+    name: ClassVar[str] = "labouchere"
+    summary: ClassVar[str] = "stake first + last of a line; cross off on a win, append on a loss"
+
+    line: tuple[int, ...] = field(default=(1, 2, 3, 4), metadata={"help": "the starting line, in units"})
+
+    kind: ClassVar[int] = Kind.LABOUCHERE
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_units("line", self.line)
+
+    def _kernel_values(self) -> tuple[dict[int, int], tuple[int, ...]]:
+        return {kernel.K_BOX: self.box.index}, self.line
+
+
+@register
+@dataclass(frozen=True)
+class OscarsGrind(Progression):
+    """Oscar's grind: win one unit per cycle, raising the stake only after wins.
+
+    Rule: a cycle aims at a profit of ``goal`` base units. Start with one unit. After a loss, stake
+    the same again. After a win, stake one unit more, but never more than what would bring the cycle
+    to exactly its goal. When the goal is reached the cycle is complete and the next starts at one
+    unit. Origin: described by Allan Wilson (1965) after a craps player named Oscar. The cycle's
+    profit counts the stakes actually placed (after any cap). A refait counts as a loss (``loss``)
+    or is waited out (``wait``: a freed prisoner changes nothing); an après changes nothing. At a
+    limit the cycle is abandoned (``reset``) or the stake capped (``cap``).
+
+    :param goal: the profit of a cycle, in base units.
+    """
+
+    name: ClassVar[str] = "oscars-grind"
+    summary: ClassVar[str] = "one unit more after a win, same after a loss, until the cycle is +1"
+
+    goal: int = field(default=1, metadata={"help": "profit of a cycle, in base units"})
+
+    kind: ClassVar[int] = Kind.OSCAR
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_units("goal", (self.goal,))
+
+    def _kernel_values(self) -> tuple[dict[int, int], tuple[int, ...]]:
+        return {kernel.K_BOX: self.box.index, kernel.K_GOAL: self.goal}, ()
+
+
+@register
 @dataclass(frozen=True)
 class OneThreeTwoSix(_Sequence):
     """The 1-3-2-6 system: four stakes in a row of 1, 3, 2 and 6 units while winning.
@@ -175,137 +319,6 @@ class OneThreeTwoSix(_Sequence):
 
     def units_sequence(self) -> tuple[int, ...]:
         return self.sequence
-
-
-@dataclass(frozen=True)
-class DAlembert(Progression):
-    """The d'Alembert: one unit more after a loss, one unit less after a win.
-
-    Rule: the stake goes up by ``step`` units after a loss and down by ``step`` after a win, never
-    below one unit. It rests on the fallacy that wins and losses must "even out". Origin: named after
-    Jean le Rond d'Alembert (1717-1783), who believed a coup became likelier after its opposite.
-    A refait counts as a loss (``loss``) or is waited out (``wait``); an après changes nothing.
-
-    :param step: units added after a loss and taken off after a win.
-    """
-
-    name: ClassVar[str] = "dalembert"
-    summary: ClassVar[str] = "one unit more after a loss, one less after a win"
-
-    step: int = field(default=1, metadata={"help": "units added after a loss, removed after a win"})
-
-    kind: ClassVar[int] = kernel.DALEMBERT
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        _check_units("step", (self.step,))
-
-    def _kernel_values(self) -> tuple[dict[int, int], tuple[int, ...]]:
-        return {kernel.K_BOX: self.box.index, kernel.K_STEP: self.step}, ()
-
-
-@dataclass(frozen=True)
-class ContraDAlembert(DAlembert):
-    """The contra-d'Alembert: one unit more after a win, one unit less after a loss.
-
-    Rule: the mirror of the d'Alembert; the stake climbs during winning runs and falls back, never
-    below one unit, after losses. Origin: the "positive" variant of d'Alembert's system. A refait counts
-    as a loss (``loss``) or is waited out (``wait``); an après changes nothing.
-
-    :param step: units added after a win and taken off after a loss.
-    """
-
-    name: ClassVar[str] = "contra-dalembert"
-    summary: ClassVar[str] = "one unit more after a win, one less after a loss"
-    kind: ClassVar[int] = kernel.CONTRA
-
-
-@dataclass(frozen=True)
-class Fibonacci(Progression):
-    """The Fibonacci system: walk the sequence 1, 1, 2, 3, 5, 8... up after a loss, back after a win.
-
-    Rule: after a loss move one step up the Fibonacci sequence; after a win move ``back`` steps down
-    (two by default, so one win recovers the last two losses), never below the first step. Origin: a
-    gentler martingale from 20th-century system books, after Leonardo of Pisa's sequence (1202).
-    A refait counts as a loss (``loss``) or is waited out (``wait``); an après changes nothing. The
-    sequence stops growing at its 60th number; the table maximum comes long before.
-
-    :param back: steps down the sequence after a win.
-    """
-
-    name: ClassVar[str] = "fibonacci"
-    summary: ClassVar[str] = "one step up 1-1-2-3-5-8... after a loss, two steps down after a win"
-
-    back: int = field(default=2, metadata={"help": "steps down the sequence after a win"})
-
-    kind: ClassVar[int] = kernel.FIB
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        _check_units("back", (self.back,))
-
-    def _kernel_values(self) -> tuple[dict[int, int], tuple[int, ...]]:
-        return {kernel.K_BOX: self.box.index, kernel.K_STEP: self.back}, ()
-
-
-@dataclass(frozen=True)
-class Labouchere(Progression):
-    """The Labouchère (cancellation): stake the sum of the ends of a line of numbers.
-
-    Rule: write a line (``1-2-3-4`` by default, a target of 10 units). Stake the first plus the last
-    number (the only one when one is left). After a win cross both off; after a loss write the lost
-    stake at the end. When the line is empty the target is won: a cycle is complete and the line is
-    written again. Origin: Henry Labouchère (1831-1912), British MP and journalist, after Condorcet.
-    A refait counts as a loss (``loss``; the stake is written down) or is waited out (``wait``); an
-    après changes nothing. At the table maximum or the bankroll the line is abandoned and written
-    afresh (``on_limit="reset"``), or the stake capped (``"cap"``).
-
-    :param line: the starting line, in units, e.g. ``1-2-3-4``.
-    """
-
-    name: ClassVar[str] = "labouchere"
-    summary: ClassVar[str] = "stake first + last of a line; cross off on a win, append on a loss"
-
-    line: tuple[int, ...] = field(default=(1, 2, 3, 4), metadata={"help": "the starting line, in units"})
-
-    kind: ClassVar[int] = kernel.LABOUCHERE
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        _check_units("line", self.line)
-
-    def _kernel_values(self) -> tuple[dict[int, int], tuple[int, ...]]:
-        return {kernel.K_BOX: self.box.index}, self.line
-
-
-@dataclass(frozen=True)
-class OscarsGrind(Progression):
-    """Oscar's grind: win one unit per cycle, raising the stake only after wins.
-
-    Rule: a cycle aims at a profit of ``goal`` base units. Start with one unit. After a loss, stake
-    the same again. After a win, stake one unit more, but never more than what would bring the cycle
-    to exactly its goal. When the goal is reached the cycle is complete and the next starts at one
-    unit. Origin: described by Allan Wilson (1965) after a craps player named Oscar. The cycle's
-    profit counts the stakes actually placed (after any cap). A refait counts as a loss (``loss``)
-    or is waited out (``wait``: a freed prisoner changes nothing); an après changes nothing. At a
-    limit the cycle is abandoned (``reset``) or the stake capped (``cap``).
-
-    :param goal: the profit of a cycle, in base units.
-    """
-
-    name: ClassVar[str] = "oscars-grind"
-    summary: ClassVar[str] = "one unit more after a win, same after a loss, until the cycle is +1"
-
-    goal: int = field(default=1, metadata={"help": "profit of a cycle, in base units"})
-
-    kind: ClassVar[int] = kernel.OSCAR
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        _check_units("goal", (self.goal,))
-
-    def _kernel_values(self) -> tuple[dict[int, int], tuple[int, ...]]:
-        return {kernel.K_BOX: self.box.index, kernel.K_STEP: self.goal}, ()
 
 
 def _check_units(name: str, values: tuple[int, ...]) -> None:

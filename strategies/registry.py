@@ -1,6 +1,7 @@
 """Strategies by name: the registry, spec strings, config files, plugins and model files.
 
-One dictionary, :data:`STRATEGIES`, maps each name to its class. A strategy is created from:
+One dictionary, :data:`STRATEGIES`, maps each built-in system's name to its class; a class joins it
+with the :func:`register` decorator. A strategy is created from:
 
 * a **spec string**: ``name`` or ``name:key=value,key=value``, e.g. ``martingale:base=2,box=rouge``,
   ``labouchere:line=1-2-3`` (lists are written with ``-``), ``streak:k=4,column=couleur``;
@@ -16,6 +17,24 @@ One dictionary, :data:`STRATEGIES`, maps each name to its class. A strategy is c
   (:class:`~strategies.model.ModelPolicy`; loading it runs code too).
 
 Every mistake is a :class:`StrategyError` with a one-line message.
+
+**Adding a built-in system** takes its class and its kernel rules:
+
+1. its class, in :mod:`strategies.progressions` (a staking progression on one box) or
+   :mod:`strategies.patterns` (a system that reads the scoreboard): a frozen dataclass subclassing
+   :class:`~strategies.base.Strategy` (or ``Progression``), decorated with ``@register``, with a
+   unique ``name``, a one-line ``summary``, its rule and origin in its docstring, its parameters as
+   fields (checked in ``__post_init__``), its ``kind`` and :meth:`~strategies.base.Strategy._kernel_values`
+   (its parameters in the kernel's ``K_*`` columns);
+2. its kernel rules, in :mod:`strategies.kernel`: a member of :class:`~strategies.kernel.Kind` and
+   its rule in the functions that differ from a flat stake (see that module's docstring).
+
+Then it is in the catalogue (``trente-lab strategies``), spec strings and config files, on the
+vector env and on the tournament's compiled loop. The default tournament plays :data:`LINEUP`, a
+curated tuple (which variants, in which order: the order of the result files, not the catalogue's):
+add the new system's spec there as well (``tests/test_registry.py`` fails until every built-in is in
+it). The catalogue lists the systems in the order they register: :mod:`strategies.progressions`,
+then :mod:`strategies.patterns` (as :mod:`strategies` imports them), each in the order of its classes.
 """
 
 from __future__ import annotations
@@ -33,43 +52,27 @@ from typing import Any
 
 from strategies.base import Strategy, _plain
 from strategies.model import ModelError, ModelPolicy
-from strategies.patterns import AntiStreak, NeverBet, RandomBettor, StreakChaser
-from strategies.progressions import (
-    ContraDAlembert,
-    DAlembert,
-    Fibonacci,
-    Flat,
-    GrandMartingale,
-    Labouchere,
-    Martingale,
-    OneThreeTwoSix,
-    OscarsGrind,
-    Paroli,
-    ReverseMartingale,
-)
+from strategies.policy import Policy
 from trente_env.rules import RuleSet, get_rules
 
-#: Every built-in strategy, by name.
-STRATEGIES: dict[str, type[Strategy]] = {
-    cls.name: cls
-    for cls in (
-        Flat,
-        Martingale,
-        GrandMartingale,
-        ReverseMartingale,
-        Paroli,
-        DAlembert,
-        ContraDAlembert,
-        Fibonacci,
-        Labouchere,
-        OscarsGrind,
-        OneThreeTwoSix,
-        StreakChaser,
-        AntiStreak,
-        RandomBettor,
-        NeverBet,
-    )  # fmt: skip
-}
+#: Every built-in strategy, by name, in the order they registered (:func:`register`).
+STRATEGIES: dict[str, type[Strategy]] = {}
+
+
+def register(cls: type[Strategy]) -> type[Strategy]:
+    """Class decorator: ``cls`` is a built-in system, known to :data:`STRATEGIES` by its ``name``.
+
+    For the systems of this package; a plugin is found through its entry point instead (see the
+    module docstring). Raises TypeError for a class that is not a named Strategy dataclass, and
+    ValueError for a name another built-in has.
+    """
+    if not (isinstance(cls, type) and issubclass(cls, Strategy) and dataclasses.is_dataclass(cls) and cls.name):
+        raise TypeError(f"register takes a Strategy dataclass with a name, got {cls!r}")
+    if STRATEGIES.setdefault(cls.name, cls) is not cls:
+        other = STRATEGIES[cls.name].__qualname__
+        raise ValueError(f"two built-in systems are named {cls.name!r}: {other} and {cls.__qualname__}")
+    return cls
+
 
 #: The entry-point group where installed packages declare their strategies.
 ENTRY_POINT_GROUP = "trente_lab.strategies"
@@ -80,8 +83,6 @@ LINEUP: tuple[str, ...] = (
     "reverse-martingale", "paroli", "dalembert", "contra-dalembert", "fibonacci", "labouchere", "oscars-grind",
     "1-3-2-6", "streak", "streak:column=couleur", "anti-streak", "anti-streak:column=couleur", "random",
 )  # fmt: skip
-
-Policy = Strategy | ModelPolicy
 
 
 class StrategyError(ValueError):
@@ -152,23 +153,29 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     return name.strip(), params
 
 
+def parse_entry(entry: str | Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The name and parameters of a strategy entry: a spec string (:func:`parse_spec`; ``model:PATH.zip``
+    names a model file too) or a mapping with a ``name`` or a ``spec`` and parameters (a config file's
+    table), the mapping's parameters winning over the spec's."""
+    if not isinstance(entry, Mapping):
+        return parse_spec(entry.removeprefix("model:"))
+    params = dict(entry)
+    if "spec" in params:
+        name, text = parse_spec(str(params.pop("spec")))
+        return name, {**text, **params}
+    name = str(params.pop("name", ""))
+    if not name:
+        raise StrategyError(f"a strategy entry needs a name (or a spec), got {dict(entry)!r}")
+    return name, params
+
+
 def make_strategy(spec: str | Mapping[str, Any], rules: str | RuleSet = "classic") -> Policy:
     """A strategy from a spec string or a mapping (``{"name": "martingale", "base": 2}``).
 
     :param spec: see the module docstring; a ``.zip`` path gives a :class:`ModelPolicy`.
     :param rules: the table's rules (preset name or RuleSet): limits and options.
     """
-    if isinstance(spec, Mapping):
-        params = dict(spec)
-        if "spec" in params:
-            name, text = parse_spec(str(params.pop("spec")))
-            params = {**text, **params}
-        else:
-            name = str(params.pop("name", ""))
-            if not name:
-                raise StrategyError(f"a strategy entry needs a name (or a spec), got {dict(spec)!r}")
-    else:
-        name, params = parse_spec(spec.removeprefix("model:"))  # "model:PATH.zip" names a model too
+    name, params = parse_entry(spec)
     if name.endswith(".zip"):
         try:
             return ModelPolicy(name, **{k: str(v) for k, v in params.items()})
@@ -325,9 +332,11 @@ __all__ = [
     "catalogue",
     "describe",
     "make_strategy",
+    "parse_entry",
     "parse_spec",
     "parse_value",
     "plugin_entry_points",
+    "register",
     "spec_name",
     "strategies_from_config",
     "strategy_class",

@@ -30,7 +30,7 @@ a session does not depend on how the work is split.
 compiled session loop (:func:`strategies.sessions.play_compiled`: each session dealt once, no
 observation built), and any other policy (a trained model, a plugin written as Python hooks), or
 any policy when a table factory or an observer is given, on the native vector environment through
-its ``act`` (:func:`play_sessions`). For a built-in system both give identical numbers to the last
+its ``act`` (:func:`play_on_env`). For a built-in system both give identical numbers to the last
 chip (``tests/test_sessions.py``, ``tests/test_runner.py``).
 """
 
@@ -42,6 +42,9 @@ from typing import Any
 
 import numpy as np
 
+from strategies.policy import Policy
+from strategies.sessions import SETTLE_LIMIT, is_compiled, play_compiled
+from trente_env.codes import no_actions
 from trente_env.rules import RuleSet
 
 #: The per-session results of :func:`play`, one array each (one entry per session).
@@ -73,14 +76,14 @@ def session_seeds(seed: int, sessions: int, first: int = 0) -> list[int]:
 
 @dataclass(frozen=True)
 class CoupView:
-    """What an observer of :func:`play_sessions` sees of one coup, one entry per session.
+    """What an observer of :func:`play_on_env` sees of one coup, one entry per session.
 
     Rows of sessions that are over (and no longer waiting for a prisoner) hold zeros in ``stakes``
     and ``reward``.
     """
 
     coup: int  #: the coup's index in the session (``coup >= coups``: prisoners settling after the end)
-    last_result: np.ndarray  #: (n,) the result code of the coup before (the scoreboard the bet saw; 5: none yet)
+    last_result: np.ndarray  #: (n,) the result code of the coup before (the scoreboard the bet saw, or NO_COUP)
     playing: np.ndarray  #: (n,) bool: the session is on, its system could stake on this coup
     stakes: np.ndarray  #: (n, 4) new stakes placed per box, units
     insured: np.ndarray  #: (n, 4) bool: which of them are insured
@@ -88,22 +91,15 @@ class CoupView:
     info: dict[str, Any]  #: the vector env's ``info`` of the coup (e.g. the rig's ``bonus``)
 
 
-#: An observer: called after every coup of :func:`play_sessions`.
+#: An observer: called after every coup of :func:`play_on_env`.
 Observer = Callable[[CoupView], None]
 #: A table factory: ``factory(num_envs, rules=..., bankroll=..., **observation_kwargs)`` -> a
 #: :class:`~trente_env.vector.TrenteEtQuaranteVectorEnv` (or a subclass, as the rigged table).
 EnvFactory = Callable[..., Any]
 
 
-def is_compiled(policy: object) -> bool:
-    """Whether ``policy`` plays on the compiled session loop (a built-in system, not a model or hooks)."""
-    from strategies.sessions import compiled
-
-    return compiled(policy)
-
-
 def play(
-    policies: Sequence[Any],
+    policies: Sequence[Policy],
     rules: RuleSet,
     bankroll: float,
     coups: int,
@@ -116,12 +112,12 @@ def play(
 ) -> list[dict[str, np.ndarray]]:
     """Play one session per seed with every policy; the per-session results of each.
 
-    The compiled loop runs when every policy is a built-in system and neither ``env_factory`` nor
-    ``observer`` is given; otherwise each policy plays on the vector env (:func:`play_sessions`).
-    Both give the same numbers.
+    The compiled loop runs when every policy is a built-in system (:func:`~strategies.sessions.is_compiled`)
+    and neither ``env_factory`` nor ``observer`` is given; otherwise each policy plays on the vector
+    env (:func:`play_on_env`). Both give the same numbers.
 
-    :param policies: anything with ``act(observation, state) -> (full-form actions, state)``:
-        strategies, :class:`~strategies.model.ModelPolicy`, plugins.
+    :param policies: :class:`~strategies.policy.Policy` objects: strategies,
+        :class:`~strategies.model.ModelPolicy`, plugins.
     :param rules: the rules of every table.
     :param bankroll: starting bankroll of every session, units.
     :param coups: coups per session at most.
@@ -136,13 +132,11 @@ def play(
         float32; a finished session keeps its final bankroll).
     """
     if env_factory is None and observer is None and policies and all(is_compiled(p) for p in policies):
-        from strategies.sessions import play_compiled
-
         return play_compiled(policies, rules, bankroll, coups, seeds, keep, threads)
-    return [play_sessions(p, rules, bankroll, coups, seeds, keep, env_factory, observer) for p in policies]
+    return [play_on_env(p, rules, bankroll, coups, seeds, keep, env_factory, observer) for p in policies]
 
 
-def observation_kwargs(policy: Any) -> dict[str, Any]:
+def observation_kwargs(policy: Policy) -> dict[str, Any]:
     """The observation a policy reads: the form, scoreboard length and shoe of a model's training
     env (its ``env_kwargs()``), else the vector env's default (dict, 10 coups, no shoe)."""
     settings = getattr(policy, "env_kwargs", None)
@@ -152,8 +146,8 @@ def observation_kwargs(policy: Any) -> dict[str, Any]:
     return {key: kwargs[key] for key in ("observation", "history", "observe_shoe") if key in kwargs}
 
 
-def play_sessions(
-    policy: Any,
+def play_on_env(
+    policy: Policy,
     rules: RuleSet,
     bankroll: float,
     coups: int,
@@ -166,8 +160,6 @@ def play_sessions(
 
     The convention of the module docstring; the arguments and the result are those of :func:`play`.
     """
-    from strategies.sessions import SETTLE_LIMIT
-
     n = len(seeds)
     if env_factory is None:
         from trente_env.vector import TrenteEtQuaranteVectorEnv as env_factory
@@ -206,7 +198,7 @@ def play_sessions(
             actions = np.asarray(actions) * active[:, None]  # a finished session stakes nothing
         else:  # the sessions are over: no policy is asked, prisoners settle
             active[:] = False
-            actions = np.zeros((n, 12), dtype=np.int64)
+            actions = no_actions(n)
         playing = active.copy() if observer is not None else active
         before = venv.tables.results[:, 0].copy() if observer is not None else None
         played += active
@@ -276,7 +268,7 @@ __all__ = [
     "is_compiled",
     "observation_kwargs",
     "play",
-    "play_sessions",
+    "play_on_env",
     "session_seed",
     "session_seeds",
 ]

@@ -1,15 +1,20 @@
-"""The tournament's compiled session loop: every built-in system plays the same sessions, in one kernel.
+"""The compiled session loop: every built-in system plays the same sessions, in one kernel.
 
 For each session the coups are dealt once, as a table of the native vector env seeded with the
-session's seed would deal them (:func:`~trente_env.tables.next_coup`: the same shuffles, the same
+session's seed would deal them (:func:`~trente_env.croupier.next_coup`: the same shuffles, the same
 cut card), and kept; then every system plays them in turn: its compiled policy
 (:func:`strategies.kernel.step`, the code behind :meth:`strategies.base.Strategy.act`) reads what
 the observation would show, and the table makes its bets legal and settles them
-(:func:`~trente_env.tables.bet_and_settle`, the code behind the environments). No observation is
+(:func:`~trente_env.croupier.bet_and_settle`, the code behind the environments). No observation is
 built, no Python runs between coups, and the cards of a session are dealt once for all systems.
 
-The bookkeeping is the one of :func:`experiments.tournament.play_sessions`, which plays any policy
-(a trained model, a plugin) on the vector env; a test proves both give identical numbers.
+The session runner (:func:`strategies.runner.play`) plays here whatever it can (:func:`is_compiled`);
+the bookkeeping is the one of :func:`strategies.runner.play_on_env`, which plays any policy (a
+trained model, a plugin) on the vector env, and a test proves both give identical numbers.
+
+The kernel's arguments travel in bundles: :class:`Systems` (who plays), the table's
+:class:`~trente_env.croupier.TableRules`, :class:`SessionPlan` (how long, with what) and
+:class:`SessionTotals` (the results of every system in every session).
 
 Shuffle seeds: a table's generator gives one 64-bit seed per shuffle. They are drawn ahead,
 ``shuffles`` per session; a session that needs more is flagged ``short`` and played again by the
@@ -19,41 +24,74 @@ caller with more seeds, so the result never depends on how many were drawn.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numba
 import numpy as np
 
 from strategies import kernel
+from strategies.kernel import Kind
 from trente_env import jit
-from trente_env.cards import new_shoe
+from trente_env.codes import ACTION_WIDTH, NO_COUP, PRISON_SIZE, UNDECIDED, scoreboard_couleur
+from trente_env.croupier import bet_and_settle, is_free, next_coup, table_rules
 from trente_env.rules import MAX_MONEY, RuleSet
-from trente_env.settle import rule_codes
-from trente_env.tables import NO_COUP, UNDECIDED, bet_and_settle, is_free, next_coup, scoreboard_couleur
 
 #: Coups allowed after the end of a session for prisoners to settle (no new stakes).
 SETTLE_LIMIT = 1000
 
 
+class Systems(NamedTuple):
+    """The systems of a run as the kernel reads them: system ``j`` is row ``j`` of each vector."""
+
+    params: np.ndarray  #: (systems, K) int64, :meth:`~strategies.base.Strategy.kernel_params`' int vectors
+    floats: np.ndarray  #: (systems, F_WIDTH) float64, their float vectors
+    width: int  #: columns of a session's state row (room for the longest Labouchère line)
+
+
+class SessionPlan(NamedTuple):
+    """What every session is: its starting bankroll, its length, and how many are recorded coup by coup."""
+
+    bankroll: float  #: units
+    coups: int  #: coups per session at most
+    keep: int  #: the first ``keep`` sessions record the bankroll after every coup
+
+
+class SessionTotals(NamedTuple):
+    """The results of every system (first axis) in every session (second axis), one array each;
+    the names are those of :data:`strategies.runner.SESSION_FIELDS`."""
+
+    net: np.ndarray
+    staked: np.ndarray
+    final_bankroll: np.ndarray
+    coups: np.ndarray
+    walked: np.ndarray
+    max_drawdown: np.ndarray
+    longest_losing_run: np.ndarray
+    table_max_hits: np.ndarray
+    bankroll_hits: np.ndarray
+    box_stakes: np.ndarray  #: (systems, sessions, 2, 4): uninsured and insured new stakes per box
+    trajectories: np.ndarray  #: (systems, keep, coups + 1) float32
+
+
 @jit.kernel
-def _play_block(
-    params, floats, width, rows, seeds, bankroll, coups, keep, base, burn, cut_card, n_boxes, insurance, table_min,
-    table_max, refait_rule, second_refait, spares, rate,
-    net, staked, final, played, walked, drawdown, longest, table_hits, bank_hits, box_stakes, trajectories, short,
-):  # fmt: skip
+def _play_block(systems, rules, plan, rows, seeds, out, short):  # fmt: skip
     """Play the sessions ``rows`` (session ``rows[i]`` shuffles with ``seeds[i]``) with every system
-    ``j`` (``params[j]``, ``floats[j]``); write the results of each into ``[j, rows[i]]``.
+    ``j`` (row ``j`` of ``systems``) at a table of ``rules``; write the results of each into
+    ``[j, rows[i]]`` of ``out``.
 
     A session that runs out of shuffle seeds is flagged in ``short`` and its results are partial.
     """
+    params, floats = systems.params, systems.floats
+    bankroll, coups, keep = plan.bankroll, plan.coups, plan.keep
     n_systems = params.shape[0]
     horizon = coups + SETTLE_LIMIT
     results = np.empty(horizon, dtype=np.int64)
     couleurs = np.empty(horizon, dtype=np.bool_)
-    cards = base.copy()
-    state = np.zeros(width, dtype=np.int64)
-    action = np.zeros(12)
+    cards = rules.base.copy()
+    state = np.zeros(systems.width, dtype=np.int64)
+    action = np.zeros(ACTION_WIDTH)
     prison = np.zeros((4, 2))
-    seen_prison = np.zeros(8)
+    seen_prison = np.zeros(PRISON_SIZE)
     placed = np.zeros(4)
     insured = np.zeros(4, dtype=np.bool_)
     back = np.zeros(4)
@@ -66,8 +104,8 @@ def _play_block(
         for j in range(n_systems):
             k = params[j]
             f = floats[j]
-            staked[j, r] = 0.0
-            box_stakes[j, r] = 0.0
+            out.staked[j, r] = 0.0
+            out.box_stakes[j, r] = 0.0
             state[:] = 0
             state[kernel.BOX] = -1
             state[kernel.JAIL_BOX] = -1
@@ -124,7 +162,7 @@ def _play_block(
                     else:
                         seed = np.uint64(0)
                     noir, rouge, result, couleur, _, _, pos, needs_shuffle = next_coup(
-                        cards, pos, needs_shuffle, seed, base, burn, cut_card
+                        cards, pos, needs_shuffle, seed, rules
                     )
                     results[c] = result
                     couleurs[c] = couleur
@@ -133,12 +171,13 @@ def _play_block(
                 couleur = couleurs[c]
                 before = money_in_hand
                 money_in_hand, _ = bet_and_settle(
-                    action, before, prison, result, couleur, n_boxes, insurance, table_min, table_max,
-                    refait_rule, second_refait, spares, rate, placed, insured, back,
+                    action, before, prison, result, couleur, rules.n_boxes, rules.insurance, rules.table_min,
+                    rules.table_max, rules.refait, rules.second_refait, rules.spares_couleur, rules.rate, placed,
+                    insured, back,
                 )  # fmt: skip
                 for b in range(4):
-                    box_stakes[j, r, 1 if insured[b] else 0, b] += placed[b]
-                    staked[j, r] += placed[b]
+                    out.box_stakes[j, r, 1 if insured[b] else 0, b] += placed[b]
+                    out.staked[j, r] += placed[b]
                 gain = money_in_hand - before
                 gained += gain
                 money = gained + bankroll
@@ -150,41 +189,42 @@ def _play_block(
                     run = 0
                 long_run = max(long_run, run)
                 if (c < coups) & (r < keep):
-                    trajectories[j, r, c + 1] = money
+                    out.trajectories[j, r, c + 1] = money
                 c += 1
                 last_result = result
                 last_couleur = scoreboard_couleur(result, couleur)
                 # ruin; two ifs, as a short-circuit `and` over arrays costs reference counting here
-                if money_in_hand < table_min:  # noqa: SIM102
+                if money_in_hand < rules.table_min:  # noqa: SIM102
                     if is_free(prison):
                         break
             if short[i]:
                 break
             if r < keep:  # a finished session keeps its final bankroll (prisoners settled after the end too)
                 for later in range(min(c, coups - 1) + 1, coups + 1):
-                    trajectories[j, r, later] = gained + bankroll
-            net[j, r] = gained
-            final[j, r] = bankroll + gained
-            played[j, r] = n_played
-            walked[j, r] = gone
-            drawdown[j, r] = worst
-            longest[j, r] = long_run
-            table_hits[j, r] = t_hits
-            bank_hits[j, r] = b_hits
+                    out.trajectories[j, r, later] = gained + bankroll
+            out.net[j, r] = gained
+            out.final_bankroll[j, r] = bankroll + gained
+            out.coups[j, r] = n_played
+            out.walked[j, r] = gone
+            out.max_drawdown[j, r] = worst
+            out.longest_losing_run[j, r] = long_run
+            out.table_max_hits[j, r] = t_hits
+            out.bankroll_hits[j, r] = b_hits
 
 
 @jit.parallel
-def _play_threads(chunks, params, floats, width, rows, seeds, *rest):  # fmt: skip
+def _play_threads(chunks, systems, rules, plan, rows, seeds, out, short):  # fmt: skip
     """:func:`_play_block` on every thread: thread ``c`` plays the sessions ``chunks[c]`` to
-    ``chunks[c + 1]`` (each session's results land in its own place, whoever plays it)."""
+    ``chunks[c + 1]`` (each session's results land in its own place, whoever plays it). The loop's
+    body is one call (see :func:`trente_env.tables._play`: numba's parallel loop and named tuples)."""
     for c in numba.prange(chunks.size - 1):
         lo, hi = chunks[c], chunks[c + 1]
-        _play_block(params, floats, width, rows[lo:hi], seeds[lo:hi], *rest[:-1], rest[-1][lo:hi])
+        _play_block(systems, rules, plan, rows[lo:hi], seeds[lo:hi], out, short[lo:hi])
 
 
-def compiled(policy: object) -> bool:
-    """Whether a policy runs on the compiled session loop (a built-in system, not a model or hooks)."""
-    return getattr(policy, "kind", kernel.HOOKS) != kernel.HOOKS
+def is_compiled(policy: object) -> bool:
+    """Whether a policy plays on the compiled session loop (a built-in system, not a model or hooks)."""
+    return getattr(policy, "kind", Kind.HOOKS) != Kind.HOOKS
 
 
 def session_shuffle_seeds(session_seeds: Sequence[int], shuffles: int) -> np.ndarray:
@@ -207,9 +247,9 @@ def play_compiled(
     shuffles: int | None = None,
 ) -> list[dict[str, np.ndarray]]:
     """Play one session per seed with every (built-in) policy: the results of
-    :func:`experiments.tournament.play_sessions` for each, in one compiled loop.
+    :func:`strategies.runner.play_on_env` for each, in one compiled loop.
 
-    :param policies: built-in strategies (:func:`compiled` is true for each).
+    :param policies: built-in strategies (:func:`is_compiled` is true for each).
     :param seeds: one table seed per session (the session's row in the block is its position here).
     :param keep: record the bankroll after every coup of the first ``keep`` sessions.
     :param threads: numba threads sharing the sessions (the numbers do not depend on it).
@@ -217,8 +257,8 @@ def play_compiled(
         session that needs more is played again with four times as many.
     """
     n_systems, n = len(policies), len(seeds)
-    if not all(compiled(policy) for policy in policies):
-        raise ValueError("play_compiled plays built-in systems only (models and plugins: tournament.play_sessions)")
+    if not all(is_compiled(policy) for policy in policies):
+        raise ValueError("play_compiled plays built-in systems only (models and plugins: runner.play_on_env)")
     if not 0 < bankroll <= MAX_MONEY:
         raise ValueError(f"the starting bankroll must be positive and at most {MAX_MONEY:.0e} units, got {bankroll!r}")
     counts = (("coups", coups, 0), ("keep", keep, 0), ("threads", threads, 1), ("shuffles", shuffles, 1))
@@ -229,59 +269,55 @@ def play_compiled(
     for policy in policies:
         k, _ = policy.kernel_params()
         lists.append(k.size)
-        if k[kernel.K_KIND] == kernel.LABOUCHERE:  # the line grows by at most one number a coup
+        if k[kernel.K_KIND] == Kind.LABOUCHERE:  # the line grows by at most one number a coup
             widths.append(kernel.LINE + k[kernel.K_COUNT] + coups + 2)
-    params = np.zeros((n_systems, max(lists)), dtype=np.int64)
-    floats = np.zeros((n_systems, kernel.F_SPARES + 1))
+    params, floats = np.zeros((n_systems, max(lists)), dtype=np.int64), np.zeros((n_systems, kernel.F_WIDTH))
+    systems = Systems(params, floats, max(widths))
     for j, policy in enumerate(policies):
         k, f = policy.kernel_params()
-        params[j, : k.size] = k
-        floats[j] = f
+        systems.params[j, : k.size] = k
+        systems.floats[j] = f
     keep = min(keep, n)
-    out = {
-        "net": np.zeros((n_systems, n)),
-        "staked": np.zeros((n_systems, n)),
-        "final_bankroll": np.zeros((n_systems, n)),
-        "coups": np.zeros((n_systems, n), dtype=np.int64),
-        "walked": np.zeros((n_systems, n), dtype=np.bool_),
-        "max_drawdown": np.zeros((n_systems, n)),
-        "longest_losing_run": np.zeros((n_systems, n), dtype=np.int64),
-        "table_max_hits": np.zeros((n_systems, n), dtype=np.int64),
-        "bankroll_hits": np.zeros((n_systems, n), dtype=np.int64),
-    }
-    box_stakes = np.zeros((n_systems, n, 2, 4))  # per session: uninsured and insured stakes per box
-    trajectories = np.full((n_systems, keep, coups + 1), bankroll, dtype=np.float32)
-    table = (
-        new_shoe(rules.decks), rules.burn, rules.cut_card, len(rules.boxes), rules.insurance, float(rules.table_min),
-        float(rules.table_max), *rule_codes(rules),
-    )  # fmt: skip
+    plan = SessionPlan(float(bankroll), int(coups), int(keep))
+    out = SessionTotals(
+        net=np.zeros((n_systems, n)),
+        staked=np.zeros((n_systems, n)),
+        final_bankroll=np.zeros((n_systems, n)),
+        coups=np.zeros((n_systems, n), dtype=np.int64),
+        walked=np.zeros((n_systems, n), dtype=np.bool_),
+        max_drawdown=np.zeros((n_systems, n)),
+        longest_losing_run=np.zeros((n_systems, n), dtype=np.int64),
+        table_max_hits=np.zeros((n_systems, n), dtype=np.int64),
+        bankroll_hits=np.zeros((n_systems, n), dtype=np.int64),
+        box_stakes=np.zeros((n_systems, n, 2, 4)),
+        trajectories=np.full((n_systems, keep, coups + 1), bankroll, dtype=np.float32),
+    )
+    table = table_rules(rules)
     todo = np.arange(n)
     if shuffles is None:
         shuffles = coups // 4 + 8  # a shoe deals about 25 coups
     while todo.size:
         short = np.zeros(todo.size, dtype=np.bool_)
         first_shuffles = session_shuffle_seeds([seeds[i] for i in todo], shuffles)
-        args = (
-            params, floats, max(widths), todo, first_shuffles, float(bankroll), coups, keep, *table, *out.values(),
-            box_stakes, trajectories, short,
-        )  # fmt: skip
         if threads > 1 and todo.size > 1:
             before = numba.get_num_threads()
             numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
             try:
-                _play_threads(np.linspace(0, todo.size, min(threads, todo.size) + 1).astype(np.int64), *args)
+                chunks = np.linspace(0, todo.size, min(threads, todo.size) + 1).astype(np.int64)
+                _play_threads(chunks, systems, table, plan, todo, first_shuffles, out, short)
             finally:
                 numba.set_num_threads(before)
         else:
-            _play_block(*args)
+            _play_block(systems, table, plan, todo, first_shuffles, out, short)
         todo, shuffles = todo[short], shuffles * 4
+    per_session = {key: value for key, value in out._asdict().items() if key not in ("box_stakes", "trajectories")}
     return [
         {
-            **{key: value[j] for key, value in out.items()},
-            "ahead": out["net"][j] > 0,
-            "ruined": out["final_bankroll"][j] < rules.table_min,
-            "box_stakes": box_stakes[j].sum(axis=0),
-            "trajectories": trajectories[j],
+            **{key: value[j] for key, value in per_session.items()},
+            "ahead": out.net[j] > 0,
+            "ruined": out.final_bankroll[j] < rules.table_min,
+            "box_stakes": out.box_stakes[j].sum(axis=0),
+            "trajectories": out.trajectories[j],
         }
         for j in range(n_systems)
     ]

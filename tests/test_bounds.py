@@ -100,6 +100,25 @@ def test_tables_refuse_masks_of_another_shape_or_kind(mask) -> None:
         tables.reset_rows(mask)
 
 
+def test_tables_play_actions_and_masks_of_any_memory_layout_alike() -> None:
+    # the kernels run through compiled entry points made for one type of array: read-only, strided,
+    # Fortran-ordered or integer actions and masks must be converted, never handed over as they are
+    n, rng = 5, np.random.default_rng(4)
+    plain, odd = _tables(n), _tables(n)
+    for coup in range(30):
+        actions = rng.integers(0, 4, (n, 12)) * np.array([5] * 4 + [1] * 8)
+        skip = rng.random(n) < 0.3
+        plain.play(actions.astype(np.float64), skip)
+        variants = [actions, np.asfortranarray(actions), np.repeat(actions, 2, axis=1)[:, ::2]]
+        odd_actions = variants[coup % 3]
+        odd_skip = np.repeat(skip, 2)[::2] if coup % 2 else skip.copy()
+        odd_actions.flags.writeable = odd_skip.flags.writeable = False
+        odd.play(odd_actions, odd_skip)
+    for a, b in zip((*plain.state, *plain.record, plain.flat), (*odd.state, *odd.record, odd.flat)):
+        np.testing.assert_array_equal(a, b)
+    assert (plain.placed > 0).any()
+
+
 def test_a_bankroll_edited_into_nonsense_stops_the_coup() -> None:
     # Tables' arrays are public; what only the kernel can see, it checks: no coup ends below zero
     for value in (np.nan, -5.0):

@@ -12,10 +12,10 @@ from gymnasium.utils.env_checker import check_env
 
 import trente_env
 from trente_env import PRESETS, env_id, get_rules
+from trente_env.codes import NO_COUP
 from trente_env.coup import classify, couleur_wins, decide
 from trente_env.dealer import deal_coups
 from trente_env.env import TrenteEtQuaranteEnv
-from trente_env.tables import NO_COUP
 
 FORMS = [(a, o) for a in ("full", "discrete") for o in ("dict", "flat")]
 

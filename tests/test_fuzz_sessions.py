@@ -4,7 +4,7 @@ random systems with random parameters, tiny bankrolls and low table maxima, ever
 The loop must not crash (its settlement refuses, in the kernel, any stake above the money in hand
 or the table maximum), no bankroll may go below zero after any coup, every figure must add up, and
 every number must equal what the same system gets on the vector environment through its ``act``
-(:func:`strategies.runner.play_sessions`, whose every coup the vector env fuzz tests check).
+(:func:`strategies.runner.play_on_env`, whose every coup the vector env fuzz tests check).
 40 examples of 1 to 4 systems, 1 to 8 sessions of up to 40 coups (a few seconds).
 """
 
@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from strategies import make_strategy
-from strategies.runner import play_sessions, session_seed
+from strategies.runner import play_on_env, session_seed
 from strategies.sessions import play_compiled
 from trente_env.rules import PRESETS, get_rules
 
@@ -101,6 +101,6 @@ def test_random_systems_on_tiny_bankrolls_and_low_tables(data: st.DataObject) ->
         assert (fast["staked"] >= 0).all() and np.isclose(fast["box_stakes"].sum(), fast["staked"].sum())
         assert ((fast["coups"] >= 0) & (fast["coups"] <= coups)).all()
         assert np.array_equal(fast["ruined"], fast["final_bankroll"] < rules.table_min)
-        want = play_sessions(policy, rules, bankroll, coups, seeds, keep=len(seeds))
+        want = play_on_env(policy, rules, bankroll, coups, seeds, keep=len(seeds))
         for key in want:
             assert np.array_equal(fast[key], want[key]), (spec, key)

@@ -104,7 +104,7 @@ def _run(script: str, root: Path, cache: Path | None) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-# A table kernel (tables.bet_and_settle) settles 10 units on Noir and on Rouge through settle.settle_box,
+# A table kernel (croupier.bet_and_settle) settles 10 units on Noir and on Rouge through settle.settle_box,
 # which lives in another file; the result of the coup is given (Noir wins).
 ONE_BET = """
     import json
@@ -164,7 +164,7 @@ def _edit_a_rule_and_replay(tmp_path: Path, script: str, packages: tuple[str, ..
 
 
 def test_an_edited_rule_runs_even_though_the_old_one_was_cached(tmp_path: Path) -> None:
-    # numba alone checks bet_and_settle's cache against tables.py only, which the edit leaves untouched
+    # numba alone checks bet_and_settle's cache against croupier.py only, which the edit leaves untouched
     first, again, edited = _edit_a_rule_and_replay(tmp_path, ONE_BET, ("trente_env",))
     assert first["hits"] == 0 and first["noir"] == 20.0  # compiled afresh, paid 1:1
     assert again["hits"] > 0 and again["noir"] == 20.0  # the old rule is cached, and used

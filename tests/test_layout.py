@@ -66,7 +66,7 @@ def test_the_values_the_help_writes_out_are_the_engines() -> None:
     from experiments.rl.algorithms import TRAINABLE
     from strategies.model import ALGORITHMS
     from trente_env.cards import CARDS_PER_DECK
-    from trente_env.env import ACTION_FORMS
+    from trente_env.layout import ACTION_FORMS
     from trente_env.rules import MAX_MONEY as ENGINE_MAX_MONEY
 
     assert MAX_MONEY == ENGINE_MAX_MONEY

@@ -18,9 +18,10 @@ from experiments.cli import app
 from experiments.errors import TournamentError
 from experiments.tournament.config import make_config
 from strategies import StrategyError, kernel, make_strategy
+from trente_env.croupier import make_legal
 from trente_env.rules import MAX_MONEY, RuleSet, get_rules
 from trente_env.settle import paid
-from trente_env.tables import Tables, make_legal
+from trente_env.tables import Tables
 
 
 def test_every_cent_bankroll_stays_at_zero_or_more_after_an_insured_all_in() -> None:

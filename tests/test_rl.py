@@ -221,7 +221,8 @@ def test_the_verdict_still_flags_money_that_odds_cannot_explain() -> None:
 
 
 def test_dict_observations_flatten_as_the_env_flattens_them() -> None:
-    from strategies.model import _flatten, _unflatten
+    from trente_env.codes import flatten as _flatten
+    from trente_env.codes import unflatten as _unflatten
 
     kwargs = {"action_form": "discrete", "observe_shoe": True}
     d = vector_env(parse_venue("classic"), 16, observation="dict", **kwargs)

@@ -1,7 +1,7 @@
 """The compiled session loop gives exactly the numbers of the vector env played by each strategy's ``act``.
 
 The tournament plays built-in systems on :mod:`strategies.sessions` and everything else (models,
-plugins) on the native vector env through :func:`strategies.runner.play_sessions`. Both must
+plugins) on the native vector env through :func:`strategies.runner.play_on_env`. Both must
 agree to the last chip: every per-session figure, the stakes per box and the trajectories. Small
 bankrolls and a low table maximum make limits, ruin, prisoners, walk-aways and settling after the
 end happen in these few sessions.
@@ -14,8 +14,8 @@ import pytest
 
 from strategies import LINEUP, make_strategy
 from strategies.progressions import Progression
-from strategies.runner import play_sessions, session_seed
-from strategies.sessions import compiled, play_compiled
+from strategies.runner import play_on_env, session_seed
+from strategies.sessions import is_compiled, play_compiled
 from trente_env.rules import get_rules
 
 VARIANTS = (
@@ -42,11 +42,11 @@ def _specs(preset: str) -> list[str]:
 def test_compiled_sessions_equal_the_vector_env(preset: str) -> None:
     rules = get_rules(preset, table_max=40)
     policies = [make_strategy(spec, rules) for spec in _specs(preset)]
-    assert all(compiled(p) for p in policies)
+    assert all(is_compiled(p) for p in policies)
     seeds = [session_seed(11, i) for i in range(60)]
     fast = play_compiled(policies, rules, 70.0, 60, seeds, keep=25, threads=2)
     for spec, policy, got in zip(_specs(preset), policies, fast):
-        want = play_sessions(policy, rules, 70.0, 60, seeds, keep=25)
+        want = play_on_env(policy, rules, 70.0, 60, seeds, keep=25)
         assert set(got) == set(want)
         for key in want:
             assert np.array_equal(got[key], want[key]), (spec, key)
@@ -83,5 +83,5 @@ def test_models_and_python_hooks_are_not_compiled() -> None:
         def _update(self, state, win, loss, amount):  # noqa: ANN001
             state.memory["units"][loss] *= 3
 
-    assert compiled(make_strategy("martingale"))
-    assert not compiled(Triple())
+    assert is_compiled(make_strategy("martingale"))
+    assert not is_compiled(Triple())

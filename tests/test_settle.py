@@ -5,9 +5,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from trente_env.codes import COULEUR, INVERSE, NOIR, ROUGE
 from trente_env.coup import Result
 from trente_env.rules import get_rules
-from trente_env.settle import COULEUR, INVERSE, NOIR, ROUGE, rule_codes, settle, settle_box
+from trente_env.settle import rule_codes, settle, settle_box
 
 CLASSIC = get_rules()
 PARTAGE = get_rules("partage")

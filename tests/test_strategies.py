@@ -12,10 +12,10 @@ import pytest
 
 from strategies import make_strategy
 from strategies.base import Strategy, read_observation
+from trente_env.codes import COULEUR_WINS, INVERSE_WINS, NO_COUP, UNDECIDED
 from trente_env.coup import Result
 from trente_env.rules import RuleSet, get_rules
 from trente_env.settle import settle
-from trente_env.tables import COULEUR_WINS, INVERSE_WINS, NO_COUP, UNDECIDED
 
 CODES = {"N": Result.NOIR, "R": Result.ROUGE, "A": Result.APRES, "F": Result.REFAIT}
 

@@ -30,7 +30,7 @@ from experiments.tournament.runner import (
     run_tournament,
 )
 from strategies.registry import make_strategy
-from strategies.runner import SESSION_FIELDS, play_sessions, session_seed
+from strategies.runner import SESSION_FIELDS, play_on_env, session_seed
 
 TIMING_KEYS = ("seconds", "session_coups_per_second", "out")
 SPECS = "flat,martingale,labouchere"
@@ -93,7 +93,7 @@ def test_a_block_holds_exactly_what_both_session_runners_return():
     rules = config.ruleset()
     seeds = [session_seed(0, i) for i in range(3)]
     results = [*tournament.run_task(config, 0, (0, 1)).values()]
-    results.append(play_sessions(make_strategy("flat", rules), rules, 1000.0, 5, seeds, keep=3))
+    results.append(play_on_env(make_strategy("flat", rules), rules, 1000.0, 5, seeds, keep=3))
     for result in results:
         assert set(result) == set(BLOCK_ARRAYS) == {*SESSION_FIELDS, "box_stakes", "trajectories"}
         for key, dtype in BLOCK_ARRAYS.items():

@@ -127,3 +127,41 @@ def test_maskable_ppo_trains_with_action_masks() -> None:
 
     venv = sb3_vec_env(4, seed=0, action_form="discrete", observation="flat", bankroll=30, max_episode_steps=100)
     contrib.MaskablePPO("MlpPolicy", venv, n_steps=128, batch_size=64, seed=0).learn(1024)
+
+
+def test_the_multithreaded_kernel_plays_every_table_as_the_serial_one() -> None:
+    # From PARALLEL_FROM tables on, Tables plays with numba's parallel loop; it must write every array
+    # of every table exactly as the serial kernel does (a write lost in the parallel loop, which numba
+    # has done to arrays held in named tuples, would show here), with skips, restarts, insurance and
+    # the player's choice of prison, the shoe observed and the scoreboard one-hot.
+    from trente_env import tables as kernels
+    from trente_env.layout import Layout
+    from trente_env.rules import get_rules
+
+    n = kernels.PARALLEL_FROM
+    layout = Layout(get_rules("choice"), "full", "flat", 3, True, (1.0,))
+
+    def play(serial: bool) -> tuple[kernels.Tables, np.ndarray]:
+        tables = layout.new_tables(n, 60.0, 90.0)
+        if serial:
+            tables._play_kernel, tables._observe_kernel = kernels._play_serial, kernels._observe_serial
+        assert (tables._play_kernel is kernels._play_parallel) != serial
+        tables.seed([np.random.default_rng(i) for i in range(n)])
+        tables.reset_rows()
+        rng = np.random.default_rng(0)
+        seen = np.zeros(3, dtype=np.int64)  # sessions ended, insured stakes, stakes sent to prison
+        for _ in range(40):
+            actions = rng.integers(0, 3, (n, 12)) * np.array([5] * 4 + [1] * 8)
+            tables.play(actions, rng.random(n) < 0.2)
+            seen += tables.terminated.sum(), tables.insured.sum(), (tables.prison > 0).sum()
+            tables.reset_rows(tables.terminated | (rng.random(n) < 0.02))
+        return tables, seen
+
+    (threaded, events), (serial, serial_events) = play(False), play(True)
+    for name, a, b in zip(
+        (*kernels.TableState._fields, *kernels.CoupRecord._fields, "flat"),
+        (*threaded.state, *threaded.record, threaded.flat),
+        (*serial.state, *serial.record, serial.flat),
+    ):
+        np.testing.assert_array_equal(a, b, err_msg=name)
+    assert np.array_equal(events, serial_events) and (events > 0).all()  # ruin or target, insurance, prison

@@ -1,12 +1,16 @@
 """Trente et Quarante (Rouge et Noir): the game engine and its Gymnasium environment.
 
-The modules ``cards``, ``rules``, ``coup``, ``dealer``, ``settle`` and ``odds`` are the game itself
-and import no gymnasium. Importing the package registers the environments with gymnasium:
-``TrenteEtQuarante-v0`` (classic rules) and one id per rule preset, e.g.
-``TrenteEtQuarante-Partage-v0``; see :class:`trente_env.env.TrenteEtQuaranteEnv`.
+The game itself imports no gymnasium: ``codes`` (the boxes, results, action row and observation
+layout everything shares), ``cards``, ``rules``, ``coup``, ``dealer``, ``settle``, ``croupier`` (one
+table's coup, compiled), ``tables`` (N tables in lockstep), ``odds`` (exact odds and house edges)
+and ``jit`` (the one compile policy). The Gymnasium face: ``layout`` (spaces and converters),
+``env``, ``vector`` and ``wrappers`` (stable-baselines3). Importing the package registers the
+environments with gymnasium: ``TrenteEtQuarante-v0`` (classic rules) and one id per rule preset,
+e.g. ``TrenteEtQuarante-Partage-v0``; see :class:`trente_env.env.TrenteEtQuaranteEnv`.
 """
 
-from trente_env.coup import Coup, Result
+from trente_env.codes import Result
+from trente_env.coup import Coup
 from trente_env.dealer import Coups, Shoe, deal_coups
 from trente_env.rules import PRESETS, Refait, RuleSet, SecondRefait, get_rules
 from trente_env.settle import Settlement, settle

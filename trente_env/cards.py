@@ -13,8 +13,6 @@ import numpy as np
 SUITS = "♠♥♦♣"
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 CARDS_PER_DECK = 52
-#: Point values 1..10, indexed by value - 1.
-VALUES = np.arange(1, 11)
 
 #: Point value of each card code (uint8, length 52).
 CARD_VALUE = np.minimum(np.arange(CARDS_PER_DECK) % 13 + 1, 10).astype(np.uint8)
@@ -30,11 +28,6 @@ def new_shoe(decks: int) -> np.ndarray:
 def composition(decks: int) -> np.ndarray:
     """How many cards of each point value 1..10 a full shoe holds (4 of each per deck, 16 tens)."""
     return np.bincount(CARD_VALUE, minlength=11)[1:].astype(np.int64) * decks
-
-
-def value_counts(cards: np.ndarray) -> np.ndarray:
-    """How many of ``cards`` have each point value 1..10."""
-    return np.bincount(CARD_VALUE[np.asarray(cards, dtype=np.intp)], minlength=11)[1:]
 
 
 def card_name(code: int) -> str:

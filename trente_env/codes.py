@@ -20,8 +20,11 @@ holds them one after the other, with the two scoreboard columns one-hot encoded:
 :func:`flat_offsets`, :func:`flat_size`, :func:`flatten` and :func:`unflatten` convert between the
 forms, and :func:`flat_layout` reads the scoreboard length back from a flat width.
 
-The functions :func:`scoreboard_couleur` and :func:`box_won` are plain Python on plain numbers, so
-that the compiled kernels compile the very same source (:mod:`trente_env.jit`).
+**Random numbers**: the SplitMix64 constants of the dealer's shuffles and of the random bettor.
+
+:func:`scoreboard_couleur` and :func:`box_won` are compiled (:func:`trente_env.jit.hot`): the
+settlement, the tables and the strategies' kernels call them coup after coup, and plain Python
+calls them just as well.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from collections.abc import Mapping
 from enum import Enum, IntEnum
 
 import numpy as np
+
+from trente_env import jit
 
 # -- boxes -------------------------------------------------------------------------------------------
 
@@ -74,22 +79,24 @@ COULEUR_WINS, INVERSE_WINS, UNDECIDED = 0, 1, 2
 COULEUR_CODES = 3
 
 
+@jit.hot
 def scoreboard_couleur(result: int, couleur: bool) -> int:
     """The Couleur column's code of a coup from its result and whether Couleur (rather than Inverse)
     won: only a decided coup (Noir or Rouge) decides Couleur/Inverse."""
-    if result == 0 or result == 1:
+    if (result == Result.NOIR) | (result == Result.ROUGE):
         return COULEUR_WINS if couleur else INVERSE_WINS
     return UNDECIDED
 
 
+@jit.hot
 def box_won(box: int, result: int, couleur: int) -> bool:
     """Whether ``box`` won a coup whose result code is ``result`` and Couleur code ``couleur``
     (:func:`scoreboard_couleur`). A tie or a void coup wins for no box."""
-    if box == 0:
-        return result == 0
-    if box == 1:
-        return result == 1
-    return couleur == box - 2
+    if box == NOIR:
+        return result == Result.NOIR
+    if box == ROUGE:
+        return result == Result.ROUGE
+    return couleur == box - COULEUR  # COULEUR_WINS for the Couleur box, INVERSE_WINS for the Inverse box
 
 
 # -- the action row ----------------------------------------------------------------------------------
@@ -111,6 +118,8 @@ def no_actions(n: int, dtype: type = np.int64) -> np.ndarray:
 OBS_PARTS: tuple[str, ...] = ("bankroll", "cards_left", "couleur", "coups", "prison", "results", "shoe")
 #: The parts present only with ``observe_shoe``.
 SHOE_PARTS: tuple[str, ...] = ("cards_left", "shoe")
+#: The scoreboard's two columns: codes in the dict form, one-hot in the flat form.
+SCOREBOARD_PARTS: tuple[str, ...] = ("couleur", "results")
 #: Stakes in prison: first prison per box, then second prison per box.
 PRISON_SIZE = 8
 #: Unseen cards: black values 1..10, then red values 1..10.
@@ -129,6 +138,11 @@ def part_size(part: str, history: int) -> int:
         "shoe": SHOE_SIZE,
     }
     return sizes[part]
+
+
+def scoreboard_codes(part: str) -> int:
+    """How many codes a scoreboard column takes: its one-hot width per coup."""
+    return COULEUR_CODES if part == "couleur" else RESULT_CODES
 
 
 def parts(observe_shoe: bool) -> tuple[str, ...]:
@@ -163,20 +177,23 @@ def flat_layout(width: int) -> tuple[int, bool]:
     raise ValueError(f"a flat observation of {width} numbers is not one of TrenteEtQuarante-v0's")
 
 
-def flatten(observation: Mapping[str, np.ndarray], history: int | None = None) -> np.ndarray:
+def flatten(
+    observation: Mapping[str, np.ndarray], history: int | None = None, observe_shoe: bool | None = None
+) -> np.ndarray:
     """A batch of dict observations in the flat form: the parts in order, the scoreboard one-hot.
 
-    ``history`` keeps the first (most recent) coups of a longer scoreboard (default: all of it).
+    ``history`` keeps the first (most recent) coups of a longer scoreboard (default: all of it);
+    ``observe_shoe`` False leaves the shoe's parts out (default: as the observation has them).
     The result equals ``gymnasium.spaces.flatten`` of each observation, row by row.
     """
     results = np.asarray(observation["results"])
     n = results.shape[0]
     k = results.shape[1] if history is None else history
     out = []
-    for part in parts("shoe" in observation):
+    for part in parts("shoe" in observation if observe_shoe is None else observe_shoe):
         value = np.asarray(observation[part])
-        if part in ("couleur", "results"):
-            width = COULEUR_CODES if part == "couleur" else RESULT_CODES
+        if part in SCOREBOARD_PARTS:
+            width = scoreboard_codes(part)
             hot = np.zeros((n, k, width), dtype=np.float32)
             np.put_along_axis(hot, value[:, :k, None].astype(np.int64), 1.0, axis=2)
             out.append(hot.reshape(n, k * width))
@@ -192,9 +209,8 @@ def unflatten(flat: np.ndarray) -> dict[str, np.ndarray]:
     observation = {}
     for part, at in flat_offsets(history, shoe).items():
         value = flat[:, at : at + part_size(part, history)]
-        if part in ("couleur", "results"):
-            width = COULEUR_CODES if part == "couleur" else RESULT_CODES
-            observation[part] = value.reshape(-1, history, width).argmax(axis=2).astype(np.int64)
+        if part in SCOREBOARD_PARTS:
+            observation[part] = value.reshape(-1, history, scoreboard_codes(part)).argmax(axis=2).astype(np.int64)
         else:
             observation[part] = value
     return observation
@@ -226,6 +242,7 @@ __all__ = [
     "PRISON_SIZE",
     "RESULT_CODES",
     "ROUGE",
+    "SCOREBOARD_PARTS",
     "SHOE_PARTS",
     "SHOE_SIZE",
     "STAKE",
@@ -240,6 +257,7 @@ __all__ = [
     "no_actions",
     "part_size",
     "parts",
+    "scoreboard_codes",
     "scoreboard_couleur",
     "unflatten",
 ]

@@ -1,26 +1,24 @@
-"""The outcome of a coup: who wins, Couleur or Inverse, après, refait (SPEC 2.2-2.3)."""
+"""The outcome of a coup: who wins, Couleur or Inverse, après, refait (SPEC 2.2-2.3).
+
+A row is dealt card by card while its total is at most :data:`ROW_LIMIT`, so it ends on 31..40; the
+lower row wins, equal rows are an après, or the refait on :data:`REFAIT_TOTAL`. The result codes are
+:class:`trente_env.codes.Result`.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import IntEnum
 
 import numpy as np
 
 from trente_env.cards import card_name, is_black
+from trente_env.codes import Result
 
+#: A row is dealt while its total is at most this.
+ROW_LIMIT = 30
+#: Both rows on this total: the refait.
 REFAIT_TOTAL = 31
 NUMBERS = ("un", "deux", "trois", "quatre", "cinq", "six", "sept", "huit", "neuf", "dix")
-
-
-class Result(IntEnum):
-    """How a coup ends. Couleur/Inverse is decided separately by the first card's colour."""
-
-    NOIR = 0  #: the Noir row is lower
-    ROUGE = 1  #: the Rouge row is lower
-    APRES = 2  #: equal rows on 32..40: void for every box, stakes stay
-    REFAIT = 3  #: both rows on 31
-    VOID = 4  #: the shoe ran out before the coup was complete: every bet is returned
 
 
 def classify(noir: np.ndarray | int, rouge: np.ndarray | int) -> np.ndarray:
@@ -28,8 +26,10 @@ def classify(noir: np.ndarray | int, rouge: np.ndarray | int) -> np.ndarray:
     noir, rouge = np.asarray(noir), np.asarray(rouge)
     return np.select(
         [noir == 0, (noir == rouge) & (noir == REFAIT_TOTAL), noir == rouge, noir < rouge],
-        [Result.VOID, Result.REFAIT, Result.APRES, Result.NOIR],
-        Result.ROUGE,
+        # plain ints: numpy would look special attributes up on the enum class in Python code, and
+        # a Ctrl-C raised there is swallowed by numpy's C lookup (a `deal` that ignored Ctrl-C)
+        [Result.VOID.value, Result.REFAIT.value, Result.APRES.value, Result.NOIR.value],
+        Result.ROUGE.value,
     ).astype(np.int8)
 
 
@@ -38,24 +38,21 @@ def couleur_wins(result: np.ndarray | int, first_black: np.ndarray | bool) -> np
 
     Only meaningful where the result is NOIR or ROUGE; Inverse wins where this is False.
     """
-    return (np.asarray(result) == Result.NOIR) == np.asarray(first_black)
-
-
-_NOIR, _ROUGE, _APRES, _REFAIT, _VOID = (int(r) for r in Result)
+    return (np.asarray(result) == Result.NOIR.value) == np.asarray(first_black)
 
 
 def decide(noir: int, rouge: int, first_black: bool) -> tuple[int, bool]:
-    """The :class:`Result` code of one coup and whether Couleur (rather than Inverse) wins.
+    """The :class:`Result` code of one coup (a plain int) and whether Couleur (rather than Inverse) wins.
 
     The scalar twin of :func:`classify` and :func:`couleur_wins`, in plain Python so that numba can
     compile it into the environment's kernels. The Couleur flag is False on ties and void coups.
     """
     if noir == 0:
-        return _VOID, False
+        return Result.VOID.value, False
     if noir == rouge:
-        return (_REFAIT if noir == REFAIT_TOTAL else _APRES), False
-    result = _NOIR if noir < rouge else _ROUGE
-    return result, (result == _NOIR) == first_black
+        return (Result.REFAIT.value if noir == REFAIT_TOTAL else Result.APRES.value), False
+    result = Result.NOIR.value if noir < rouge else Result.ROUGE.value
+    return result, (result == Result.NOIR) == first_black
 
 
 @dataclass(frozen=True)
@@ -71,7 +68,7 @@ class Coup:
 
     @property
     def result(self) -> Result:
-        return Result(int(classify(self.noir, self.rouge)))
+        return Result(decide(self.noir, self.rouge, False)[0])
 
     @property
     def first_black(self) -> bool:
@@ -82,7 +79,7 @@ class Coup:
         """True if Couleur wins, False if Inverse wins, None on a tie or a void coup."""
         if self.result not in (Result.NOIR, Result.ROUGE):
             return None
-        return bool(couleur_wins(self.result, self.first_black))
+        return decide(self.noir, self.rouge, self.first_black)[1]
 
     def announcement(self) -> str:
         """What the croupier says, e.g. ``"Rouge gagne et couleur perd"``."""

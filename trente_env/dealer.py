@@ -25,20 +25,12 @@ import numpy as np
 
 from trente_env import jit
 from trente_env.cards import CARD_BLACK, CARD_VALUE, new_shoe
-from trente_env.coup import Coup, classify, couleur_wins
+from trente_env.codes import GOLDEN, MIX1, MIX2
+from trente_env.coup import ROW_LIMIT, Coup, classify, couleur_wins
 from trente_env.rules import RuleSet
-
-ROW_LIMIT = 30  # a row is dealt while its total is <= 30
 
 #: noir, rouge, first_black, start, n_noir, n_rouge, reshuffle, shoe
 _COLUMN_TYPES = (np.int8, np.int8, np.bool_, np.int16, np.int8, np.int8, np.bool_, np.int32)
-_VALUE = CARD_VALUE.copy()
-_BLACK = CARD_BLACK.copy()
-
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
 _LOW32 = np.uint64(0xFFFFFFFF)
 _TWO32 = np.uint64(1 << 32)
 
@@ -55,9 +47,9 @@ def shuffle_seeds(rng: np.random.Generator, n: int) -> np.ndarray:
 @jit.inline
 def _splitmix64(state: np.uint64) -> tuple[np.uint64, np.uint64]:
     """One step of SplitMix64 (Steele, Lea and Flood, 2014): (next state, 64 random bits)."""
-    state = state + _GOLDEN
-    z = (state ^ (state >> np.uint64(30))) * _MIX1
-    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    state = state + GOLDEN
+    z = (state ^ (state >> np.uint64(30))) * MIX1
+    z = (z ^ (z >> np.uint64(27))) * MIX2
     return state, z ^ (z >> np.uint64(31))
 
 
@@ -113,9 +105,9 @@ def deal_row(cards: np.ndarray, pos: int) -> tuple[int, int]:
         if pos >= cards.size:
             return 0, cards.size
         code = cards[pos]
-        if (code < 0) | (code >= _VALUE.size):
+        if (code < 0) | (code >= CARD_VALUE.size):
             raise ValueError("deal_row: not a card code (0..51)")
-        total += _VALUE[code]
+        total += CARD_VALUE[code]
         pos += 1
     return total, pos
 
@@ -166,7 +158,7 @@ def _deal_shoes(shoes, base, seeds, burn, cut_card, chunks, first_shoe, counts, 
                 noir, rouge, middle, end, reshuffle = deal_next(cards, pos, cut_card)
                 stage[0][row] = noir
                 stage[1][row] = rouge
-                stage[2][row] = noir > 0 and _BLACK[cards[pos]]
+                stage[2][row] = noir > 0 and CARD_BLACK[cards[pos]]
                 stage[3][row] = pos
                 stage[4][row] = middle - pos
                 stage[5][row] = end - middle
@@ -210,7 +202,7 @@ class Coups:
 
     @cached_property
     def result(self) -> np.ndarray:
-        """:class:`~trente_env.coup.Result` code of every coup."""
+        """:class:`~trente_env.codes.Result` code of every coup."""
         return classify(self.noir, self.rouge)
 
     @property
@@ -326,8 +318,3 @@ class Shoe:
             start,
             self.needs_shuffle,
         )
-
-    @property
-    def remaining(self) -> np.ndarray:
-        """The card codes not yet dealt from this shuffle, in order (the future, for tests only)."""
-        return self.cards[self.pos :]

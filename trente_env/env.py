@@ -1,249 +1,24 @@
 """The Gymnasium environment: one coup per step, bets as actions, bankroll and scoreboard as observation.
 
-The table itself (shoe, dealing, settlement) is :class:`trente_env.tables.Tables`; this module adds
-the Gymnasium face: spaces, the action forms, the observation forms, rendering and the manual.
-:class:`Layout` is shared with the vector environment, so both read actions and write observations
-the same way.
+The table itself (shoe, dealing, settlement) is :class:`trente_env.tables.Tables`; the spaces, the
+action forms and the observation forms are :class:`trente_env.layout.Layout` (shared with the vector
+environment, so both read actions and write observations the same way). This module adds the
+environment's life cycle, rendering and the manual.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 
-from trente_env.coup import Coup, Result
-from trente_env.rules import BOXES, Refait, RuleSet, get_rules
-from trente_env.tables import ACTION_WIDTH, COULEUR_WINS, INVERSE_WINS, NO_COUP, Tables
-
-ActionForm = Literal["full", "discrete"]
-ObservationForm = Literal["dict", "flat"]
-ACTION_FORMS: tuple[str, ...] = ("full", "discrete")
-OBSERVATION_FORMS: tuple[str, ...] = ("dict", "flat")
-DEFAULT_STAKE_LEVELS: tuple[float, ...] = (1.0, 5.0, 25.0, 100.0)
-
-#: The upper bound of quantities without one (bankroll, coups, prisoners): float32's largest value.
-UNBOUNDED = float(np.finfo(np.float32).max)
-
-
-class Layout:
-    """How one table's actions and observations are laid out: the spaces and the converters.
-
-    :param rules: the table's rules.
-    :param action_form: ``"full"`` or ``"discrete"`` (see :class:`TrenteEtQuaranteEnv`).
-    :param observation: ``"dict"`` or ``"flat"``.
-    :param history: coups kept on the scoreboard.
-    :param observe_shoe: add the unseen cards of the shoe to the observation.
-    :param stake_levels: the stakes, in units, offered by the discrete form.
-    """
-
-    def __init__(
-        self,
-        rules: RuleSet,
-        action_form: str,
-        observation: str,
-        history: int,
-        observe_shoe: bool,
-        stake_levels: Sequence[float],
-    ) -> None:
-        if action_form not in ACTION_FORMS:
-            raise ValueError(f"unknown action_form {action_form!r}; choose one of {', '.join(ACTION_FORMS)}")
-        if observation not in OBSERVATION_FORMS:
-            raise ValueError(f"unknown observation {observation!r}; choose one of {', '.join(OBSERVATION_FORMS)}")
-        self.rules = rules
-        self.action_form = action_form
-        self.observation = observation
-        self.history = history
-        self.observe_shoe = observe_shoe
-        self.n_boxes = len(rules.boxes)
-        self.stake_levels = np.asarray(stake_levels, dtype=np.float64)
-        self.max_stake = int(np.floor(rules.table_max))
-        self._build_actions()
-        self._build_observations()
-
-    # -- actions -------------------------------------------------------------------------------
-    def _build_actions(self) -> None:
-        rules = self.rules
-        if self.action_form == "full":
-            stakes = [self.max_stake + 1 if b < self.n_boxes else 1 for b in range(4)]
-            insure = [2 if rules.insurance and b < self.n_boxes else 1 for b in range(4)]
-            prison = [2 if rules.refait is Refait.CHOICE and b < self.n_boxes else 1 for b in range(4)]
-            self.nvec = np.array(stakes + insure + prison, dtype=np.int64)
-            self.single_action_space: spaces.Space = spaces.MultiDiscrete(self.nvec)
-            return
-        levels = self.stake_levels
-        if levels.ndim != 1 or levels.size == 0:
-            raise ValueError("stake_levels must be a non-empty sequence of stakes")
-        bad = levels[(levels < rules.table_min) | (levels > rules.table_max)]
-        if bad.size:
-            raise ValueError(
-                f"stake levels {bad.tolist()} are outside the table limits {rules.table_min:g}-{rules.table_max:g}"
-            )
-        table = np.zeros((1 + self.n_boxes * levels.size, ACTION_WIDTH))
-        for b in range(self.n_boxes):
-            table[1 + b * levels.size : 1 + (b + 1) * levels.size, b] = levels
-        self.action_table = table
-        self.single_action_space = spaces.Discrete(table.shape[0])
-
-    def actions(self, action: Any, n: int | None = None) -> np.ndarray:
-        """The (n, 12) action rows of the tables from a batch of ``n`` actions (the vector
-        environment), or from one action without a table axis (``n`` None: the single environment,
-        which also takes a batch of one). An action of another shape, or of something other than
-        numbers (whole numbers for the discrete form), raises ValueError.
-        """
-        single = n is None
-        if self.action_form == "discrete":
-            last = self.action_table.shape[0] - 1
-            if single and isinstance(action, (int, np.integer)) and 0 <= action <= last:
-                return self.action_table[action : action + 1]
-        n = 1 if single else n
-        shapes = [(n,)] if self.action_form == "discrete" else [(n, ACTION_WIDTH)]
-        if single:
-            shapes.append(shapes[0][1:])
-        if self.action_form == "discrete":
-            a = _array(action)
-            if a.dtype.kind not in "iu" or a.shape not in shapes:
-                raise ValueError(f"a discrete action is {n} whole number(s) in 0..{last}, got {_describe(a)}")
-            if a.min() < 0 or a.max() > last:
-                raise ValueError(f"discrete action {a.tolist()} out of range 0..{last}")
-            return self.action_table[a.reshape(n)]
-        rows = _array(action)
-        if rows.dtype.kind not in "biuf" or rows.shape not in shapes:
-            raise ValueError(
-                f"a full action is {ACTION_WIDTH} numbers per table (4 stakes, 4 insure flags, 4 prison flags), "
-                f"shape {shapes[0]}; got {_describe(rows)}"
-            )
-        return rows.reshape(n, ACTION_WIDTH)
-
-    def action_masks(self, bankroll: np.ndarray) -> np.ndarray:
-        """Which actions are legal for players holding ``bankroll`` (one row per table).
-
-        Discrete form: one flag per action. Full form: the flags of every dimension, one after the
-        other (the layout sb3-contrib's MaskablePPO expects for MultiDiscrete). A stake is legal if it
-        is 0 or within the table limits and the bankroll; the full form checks each box against the
-        whole bankroll, and several boxes together may still be cut down at the deal.
-        """
-        bankroll = np.asarray(bankroll, dtype=np.float64).reshape(-1, 1)
-        rules = self.rules
-        if self.action_form == "discrete":
-            stakes = self.action_table[:, :4].sum(axis=1)
-            return (stakes == 0) | (stakes <= bankroll)
-        parts = []
-        for size in self.nvec[:4]:
-            v = np.arange(size)
-            legal = (v == 0) | ((v >= rules.table_min) & (v <= bankroll))
-            parts.append(np.broadcast_to(legal, (bankroll.shape[0], size)))
-        parts.append(np.ones((bankroll.shape[0], int(self.nvec[4:].sum())), dtype=np.bool_))
-        return np.concatenate(parts, axis=1)
-
-    # -- observations --------------------------------------------------------------------------
-    def _build_observations(self) -> None:
-        k, rules = self.history, self.rules
-        full = np.concatenate([_half_composition(rules)] * 2).astype(np.float32)
-        boxes: dict[str, spaces.Space] = {
-            "bankroll": spaces.Box(0.0, UNBOUNDED, (1,), np.float32),
-            "coups": spaces.Box(0.0, UNBOUNDED, (1,), np.float32),
-            "couleur": spaces.MultiDiscrete(np.full(k, 3)),
-            "prison": spaces.Box(0.0, UNBOUNDED, (8,), np.float32),
-            "results": spaces.MultiDiscrete(np.full(k, 6)),
-        }
-        if self.observe_shoe:
-            boxes["cards_left"] = spaces.Box(0.0, float(rules.n_cards), (1,), np.float32)
-            boxes["shoe"] = spaces.Box(np.zeros(20, np.float32), full, (20,), np.float32)
-        self.dict_space = spaces.Dict(boxes)
-        sizes = {"bankroll": 1, "cards_left": 1, "coups": 1, "couleur": 3 * k, "prison": 8, "results": 6 * k}
-        sizes["shoe"] = 20
-        highs = {
-            "bankroll": np.full(1, UNBOUNDED),
-            "cards_left": np.full(1, rules.n_cards),
-            "coups": np.full(1, UNBOUNDED),
-            "couleur": np.ones(3 * k),
-            "prison": np.full(8, UNBOUNDED),
-            "results": np.ones(6 * k),
-            "shoe": full,
-        }
-        self.offsets: dict[str, int] = {}
-        if self.observation == "flat":
-            parts = list(self.dict_space.spaces)  # Gymnasium's (sorted) key order
-            at = 0
-            for part in parts:
-                self.offsets[part] = at
-                at += sizes[part]
-            high = np.concatenate([highs[p] for p in parts]).astype(np.float32)
-            self.single_observation_space: spaces.Space = spaces.Box(np.zeros_like(high), high, dtype=np.float32)
-        else:  # only the float parts live in the buffer; the scoreboard comes from the tables
-            at = 0
-            for part in ("bankroll", "coups", "prison", "cards_left", "shoe"):
-                if part in boxes:
-                    self.offsets[part] = at
-                    at += sizes[part]
-            self.single_observation_space = self.dict_space
-        self.flat_size = at
-
-    def new_tables(self, n: int, bankroll: float, target: float | None) -> Tables:
-        """``n`` tables that write their observations in this layout."""
-        return Tables(
-            self.rules, n, bankroll, self.history, target=target, track_shoe=self.observe_shoe,
-            offsets=self.offsets, width=self.flat_size, one_hot=self.observation == "flat",
-        )  # fmt: skip
-
-    def observe(self, tables: Tables) -> np.ndarray | dict[str, np.ndarray]:
-        """The observations of all tables, as fresh arrays with a leading table axis."""
-        flat = tables.flat
-        if self.observation == "flat":
-            return flat.copy()
-        o = self.offsets
-        obs = {
-            "bankroll": flat[:, o["bankroll"] : o["bankroll"] + 1].copy(),
-            "coups": flat[:, o["coups"] : o["coups"] + 1].copy(),
-            "couleur": tables.couleurs.copy(),
-            "prison": flat[:, o["prison"] : o["prison"] + 8].copy(),
-            "results": tables.results.copy(),
-        }
-        if self.observe_shoe:
-            obs["cards_left"] = flat[:, o["cards_left"] : o["cards_left"] + 1].copy()
-            obs["shoe"] = flat[:, o["shoe"] : o["shoe"] + 20].copy()
-        return obs
-
-    def observe_one(self, tables: Tables) -> np.ndarray | dict[str, np.ndarray]:
-        """The observation of the only table of ``tables`` (no table axis)."""
-        row = tables.flat[0]
-        if self.observation == "flat":
-            return row.copy()
-        o = self.offsets
-        obs = {
-            "bankroll": row[o["bankroll"] : o["bankroll"] + 1].copy(),
-            "coups": row[o["coups"] : o["coups"] + 1].copy(),
-            "couleur": tables.couleurs[0].copy(),
-            "prison": row[o["prison"] : o["prison"] + 8].copy(),
-            "results": tables.results[0].copy(),
-        }
-        if self.observe_shoe:
-            obs["cards_left"] = row[o["cards_left"] : o["cards_left"] + 1].copy()
-            obs["shoe"] = row[o["shoe"] : o["shoe"] + 20].copy()
-        return obs
-
-
-def _array(action: Any) -> np.ndarray:
-    """``action`` as a numpy array; a ragged one (no array at all) as an empty object array."""
-    try:
-        return np.asarray(action)
-    except (ValueError, TypeError):
-        return np.empty(0, dtype=object)
-
-
-def _describe(a: np.ndarray) -> str:
-    return "something that is not an array of numbers" if a.dtype == object else f"shape {a.shape} of {a.dtype}"
-
-
-def _half_composition(rules: RuleSet) -> np.ndarray:
-    from trente_env.cards import composition
-
-    return composition(rules.decks) // 2
+from trente_env.codes import BOXES
+from trente_env.coup import Coup
+from trente_env.layout import DEFAULT_STAKE_LEVELS, ActionForm, Layout, ObservationForm
+from trente_env.rules import RuleSet, get_rules
 
 
 class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
@@ -304,7 +79,7 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
     * ``prison``, Box(0, max, (8,)): stakes in first prison on Noir, Rouge, Couleur, Inverse, then
       the stakes in second prison (``second-prison`` rules) on the same boxes.
     * ``results``, MultiDiscrete([6] * history): the scoreboard: the
-      :class:`~trente_env.coup.Result` code of each coup (0 Noir, 1 Rouge, 2 après, 3 refait,
+      :class:`~trente_env.codes.Result` code of each coup (0 Noir, 1 Rouge, 2 après, 3 refait,
       4 void), 5 for no coup yet.
     * ``cards_left``, Box(0, n_cards, (1,)), only with ``observe_shoe``: cards still to deal.
     * ``shoe``, Box(0, ., (20,)), only with ``observe_shoe``: the unseen black cards of value 1..10,
@@ -342,7 +117,7 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
 
     ``step`` returns in ``info``: ``noir_cards`` and ``rouge_cards`` (tuples of card codes, see
     :func:`trente_env.cards.card_name`), the totals ``noir`` and ``rouge``, ``result`` (a
-    :class:`~trente_env.coup.Result` code), ``couleur`` (0 Couleur won, 1 Inverse won, 2 neither),
+    :class:`~trente_env.codes.Result` code), ``couleur`` (0 Couleur won, 1 Inverse won, 2 neither),
     ``reshuffle`` (the cut card came out), ``stakes`` (the stakes actually placed per box, after
     making them legal), ``insured`` (per box), ``back`` (what each box returned to the bankroll,
     stake and winnings, freed prisoners included) and ``clipped``. ``reset`` returns an empty info.
@@ -502,13 +277,4 @@ def _colour(text: str) -> str:
     return re.sub(r"(\S+[♥♦])", r"[red]\1[/red]", text)
 
 
-__all__ = [
-    "ACTION_FORMS",
-    "COULEUR_WINS",
-    "INVERSE_WINS",
-    "NO_COUP",
-    "OBSERVATION_FORMS",
-    "Layout",
-    "Result",
-    "TrenteEtQuaranteEnv",
-]
+__all__ = ["TrenteEtQuaranteEnv"]

@@ -52,11 +52,13 @@ import numpy as np
 
 #: Every file whose code or constants a compiled kernel holds, relative to the folder holding the
 #: packages: the modules that define kernels, and the modules whose functions (``coup.decide``) or
-#: constants (``cards``: the card values and colours) the kernels compile in. A test greps the tree
-#: so that a new kernel module cannot be left out.
+#: constants (``cards``: the card values and colours; ``codes``: the boxes, results and layouts) the
+#: kernels compile in. A test greps the tree so that a new kernel module cannot be left out.
 KERNEL_SOURCES: tuple[str, ...] = (
     "trente_env/cards.py",
+    "trente_env/codes.py",
     "trente_env/coup.py",
+    "trente_env/croupier.py",
     "trente_env/dealer.py",
     "trente_env/jit.py",
     "trente_env/odds.py",
@@ -157,6 +159,15 @@ def kernel(fn: Callable) -> Callable:
 
 def parallel(fn: Callable) -> Callable:
     """Compile ``fn`` with its ``numba.prange`` loops run on numba's threads (cached).
+
+    **Named tuples in a parallel loop**: numba (0.68) silently loses a write made in the body of a
+    ``prange`` loop straight into an array of a named tuple (an argument bundle), or into an array
+    unpacked with ``a, b = ...`` (even ``a, b = bundle.a, bundle.b``), and takes no named tuple
+    nested in another. Take each array written in the loop from its bundle before the loop, one
+    attribute a statement (``a = bundle.a``: :func:`trente_env.tables._play`), or make the body a
+    call to a function that does the work, where such a write is an ordinary one
+    (:func:`strategies.sessions._play_threads`). ``tests/test_vector.py`` plays the parallel and the
+    serial kernel of the tables side by side, and fails if a write is lost.
 
     numba names a cache file after the function and keys its entries by signature only, not by the
     options: a function compiled both ways (:func:`kernel` and :func:`parallel`, as the tables'

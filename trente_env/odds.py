@@ -31,10 +31,9 @@ import numpy as np
 
 from trente_env import jit
 from trente_env.cards import composition
+from trente_env.coup import ROW_LIMIT
 from trente_env.rules import Refait, RuleSet, SecondRefait
 
-TOTALS = np.arange(31, 41)  #: the totals a row can end on
-ROW_LIMIT = 30
 INFINITE_P = np.array([1] * 9 + [4]) / 13  #: probability of each value 1..10 from an infinite deck
 CACHE = Path(__file__).with_name("data") / "first_coup.json"
 
@@ -156,8 +155,9 @@ def _prefixes() -> _Prefixes:
 
 
 @jit.kernel
-def _walk(shoe, counts, size, child, n_rows, row_total, row_p, out):
-    """One pass over the prefix states from a shoe with ``shoe[v-1]`` cards of value v.
+def _row_odds(shoe, counts, size, child, n_rows, row_total, row_p, out):
+    """The odds of one row dealt from a shoe with ``shoe[v-1]`` cards of value v: one pass over the
+    prefix states, in order of size.
 
     Adds the probability of ending on each complete row to ``row_p`` (if it has ``n_rows`` entries)
     and on each total to ``out[0:10]``; ``out[10]`` collects the expected number of cards and
@@ -197,7 +197,7 @@ def _rouge_given_noir(shoe, rows, row_p, counts, size, child, row_total, out):
     empty = np.zeros(0)
     for r in numba.prange(rows.shape[0]):
         if row_p[r] > 0.0:
-            _walk(shoe - rows[r], counts, size, child, 0, row_total, empty, out[r])
+            _row_odds(shoe - rows[r], counts, size, child, 0, row_total, empty, out[r])
 
 
 def shoe_odds(shoe: np.ndarray) -> CoupOdds:
@@ -211,7 +211,7 @@ def shoe_odds(shoe: np.ndarray) -> CoupOdds:
     pre = _prefixes()
     row_p = np.zeros(len(pre.rows))
     noir = np.zeros(12)
-    _walk(shoe, pre.counts, pre.size, pre.child, len(pre.rows), pre.row_total, row_p, noir)
+    _row_odds(shoe, pre.counts, pre.size, pre.child, len(pre.rows), pre.row_total, row_p, noir)
     rouge = np.zeros((len(pre.rows), 12))
     _rouge_given_noir(shoe, pre.rows, row_p, pre.counts, pre.size, pre.child, pre.row_total, rouge)
     pair = np.zeros((10, 10))

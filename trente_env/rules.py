@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from trente_env.cards import CARDS_PER_DECK
+from trente_env.codes import BOXES
 
 #: The largest bankroll, stake or table limit anything accepts, in units: float64 holds every whole
 #: unit below it exactly, and stakes counted in int64 units cannot overflow.
@@ -121,8 +122,6 @@ class RuleSet:
             parts.append("Couleur/Inverse returned on a refait")
         return ", ".join(parts)
 
-
-BOXES = ("noir", "rouge", "couleur", "inverse")
 
 _CLASSIC = RuleSet()
 PRESETS: dict[str, RuleSet] = {

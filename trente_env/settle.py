@@ -19,13 +19,12 @@ from typing import NamedTuple
 import numpy as np
 
 from trente_env import jit
-from trente_env.coup import Result
+from trente_env.codes import COULEUR, Result, box_won, scoreboard_couleur
 from trente_env.rules import Refait, RuleSet, SecondRefait
 
-NOIR, ROUGE, COULEUR, INVERSE = range(4)
+#: The codes of the refait rules and of the second refait, as the kernels read them (:func:`rule_codes`).
 _HALF, _PRISON, _CHOICE = range(3)
 _LOST, _SECOND_PRISON, _STAYS = range(3)
-_R_NOIR, _R_ROUGE, _R_APRES, _R_REFAIT, _R_VOID = (int(r) for r in Result)
 
 
 def paid(stake: float, insured: bool, rate: float) -> float:
@@ -51,22 +50,22 @@ def settle_box(
 ) -> tuple[float, float, float, float]:
     """Settle one box. Returns (back, prison level 1, prison level 2, bank).
 
-    :param box: NOIR, ROUGE, COULEUR or INVERSE.
+    :param box: the box's index (:data:`~trente_env.codes.NOIR` ... :data:`~trente_env.codes.INVERSE`).
     :param stake: the new stake placed on the box for this coup.
     :param insured: whether that stake is insured against the refait (premium ``rate * stake``).
     :param prison1: stakes in (first) prison on this box from earlier coups.
     :param prison2: stakes in second prison (``second_prison`` rule): two wins in a row free them.
     :param to_prison: under the ``choice`` rule, the player's pick if a refait comes: True for
         prison, False for half.
-    :param result: the coup's :class:`~trente_env.coup.Result` code.
+    :param result: the coup's :class:`~trente_env.codes.Result` code.
     :param couleur: whether Couleur (rather than Inverse) wins; ignored on ties and void coups.
     """
     premium = rate * stake if insured else 0.0
-    if result == _R_VOID:  # every bet is returned, the premium too; prisoners wait
+    if result == Result.VOID:  # every bet is returned, the premium too; prisoners wait
         return stake + premium, prison1, prison2, 0.0
-    if result == _R_APRES:  # void for every box; the stake comes back to be placed again
+    if result == Result.APRES:  # void for every box; the stake comes back to be placed again
         return stake, prison1, prison2, premium
-    if result == _R_REFAIT:
+    if result == Result.REFAIT:
         back = 0.0
         bank = premium
         jailed = 0.0
@@ -82,13 +81,8 @@ def settle_box(
         if second_refait == _SECOND_PRISON:
             return back, jailed, prison1, bank + prison2
         return back, prison1 + jailed, prison2, bank  # stays
-    if box == NOIR:
-        wins = result == _R_NOIR
-    elif box == ROUGE:
-        wins = result == _R_ROUGE
-    else:
-        wins = couleur == (box == COULEUR)
-    if wins:  # paid 1:1; first prison freed unpaid, second prison moves up to the first
+    if box_won(box, result, scoreboard_couleur(result, couleur)):
+        # paid 1:1; first prison freed unpaid, second prison moves up to the first
         return 2.0 * stake + prison1, prison2, 0.0, premium - stake
     return 0.0, 0.0, 0.0, stake + premium + prison1 + prison2
 
@@ -144,7 +138,7 @@ def settle(
     """Settle a coup on one table (``stakes`` of shape (4,)) or on many (shape (n, 4)).
 
     :param stakes: new stakes on Noir, Rouge, Couleur, Inverse.
-    :param result: :class:`~trente_env.coup.Result` code(s) of the coup(s).
+    :param result: :class:`~trente_env.codes.Result` code(s) of the coup(s).
     :param couleur: whether Couleur wins, per coup.
     :param insured: which stakes are insured (default none).
     :param prison: stakes in first and second prison, shape (..., 4, 2) (default none).
@@ -161,8 +155,8 @@ def settle(
     to_prison = _bools(to_prison, stakes.shape)
     prison = np.zeros((n, 4, 2)) if prison is None else np.asarray(prison, dtype=np.float64).reshape(n, 4, 2)
     result = np.broadcast_to(np.asarray(result, dtype=np.int8), (n,))
-    if ((result < 0) | (result > _R_VOID)).any():
-        raise ValueError(f"result codes are 0..{_R_VOID} (see trente_env.coup.Result)")
+    if ((result < 0) | (result > Result.VOID)).any():
+        raise ValueError(f"result codes are 0..{int(Result.VOID)} (see trente_env.codes.Result)")
     couleur = np.broadcast_to(np.asarray(couleur, dtype=np.bool_), (n,))
     out = _settle_tables(stakes, insured, prison, to_prison, result, couleur, *rule_codes(rules))
     return Settlement(*(a[0] for a in out)) if single else Settlement(*out)

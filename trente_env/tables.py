@@ -2,9 +2,10 @@
 
 This is the engine room of the environments, and it imports no gymnasium. The single environment
 is one :class:`Tables` of one table; the vector environment is one :class:`Tables` of N tables. Both
-run the same kernel, which deals with the dealer's own kernels (:func:`~trente_env.dealer.shuffle`,
-:func:`~trente_env.dealer.deal_next`) and settles every box with the settlement's own compiled
-:func:`~trente_env.settle.settle_box`, so there is one copy of the rules.
+run the same kernel, which plays each table's coup with the croupier's compiled steps
+(:func:`~trente_env.croupier.next_coup` deals it with the dealer's own kernels,
+:func:`~trente_env.croupier.bet_and_settle` settles every box with the settlement's own
+:func:`~trente_env.settle.settle_box`), so there is one copy of the rules.
 
 Randomness: each table owns a :class:`numpy.random.Generator`, used for nothing but shuffles. A
 shuffle takes one seed from it (:func:`~trente_env.dealer.shuffle_seeds`), exactly as
@@ -12,177 +13,123 @@ shuffle takes one seed from it (:func:`~trente_env.dealer.shuffle_seeds`), exact
 so table ``i`` deals the same coups as a ``Shoe`` (or :func:`~trente_env.dealer.deal_coups`) fed
 by the same generator. A table starts every session on a freshly shuffled shoe.
 
-An action for one table is a row of :data:`ACTION_WIDTH` numbers::
+An action for one table is a row of :data:`~trente_env.codes.ACTION_WIDTH` numbers (the action row
+of :mod:`trente_env.codes`: stakes from :data:`~trente_env.codes.STAKE`, insure flags from
+:data:`~trente_env.codes.INSURE`, prison flags from :data:`~trente_env.codes.PRISON`). Before the
+deal every row is made legal, box by box in layout order (:func:`~trente_env.croupier.make_legal`).
 
-    [stake Noir, stake Rouge, stake Couleur, stake Inverse,      # units
-     insure Noir, ..., insure Inverse,                           # > 0.5 means insured
-     prison Noir, ..., prison Inverse]                           # > 0.5: prison on a refait (choice rule)
-
-Before the deal every row is made legal, box by box in layout order (:func:`make_legal`).
+**The kernels' arguments** travel in bundles (named tuples of arrays and numbers, which numba
+compiles like separate arguments): :class:`~trente_env.croupier.TableRules` (the rules as numbers,
+shared with the tournament's session loop), :class:`TableState` (every table's shoe, money and scoreboard),
+:class:`CoupRecord` (what the last coup did at each table) and :class:`ObservationRows` (where each
+table's observation is written).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import numba
 import numpy as np
 
 from trente_env import jit
-from trente_env.cards import CARD_BLACK, CARD_VALUE, composition, new_shoe
-from trente_env.coup import Result, decide
-from trente_env.dealer import deal_next, shuffle
+from trente_env.cards import CARD_BLACK, CARD_VALUE, composition
+from trente_env.codes import (
+    ACTION_WIDTH,
+    COULEUR_CODES,
+    NO_COUP,
+    OBS_PARTS,
+    RESULT_CODES,
+    SCOREBOARD_PARTS,
+    SHOE_PARTS,
+    SHOE_SIZE,
+    UNDECIDED,
+    part_size,
+    scoreboard_couleur,
+)
+from trente_env.croupier import bet_and_settle, is_free, next_coup, table_rules
 from trente_env.rules import MAX_MONEY, RuleSet
-from trente_env.settle import _paid, _settle_box, rule_codes
 
-ACTION_WIDTH = 12
-#: History code of a coup not played yet (the other codes are :class:`~trente_env.coup.Result`).
-NO_COUP = 5
-#: History codes for the Couleur/Inverse column of the scoreboard.
-COULEUR_WINS, INVERSE_WINS, UNDECIDED = 0, 1, 2
-#: The parts of an observation, in the order of the kernels' ``offsets`` array.
-OBS_PARTS = ("bankroll", "cards_left", "coups", "couleur", "prison", "results", "shoe")
 #: Columns of :attr:`Tables.coup`: what was dealt on each table in the last coup.
 COUP_COLUMNS = ("noir", "rouge", "result", "couleur", "start", "middle", "end", "reshuffle")
 #: Tables at or above this count are played by the multi-threaded kernels.
 PARALLEL_FROM = 4096
 
-_VALUE = CARD_VALUE.copy()
-_BLACK = CARD_BLACK.copy()
-_decide = jit.kernel(decide)
+
+class TableState(NamedTuple):
+    """Every table's state, one row per table; the kernels update it in place."""
+
+    shoes: np.ndarray  #: (n, n_cards) uint8, each table's shoe in dealing order
+    pos: np.ndarray  #: (n,) int64, the next card to deal
+    needs_shuffle: np.ndarray  #: (n,) bool, the shoe is shuffled before the next coup
+    bankroll: np.ndarray  #: (n,) float64, money in hand, units
+    prison: np.ndarray  #: (n, 4, 2) float64, stakes in first and second prison per box
+    coups: np.ndarray  #: (n,) int64, coups played this session
+    results: np.ndarray  #: (n, history) int64, the scoreboard's result codes, most recent first
+    couleurs: np.ndarray  #: (n, history) int64, the scoreboard's Couleur codes
+    seen: np.ndarray  #: (n, 20) int64, cards seen since the shuffle: black values 1..10, then red
 
 
-def make_legal(
-    want: float,
-    insure: bool,
-    avail: float,
-    is_open: bool,
-    insurance: bool,
-    rate: float,
-    table_min: float,
-    table_max: float,
-) -> tuple[float, bool]:
-    """The stake a box really takes, and whether it is insured (SPEC 2.5, 7).
+class CoupRecord(NamedTuple):
+    """What the last coup did at every table (rows of skipped tables keep their last values)."""
 
-    A negative, NaN or closed-box stake is 0; a stake over the table maximum is cut to the maximum;
-    a stake whose cost (with its premium, :func:`~trente_env.settle.paid`) is over ``avail``, the
-    money not yet staked this coup, is cut to the largest whole number of units ``s`` whose cost, as
-    the bankroll will pay it, is at most ``avail``: exactly, not through a rounded division, so what
-    is left after placing it is never below 0. Whatever is left under the table minimum is refused.
-    Insurance is bought only on a stake, and only at tables that sell it.
-    """
-    stake = want if (want > 0.0 and is_open) else 0.0
-    if stake > table_max:
-        stake = table_max
-    insured = insure and insurance and stake > 0.0
-    if _paid(stake, insured, rate) > avail:
-        # the division gives s within one unit: the exact comparison decides
-        whole = np.floor(min(avail / (1.0 + rate if insured else 1.0), stake))
-        if whole + 1.0 <= stake and _paid(whole + 1.0, insured, rate) <= avail:
-            whole += 1.0
-        while whole > 0.0 and _paid(whole, insured, rate) > avail:
-            whole -= 1.0
-        stake = max(whole, 0.0)
-    if stake < table_min:
-        stake = 0.0
-        insured = False
-    return stake, insured
+    reward: np.ndarray  #: (n,) the change of the bankroll, units
+    placed: np.ndarray  #: (n, 4) the stakes taken per box, after making them legal
+    insured: np.ndarray  #: (n, 4) bool, which of them are insured
+    back: np.ndarray  #: (n, 4) what each box returned to the bankroll
+    coup: np.ndarray  #: (n, 8) int64, the columns of :data:`COUP_COLUMNS`
+    clipped: np.ndarray  #: (n,) bool, a wanted stake was changed
+    terminated: np.ndarray  #: (n,) bool, the session is over (ruin or target, nothing in prison)
 
 
-_make_legal = jit.kernel(make_legal)
+#: Where each part of :data:`~trente_env.codes.OBS_PARTS` starts in a row of :attr:`Tables.flat`
+#: (-1: the part is left out), one field per part. (A kernel argument of its own: numba's parallel
+#: loops take no named tuple nested in another.)
+FlatOffsets = NamedTuple("FlatOffsets", [(part, int) for part in OBS_PARTS])  # noqa: UP014
 
 
-def next_coup(cards, pos, needs_shuffle, seed, base, burn, cut_card):  # fmt: skip
-    """Deal one table's next coup: shuffle first if the shoe needs it (``base`` order, ``seed``),
-    then :func:`~trente_env.dealer.deal_next` and the result.
+class ObservationRows(NamedTuple):
+    """How the kernels write each table's observation: row ``t`` of ``flat``, each part where a
+    :class:`FlatOffsets` places it."""
 
-    Returns (noir, rouge, result, couleur, start, middle, end, reshuffle): the totals, the
-    :class:`~trente_env.coup.Result` code, whether Couleur wins, where the coup's cards lie in
-    ``cards``, and whether the shoe must be shuffled before the next coup.
-    """
-    if needs_shuffle:
-        for i in range(base.size):
-            cards[i] = base[i]
-        shuffle(cards, seed)
-        pos = burn
-    noir, rouge, middle, end, reshuffle = deal_next(cards, pos, cut_card)
-    first_black = False
-    if noir > 0:
-        first_black = _BLACK[cards[pos]]
-    result, couleur = _decide(noir, rouge, first_black)
-    return noir, rouge, result, couleur, pos, middle, end, reshuffle
+    flat: np.ndarray  #: (n, width) float32
+    one_hot: bool  #: write the scoreboard one-hot (else it is read from the state)
+    full_shoe: np.ndarray  #: (20,) int64, a full shoe's cards: black values 1..10, then red
+    track_shoe: bool  #: count the cards seen (for the ``shoe`` and ``cards_left`` parts)
 
 
-def bet_and_settle(
-    action, bankroll, prison, result, couleur, n_boxes, insurance, table_min, table_max, refait_rule, second_refait,
-    spares, rate, placed, insured, back,
-):  # fmt: skip
-    """One table's coup for the player: make the ``action``'s bets legal (:func:`make_legal`, box by
-    box), then settle every box and its prisoners (``prison``, (4, 2), updated) on the result.
-
-    Writes the stakes taken, their insurance and what came back into ``placed``, ``insured`` and
-    ``back``; returns (bankroll, clipped): the bankroll after the coup and whether any wanted stake
-    was changed. A box with no stake and no prisoner has nothing to settle.
-
-    The money is counted so that it cannot go below zero, whatever the rounding: each stake is taken
-    from what is left in hand only if its cost (:func:`~trente_env.settle.paid`) is at most that
-    (:func:`make_legal`), so what is left stays >= 0, and the bankroll after the coup is what was left
-    plus what came back (every ``back`` is >= 0). The caller's gain is the new bankroll minus the old.
-    """
-    left = bankroll
-    clipped = False
-    for b in range(4):
-        want = action[b]
-        if want == 0.0:  # what make_legal makes of no stake, without the arithmetic
-            placed[b] = 0.0
-            insured[b] = False
-            continue
-        stake, ins = _make_legal(want, action[4 + b] > 0.5, left, b < n_boxes, insurance, rate, table_min, table_max)
-        if stake != want:
-            clipped = True
-        cost = _paid(stake, ins, rate)
-        if (cost > left) | (stake > table_max):  # make_legal rules it out: a guard, never a rule
-            raise ValueError("bet_and_settle: a stake above the money in hand or the table maximum")
-        left -= cost
-        placed[b] = stake
-        insured[b] = ins
-    returned = 0.0
-    for b in range(4):
-        stake = placed[b]
-        if (stake == 0.0) & (prison[b, 0] == 0.0) & (prison[b, 1] == 0.0):
-            back[b] = 0.0
-            continue
-        out = _settle_box(
-            b, stake, insured[b], prison[b, 0], prison[b, 1], action[8 + b] > 0.5, result, couleur, refait_rule,
-            second_refait, spares, rate,
-        )  # fmt: skip
-        back[b] = out[0]
-        prison[b, 0] = out[1]
-        prison[b, 1] = out[2]
-        returned += out[0]
-    bankroll = left + returned
-    if not bankroll >= 0.0:  # left and every back are >= 0: a guard, against a bankroll edited by hand
-        raise ValueError("bet_and_settle: the bankroll would end below 0 (or not a number)")
-    return bankroll, clipped
-
-
-next_coup = jit.hot(next_coup)
-bet_and_settle = jit.hot(bet_and_settle)
-
-
-def _play(
-    actions, skip, seeds, shoes, pos, needs_shuffle, base, bankroll, prison, coups, results, couleurs,
-    seen, track_shoe, burn, cut_card, n_boxes, insurance, table_min, table_max, refait_rule, second_refait, spares,
-    rate, target, reward, placed, insured, back, coup, clipped, terminated, flat, offsets, one_hot, full,
-):  # fmt: skip
-    """Play one coup on every table not in ``skip``: deal (:func:`next_coup`), make the bets legal
-    and settle them (:func:`bet_and_settle`), record.
+def _play(actions, skip, seeds, rules, state, record, view, at, target):  # fmt: skip
+    """Play one coup on every table not in ``skip``: deal (:func:`~trente_env.croupier.next_coup`),
+    make the bets legal and settle them (:func:`~trente_env.croupier.bet_and_settle`), record.
 
     Table ``t`` reads row ``t`` of every array: ``seeds[t]`` is the seed of its shuffle if its shoe
     needs one (written for every such table before the call; ignored otherwise). Then write the
-    table's observation into its row of ``flat`` and whether its session is over (ruin, or ``target``
-    reached, with nothing in prison) into ``terminated``.
+    table's observation into its row of ``view.flat`` (parts placed by ``at``) and whether its
+    session is over (ruin, or ``target`` reached, with nothing in prison) into ``record.terminated``.
     """
+    # Every array written in the loop is taken from its bundle before it, one attribute a statement:
+    # numba's parallel loop loses a write made in its body straight into an array of a named tuple, or
+    # into one unpacked with `a, b = ...` (numba 0.68; see trente_env.jit.parallel). The loop's body
+    # stays inline: a call per table, taking the bundles, costs some 15% of the coup.
+    shoes = state.shoes
+    pos = state.pos
+    needs_shuffle = state.needs_shuffle
+    seen = state.seen
+    bankroll = state.bankroll
+    prison = state.prison
+    coups = state.coups
+    results = state.results
+    couleurs = state.couleurs
+    reward = record.reward
+    placed = record.placed
+    insured = record.insured
+    back = record.back
+    coup = record.coup
+    clipped = record.clipped
+    terminated = record.terminated
+    track_shoe = view.track_shoe
+    table_min = rules.table_min
     n = bankroll.shape[0]
     if (actions.shape[0] != n) | (actions.shape[1] != ACTION_WIDTH) | (skip.shape[0] != n) | (seeds.shape[0] != n):
         raise ValueError("_play: actions, skip and seeds need one row per table")
@@ -194,12 +141,13 @@ def _play(
         if needs_shuffle[t] & track_shoe:
             seen[t, :] = 0
         noir, rouge, result, couleur, start, middle, end, reshuffle = next_coup(
-            cards, pos[t], needs_shuffle[t], seeds[t], base, burn, cut_card
+            cards, pos[t], needs_shuffle[t], seeds[t], rules
         )
         before = bankroll[t]
         bankroll[t], clipped[t] = bet_and_settle(
-            actions[t], before, prison[t], result, couleur, n_boxes, insurance, table_min, table_max,
-            refait_rule, second_refait, spares, rate, placed[t], insured[t], back[t],
+            actions[t], before, prison[t], result, couleur, rules.n_boxes, rules.insurance, table_min,
+            rules.table_max, rules.refait, rules.second_refait, rules.spares_couleur, rules.rate, placed[t],
+            insured[t], back[t],
         )  # fmt: skip
         reward[t] = bankroll[t] - before
         coups[t] += 1
@@ -214,7 +162,7 @@ def _play(
             else:
                 for i in range(start, end):
                     c = cards[i]
-                    seen[t, (0 if _BLACK[c] else 10) + _VALUE[c] - 1] += 1
+                    seen[t, (0 if CARD_BLACK[c] else 10) + CARD_VALUE[c] - 1] += 1
         pos[t] = end
         needs_shuffle[t] = reshuffle
         coup[t, 0] = noir
@@ -226,72 +174,41 @@ def _play(
         coup[t, 6] = end
         coup[t, 7] = reshuffle
         terminated[t] = is_free(prison[t]) & ((bankroll[t] < table_min) | (bankroll[t] >= target))
-        _observe_row(
-            t, flat, bankroll, coups, prison, results, couleurs, seen, needs_shuffle, pos, full, shoes.shape[1], burn,
-            offsets, one_hot,
-        )  # fmt: skip
+        _observe_row(t, state, view, at, rules.burn)
 
 
-@jit.hot
-def scoreboard_couleur(result: int, couleur: bool) -> int:
-    """The scoreboard's Couleur/Inverse code of a coup: Couleur or Inverse won, or neither (a tie or
-    a void coup)."""
-    if result == 0 or result == 1:
-        return COULEUR_WINS if couleur else INVERSE_WINS
-    return UNDECIDED
-
-
-@jit.hot
-def is_free(prison: np.ndarray) -> bool:
-    """Whether a table's (4, 2) prison holds no stake."""
-    for b in range(4):  # noqa: SIM110
-        if (prison[b, 0] != 0.0) | (prison[b, 1] != 0.0):
-            return False
-    return True
-
-
-def _observe_row(
-    t, flat, bankroll, coups, prison, results, couleurs, seen, needs_shuffle, pos, full, n_cards, burn, offsets,
-    one_hot,
-):  # fmt: skip
-    """Write table ``t``'s observation into row ``t`` of ``flat``; ``offsets`` (in the order of
-    :data:`OBS_PARTS`) places each part, -1 marking the parts left out."""
+def _observe_row(t, state, view, at, burn):  # fmt: skip
+    """Write table ``t``'s observation into row ``t`` of ``view.flat``, each part where ``at`` places
+    it (the parts at -1 are left out)."""
+    flat = view.flat
+    results, couleurs = state.results, state.couleurs
     k = results.shape[1]
-    flat[t, offsets[0]] = bankroll[t]
-    flat[t, offsets[2]] = coups[t]
-    o_prison = offsets[4]
+    flat[t, at.bankroll] = state.bankroll[t]
+    flat[t, at.coups] = state.coups[t]
     for b in range(4):
-        flat[t, o_prison + b] = prison[t, b, 0]
-        flat[t, o_prison + 4 + b] = prison[t, b, 1]
-    if one_hot:
-        o_couleur = offsets[3]
-        o_results = offsets[5]
+        flat[t, at.prison + b] = state.prison[t, b, 0]
+        flat[t, at.prison + 4 + b] = state.prison[t, b, 1]
+    if view.one_hot:
         for j in range(k):
-            for v in range(3):
-                flat[t, o_couleur + 3 * j + v] = 1.0 if couleurs[t, j] == v else 0.0
-            for v in range(6):
-                flat[t, o_results + 6 * j + v] = 1.0 if results[t, j] == v else 0.0
-    o_shoe = offsets[6]
-    if o_shoe >= 0:
-        flat[t, offsets[1]] = n_cards - burn if needs_shuffle[t] else n_cards - pos[t]
-        for i in range(20):
-            flat[t, o_shoe + i] = full[i] - seen[t, i]
+            for v in range(COULEUR_CODES):
+                flat[t, at.couleur + COULEUR_CODES * j + v] = 1.0 if couleurs[t, j] == v else 0.0
+            for v in range(RESULT_CODES):
+                flat[t, at.results + RESULT_CODES * j + v] = 1.0 if results[t, j] == v else 0.0
+    if at.shoe >= 0:
+        n_cards = state.shoes.shape[1]
+        flat[t, at.cards_left] = n_cards - burn if state.needs_shuffle[t] else n_cards - state.pos[t]
+        for i in range(SHOE_SIZE):
+            flat[t, at.shoe + i] = view.full_shoe[i] - state.seen[t, i]
 
 
-def _observe(
-    rows, flat, bankroll, coups, prison, results, couleurs, seen, needs_shuffle, pos, full, n_cards, burn, offsets,
-    one_hot,
-):  # fmt: skip
-    """Write the observation of every table in the ``rows`` mask into ``flat``."""
-    for t in numba.prange(flat.shape[0]):
+def _observe(rows, state, view, at, burn):  # fmt: skip
+    """Write the observation of every table in the ``rows`` mask into ``view.flat``."""
+    for t in numba.prange(view.flat.shape[0]):
         if rows[t]:
-            _observe_row(
-                t, flat, bankroll, coups, prison, results, couleurs, seen, needs_shuffle, pos, full, n_cards, burn,
-                offsets, one_hot,
-            )  # fmt: skip
+            _observe_row(t, state, view, at, burn)
 
 
-_observe_row = jit.kernel(_observe_row)
+_observe_row = jit.hot(_observe_row)
 _play_serial = jit.kernel(_play)
 _play_parallel = jit.parallel(_play)
 _observe_serial = jit.kernel(_observe)
@@ -307,11 +224,15 @@ class Tables:
     :param history: how many past coups the scoreboard keeps.
     :param target: a session ends when the bankroll reaches this with nothing in prison (None: never).
     :param track_shoe: keep count of the cards seen since the last shuffle (for ``observe_shoe``).
-    :param offsets: where each part of :data:`OBS_PARTS` starts in a row of :attr:`flat` (absent
-        parts may be left out); the kernels write every table's observation there.
+    :param offsets: where each part of :data:`~trente_env.codes.OBS_PARTS` starts in a row of
+        :attr:`flat` (absent parts may be left out); the kernels write every table's observation there.
     :param width: the length of a row of :attr:`flat`.
     :param one_hot: write the scoreboard one-hot into :attr:`flat` (otherwise read
         :attr:`results` and :attr:`couleurs`).
+
+    The state of every table is :attr:`state` (its arrays are also attributes: :attr:`bankroll`,
+    :attr:`prison`, :attr:`results`...), what the last coup did is :attr:`record` (:attr:`reward`,
+    :attr:`placed`, :attr:`back`, :attr:`coup`...). They are updated in place, never replaced.
 
     Money is bounded: the bankroll and the target are at most :data:`~trente_env.rules.MAX_MONEY`
     units (the rules bound the table maximum the same way), so every amount stays exact in float64.
@@ -347,50 +268,56 @@ class Tables:
         if offsets is None:
             offsets = {"bankroll": 0, "coups": 1, "prison": 2}
         _check_layout(offsets, width, history, one_hot)
-        self.offsets = np.array([offsets.get(part, -1) for part in OBS_PARTS], dtype=np.int64)
         self.one_hot = one_hot
-        self.flat = np.zeros((n, width), dtype=np.float32)
-        self.base = new_shoe(rules.decks)
+        self.table_rules = table_rules(rules)
         full = composition(rules.decks) // 2  # half of each value is black, half red
-        self.full_shoe = np.concatenate([full, full]).astype(np.int64)
-        n_cards = rules.n_cards
-        self.shoes = np.tile(self.base, (n, 1))
-        self.pos = np.full(n, n_cards, dtype=np.int64)
-        self.needs_shuffle = np.ones(n, dtype=np.bool_)
-        self.bankroll = np.full(n, self.initial_bankroll)
-        self.prison = np.zeros((n, 4, 2))
-        self.coups = np.zeros(n, dtype=np.int64)
-        self.results = np.full((n, history), NO_COUP, dtype=np.int64)
-        self.couleurs = np.full((n, history), UNDECIDED, dtype=np.int64)
-        self.seen = np.zeros((n, 20), dtype=np.int64)
-        # what the last coup did, per table
-        self.reward = np.zeros(n)
-        self.placed = np.zeros((n, 4))
-        self.insured = np.zeros((n, 4), dtype=np.bool_)
-        self.back = np.zeros((n, 4))
-        self.coup = np.zeros((n, len(COUP_COLUMNS)), dtype=np.int64)
-        self.clipped = np.zeros(n, dtype=np.bool_)
-        self.terminated = np.zeros(n, dtype=np.bool_)
+        self.state = TableState(
+            shoes=np.tile(self.table_rules.base, (n, 1)),
+            pos=np.full(n, rules.n_cards, dtype=np.int64),
+            needs_shuffle=np.ones(n, dtype=np.bool_),
+            bankroll=np.full(n, self.initial_bankroll),
+            prison=np.zeros((n, 4, 2)),
+            coups=np.zeros(n, dtype=np.int64),
+            results=np.full((n, history), NO_COUP, dtype=np.int64),
+            couleurs=np.full((n, history), UNDECIDED, dtype=np.int64),
+            seen=np.zeros((n, SHOE_SIZE), dtype=np.int64),
+        )
+        self.record = CoupRecord(
+            reward=np.zeros(n),
+            placed=np.zeros((n, 4)),
+            insured=np.zeros((n, 4), dtype=np.bool_),
+            back=np.zeros((n, 4)),
+            coup=np.zeros((n, len(COUP_COLUMNS)), dtype=np.int64),
+            clipped=np.zeros(n, dtype=np.bool_),
+            terminated=np.zeros(n, dtype=np.bool_),
+        )
+        self.at = FlatOffsets(*(int(offsets.get(part, -1)) for part in OBS_PARTS))
+        self.view = ObservationRows(
+            flat=np.zeros((n, width), dtype=np.float32),
+            one_hot=one_hot,
+            full_shoe=np.concatenate([full, full]).astype(np.int64),
+            track_shoe=track_shoe,
+        )
+        # the arrays of the bundles by name: the same arrays, updated in place (never replace them)
+        state, record = self.state, self.record
+        self.shoes, self.pos, self.needs_shuffle = state.shoes, state.pos, state.needs_shuffle
+        self.bankroll, self.prison, self.coups = state.bankroll, state.prison, state.coups
+        self.results, self.couleurs, self.seen = state.results, state.couleurs, state.seen
+        self.reward, self.placed, self.insured, self.back = record.reward, record.placed, record.insured, record.back
+        self.coup, self.clipped, self.terminated = record.coup, record.clipped, record.terminated
+        self.flat, self.full_shoe, self.base = self.view.flat, self.view.full_shoe, self.table_rules.base
         self._seeds = np.zeros(n, dtype=np.uint64)  # the seed of each table's next shuffle
         self._no_skip = np.zeros(n, dtype=np.bool_)
         self._one_action = np.zeros((1, ACTION_WIDTH))  # the single table's action, in a buffer of fixed type
         self._action_shape = (n, ACTION_WIDTH)
+        # the kernel's arguments after the actions and the skip mask (fixed objects, updated in place)
+        self._args = (self._seeds, self.table_rules, state, record, self.view, self.at, self.target)
+        self._one_args = (self._one_action, self._no_skip, *self._args)
+        self._entries: dict = {}  # each kernel's compiled entry point, once called (see _call)
         self.generators: list[np.random.Generator] = []
         parallel = n >= PARALLEL_FROM
         self._play_kernel = _play_parallel if parallel else _play_serial
         self._observe_kernel = _observe_parallel if parallel else _observe_serial
-        refait, second, spares, rate = rule_codes(rules)
-        self._play_args = (
-            self._seeds, self.shoes, self.pos, self.needs_shuffle, self.base, self.bankroll, self.prison,
-            self.coups, self.results, self.couleurs, self.seen, track_shoe, rules.burn, rules.cut_card,
-            len(rules.boxes), rules.insurance, float(rules.table_min), float(rules.table_max), refait, second,
-            spares, rate, self.target, self.reward, self.placed, self.insured, self.back, self.coup, self.clipped,
-            self.terminated, self.flat, self.offsets, one_hot, self.full_shoe,
-        )  # fmt: skip
-        self._observe_args = (
-            self.flat, self.bankroll, self.coups, self.prison, self.results, self.couleurs, self.seen,
-            self.needs_shuffle, self.pos, self.full_shoe, n_cards, rules.burn, self.offsets, one_hot,
-        )  # fmt: skip
 
     def seed(self, generators: Sequence[np.random.Generator]) -> None:
         """Give every table its shuffling generator."""
@@ -405,23 +332,25 @@ class Tables:
         shuffled before the next coup. The observations of those tables are rewritten.
         """
         mask = np.ones(self.n, dtype=np.bool_) if rows is None else self._mask(rows, "rows")
-        self.bankroll[mask] = self.initial_bankroll
-        self.prison[mask] = 0.0
-        self.coups[mask] = 0
-        self.results[mask] = NO_COUP
-        self.couleurs[mask] = UNDECIDED
-        self.seen[mask] = 0
-        self.needs_shuffle[mask] = True
-        self.pos[mask] = self.rules.n_cards
-        self.terminated[mask] = False
-        self._observe_kernel(mask, *self._observe_args)
+        state = self.state
+        state.bankroll[mask] = self.initial_bankroll
+        state.prison[mask] = 0.0
+        state.coups[mask] = 0
+        state.results[mask] = NO_COUP
+        state.couleurs[mask] = UNDECIDED
+        state.seen[mask] = 0
+        state.needs_shuffle[mask] = True
+        state.pos[mask] = self.rules.n_cards
+        self.record.terminated[mask] = False
+        self._call(self._observe_kernel, (mask, state, self.view, self.at, self.rules.burn))
 
     def play(self, actions: np.ndarray, skip: np.ndarray | None = None) -> None:
         """Play one coup on every table (except the ``skip`` mask) with ``actions`` of shape (n, 12).
 
-        Results land in :attr:`reward`, :attr:`placed`, :attr:`insured`, :attr:`back`,
-        :attr:`coup`, :attr:`clipped`, :attr:`terminated` and :attr:`flat`; rows of skipped tables
-        keep their last values. Actions of another shape, or not numbers, raise ValueError.
+        Results land in :attr:`record` (:attr:`reward`, :attr:`placed`, :attr:`insured`,
+        :attr:`back`, :attr:`coup`, :attr:`clipped`, :attr:`terminated`) and :attr:`flat`; rows of
+        skipped tables keep their last values. Actions of another shape, or not numbers, raise
+        ValueError.
         """
         if not self.generators:
             raise RuntimeError("give the tables their generators (seed) before playing")
@@ -435,55 +364,57 @@ class Tables:
         if skip is None and self.n == 1:
             if self.needs_shuffle[0]:
                 self._seeds[0] = self.generators[0].bit_generator.random_raw()
-            self._one_action[...] = actions
-            self._play_one()
+            self._one_action[...] = actions  # the single table's action, without allocating
+            self._call(self._play_kernel, self._one_args)
             return
         skip = self._no_skip if skip is None else self._mask(skip, "skip")
         generators = self.generators  # one seed per shuffle, as dealer.shuffle_seeds draws them
         for i in np.flatnonzero(self.needs_shuffle & ~skip).tolist():
             self._seeds[i] = generators[i].bit_generator.random_raw()
-        self._play_kernel(np.ascontiguousarray(actions, dtype=np.float64), skip, *self._play_args)
+        self._call(self._play_kernel, (_of_one_type(actions, np.float64), skip, *self._args))
 
     def _mask(self, rows: np.ndarray, name: str) -> np.ndarray:
-        """``rows`` as a mask of the tables (one boolean per table), or ValueError."""
+        """``rows`` as a mask of the tables (one boolean per table: C-contiguous, writable, aligned),
+        or ValueError."""
         mask = np.asarray(rows)
         if mask.shape != (self.n,) or mask.dtype != np.bool_:
             raise ValueError(f"{name} must be {self.n} booleans, one per table; got shape {mask.shape} of {mask.dtype}")
-        return np.ascontiguousarray(mask)
+        return _of_one_type(mask, np.bool_)
 
-    def _play_one(self) -> None:
-        """The single table's coup, through the compiled kernel's entry point.
+    def _call(self, kernel: Callable, args: tuple) -> None:
+        """Run ``kernel`` on ``args``, through its compiled entry point after the first call.
 
-        Every argument is an array of the table's own, of a type fixed when the table was built (the
-        action is copied into :attr:`_one_action`), so numba's type dispatch, about 1 µs of a 9 µs
-        step, is done once (:func:`~trente_env.jit.entry_point`).
+        Every argument of the table's kernels has one type for the life of the tables: the bundles
+        and scalars are fixed when the tables are built, and the actions and masks are made float64
+        or bool arrays, C-contiguous, writable and aligned (:func:`_of_one_type`). So numba's type
+        dispatch, about 1 µs per array and several per bundle (a fifth of a single table's step), is
+        done once per kernel (:func:`~trente_env.jit.entry_point`).
         """
-        args = (self._one_action, self._no_skip, *self._play_args)
-        entry = self.__dict__.get("_entry")
+        entry = self._entries.get(kernel)
         if entry is None:
-            self._play_kernel(*args)
-            self._entry = jit.entry_point(self._play_kernel, args)
+            kernel(*args)
+            self._entries[kernel] = jit.entry_point(kernel, args)
         else:
             entry(*args)
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
-        state.pop("_entry", None)  # a compiled function: found again after unpickling
+        state["_entries"] = {}  # compiled functions: found again after unpickling
         return state
 
     def cards(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         """The Noir and Rouge rows of table ``i``'s last coup (card codes)."""
-        start, middle, end = self.coup[i, 4:7].tolist()
-        cards = self.shoes[i, start:end].copy()
+        start, middle, end = self.record.coup[i, 4:7].tolist()
+        cards = self.state.shoes[i, start:end].copy()
         return cards[: middle - start], cards[middle - start :]
 
 
-def _part_sizes(k: int, one_hot: bool) -> dict[str, int]:
-    """The numbers each part of :data:`OBS_PARTS` takes in a row of :attr:`Tables.flat`, for a
-    scoreboard of ``k`` coups (written one-hot, or not at all)."""
-    board = 1 if one_hot else 0
-    return {"bankroll": 1, "cards_left": 1, "coups": 1, "couleur": 3 * k * board, "prison": 8,
-            "results": 6 * k * board, "shoe": 20}  # fmt: skip
+def _of_one_type(a: np.ndarray, dtype: type) -> np.ndarray:
+    """``a`` as a C-contiguous, writable and aligned array of ``dtype``: one numba type for any input
+    of that dtype and number of dimensions (a copy only when ``a`` is not such an array already)."""
+    a = np.ascontiguousarray(a, dtype=dtype)
+    flags = a.flags
+    return a if flags.writeable and flags.aligned else a.copy()
 
 
 def _check_layout(offsets: dict[str, int], width: int, history: int, one_hot: bool) -> None:
@@ -493,13 +424,14 @@ def _check_layout(offsets: dict[str, int], width: int, history: int, one_hot: bo
     the shoe and the cards left together or not at all.
     """
     unknown = set(offsets) - set(OBS_PARTS)
-    required = {"bankroll", "coups", "prison"} | ({"couleur", "results"} if one_hot else set())
-    if unknown or not required <= set(offsets) or ("shoe" in offsets) != ("cards_left" in offsets):
+    required = {"bankroll", "coups", "prison"} | (set(SCOREBOARD_PARTS) if one_hot else set())
+    shoe = [part in offsets for part in SHOE_PARTS]
+    if unknown or not required <= set(offsets) or any(shoe) != all(shoe):
         raise ValueError(f"an observation layout places {sorted(required)} (and shoe with cards_left), got {offsets}")
-    sizes = _part_sizes(history, one_hot)
     for part, at in offsets.items():
-        if not (isinstance(at, (int, np.integer)) and at >= 0 and at + sizes[part] <= width):
+        size = part_size(part, history if one_hot else 0)  # the scoreboard is written one-hot, or not at all
+        if not (isinstance(at, (int, np.integer)) and at >= 0 and at + size <= width):
             raise ValueError(f"the observation part {part!r} at {at} does not fit in a row of {width} numbers")
 
 
-__all__ = ["ACTION_WIDTH", "COUP_COLUMNS", "NO_COUP", "OBS_PARTS", "Result", "Tables", "make_legal"]
+__all__ = ["COUP_COLUMNS", "CoupRecord", "FlatOffsets", "ObservationRows", "TableState", "Tables"]

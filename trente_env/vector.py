@@ -16,7 +16,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from trente_env.env import DEFAULT_STAKE_LEVELS, ActionForm, Layout, ObservationForm
+from trente_env.layout import DEFAULT_STAKE_LEVELS, ActionForm, Layout, ObservationForm
 from trente_env.rules import RuleSet, get_rules
 from trente_env.tables import Tables
 

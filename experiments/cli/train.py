@@ -17,7 +17,7 @@ Algo = Enum("Algo", [(name.replace("-", "_"), name) for name in TRAINABLE], type
 
 
 class Form(str, Enum):
-    """``--action-form``'s choices: the env's action forms (``trente_env.env.ACTION_FORMS``, which
+    """``--action-form``'s choices: the env's action forms (``trente_env.layout.ACTION_FORMS``, which
     this help must not import: a test checks they agree), the default first."""
 
     discrete = "discrete"

@@ -14,7 +14,7 @@ from experiments.errors import RLError
 from experiments.files import read_toml
 from experiments.rl.algorithms import TRAINABLE
 from strategies.model import ALGORITHMS
-from trente_env.env import DEFAULT_STAKE_LEVELS
+from trente_env.layout import DEFAULT_STAKE_LEVELS
 from trente_env.rules import MAX_MONEY
 
 #: The hyper-parameter file shipped with the project.

@@ -38,7 +38,7 @@ from experiments.rl.rig import RiggedVectorEnv, Venue, expected_return, parse_ve
 from experiments.stats import ratio_estimate, z_pvalue
 from strategies.model import ModelPolicy
 from strategies.registry import StrategyError, make_strategy
-from strategies.runner import CoupView, play_sessions, session_seeds
+from strategies.runner import CoupView, play_on_env, session_seeds
 from trente_env.codes import BOXES, NO_COUP, NOIR, RESULT_CODES, Result
 from trente_env.odds import first_coup, house_edges, stake_weighted_edge
 
@@ -58,7 +58,7 @@ RESULT_NAMES = {
 @dataclass
 class Behaviour:
     """What a policy did at the table, gathered coup by coup over the coups its sessions were on
-    (an observer of :func:`strategies.runner.play_sessions`)."""
+    (an observer of :func:`strategies.runner.play_on_env`)."""
 
     box_bets: np.ndarray = field(default_factory=lambda: np.zeros(len(BOXES), dtype=np.int64))  #: coups staked, per box
     sat_out: int = 0  #: coups with no new stake
@@ -109,7 +109,7 @@ def watch_sessions(
     policy: Any, venue: Venue, sessions: int, coups: int = 1000, seed: int = 0, bankroll: float = DEFAULT_BANKROLL
 ) -> SessionTotals:
     """Play ``sessions`` sessions of at most ``coups`` coups with ``policy`` through the session
-    runner (:func:`strategies.runner.play_sessions`), watching what it does coup by coup
+    runner (:func:`strategies.runner.play_on_env`), watching what it does coup by coup
     (:class:`Behaviour`), and add them up.
 
     :param policy: anything with ``act(observation, state) -> (full-form actions, state)``: a
@@ -121,7 +121,7 @@ def watch_sessions(
     behaviour = Behaviour()
     factory = partial(RiggedVectorEnv, rig=venue.rig) if venue.rig is not None else None
     seeds = session_seeds(seed, sessions)
-    results = play_sessions(policy, venue.rules, bankroll, coups, seeds, env_factory=factory, observer=behaviour)
+    results = play_on_env(policy, venue.rules, bankroll, coups, seeds, env_factory=factory, observer=behaviour)
     return SessionTotals(results, behaviour, getattr(policy, "to_prison", None))
 
 

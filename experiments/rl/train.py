@@ -35,7 +35,7 @@ from experiments.rl.config import RLConfig, algo_class, load_config, set_threads
 from experiments.rl.evaluate import evaluation_report, watch_sessions
 from experiments.rl.rig import Venue, parse_venue, sb3_env
 from strategies.model import ModelPolicy
-from trente_env.env import ACTION_FORMS
+from trente_env.layout import ACTION_FORMS
 from trente_env.odds import house_edges
 
 CURVE_COLUMNS = ("timesteps", "reward_per_coup", "return_per_unit", "ci_low", "ci_high", "sat_out", "seconds")

@@ -115,7 +115,7 @@ def count_streaks(
         result, couleur = coups.result[:take], coups.couleur[:take]
         decided = result <= Result.ROUGE
         sides = {
-            "rouge": np.where(decided, (result == Result.NOIR).astype(np.int8), -1).astype(np.int8),
+            "rouge": np.where(decided, (result == Result.NOIR.value).astype(np.int8), -1).astype(np.int8),
             "couleur": np.where(decided, (~couleur).astype(np.int8), -1).astype(np.int8),
         }
         for event, _ in FAMILIES:

@@ -18,7 +18,7 @@ the work is split, so the numbers are identical for any ``--workers``.
 session loop of :mod:`strategies.sessions`: each session is dealt once and every system plays it,
 through the same compiled dealing, settlement and strategy code as the environments and
 :meth:`~strategies.base.Strategy.act`. A trained model or a plugin written as Python hooks plays
-on the vector env through its ``act`` (:func:`strategies.runner.play_sessions`). For a built-in
+on the vector env through its ``act`` (:func:`strategies.runner.play_on_env`). For a built-in
 system both give identical numbers to the last chip (``tests/test_sessions.py``).
 
 **Work and checkpoints.** Sessions are cut into blocks of ``block`` sessions (a fixed part of the

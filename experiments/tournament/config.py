@@ -25,7 +25,7 @@ from experiments.tournament.defaults import (
     DEFAULT_TRAJECTORIES,
 )
 from strategies.registry import LINEUP, StrategyError, make_strategy, parse_spec
-from strategies.sessions import compiled
+from strategies.sessions import is_compiled
 from trente_env.rules import RuleSet, get_rules
 
 #: At most this many bankroll values per strategy are kept for the trajectory plot (memory bound).
@@ -92,7 +92,7 @@ class TournamentConfig:
     def _compiled(self) -> tuple[int, ...]:
         rules = self.ruleset()
         return tuple(
-            s for s, spec in enumerate(self.specs) if not _is_model(spec) and compiled(make_strategy(spec, rules))
+            s for s, spec in enumerate(self.specs) if not _is_model(spec) and is_compiled(make_strategy(spec, rules))
         )
 
     def tasks(self) -> Iterator[tuple[int, tuple[int, ...]]]:

@@ -1,0 +1,226 @@
+"""How one table's actions and observations look to a Gymnasium agent: the spaces and the converters.
+
+:class:`Layout` is shared by the single environment (:mod:`trente_env.env`) and the vector
+environment (:mod:`trente_env.vector`), so both read actions and write observations the same way.
+The codes it lays out (the action row, the observation's parts and their flat offsets) are those of
+:mod:`trente_env.codes`; the tables write each observation straight into a buffer in this layout
+(:class:`~trente_env.tables.Tables`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+from gymnasium import spaces
+
+from trente_env.cards import composition
+from trente_env.codes import (
+    ACTION_WIDTH,
+    COULEUR_CODES,
+    INSURE,
+    PRISON_SIZE,
+    RESULT_CODES,
+    SCOREBOARD_PARTS,
+    SHOE_SIZE,
+    STAKE,
+    flat_offsets,
+    flat_size,
+    part_size,
+    parts,
+)
+from trente_env.rules import Refait, RuleSet
+from trente_env.tables import Tables
+
+ActionForm = Literal["full", "discrete"]
+ObservationForm = Literal["dict", "flat"]
+ACTION_FORMS: tuple[str, ...] = ("full", "discrete")
+OBSERVATION_FORMS: tuple[str, ...] = ("dict", "flat")
+DEFAULT_STAKE_LEVELS: tuple[float, ...] = (1.0, 5.0, 25.0, 100.0)
+
+#: The upper bound of quantities without one (bankroll, coups, prisoners): float32's largest value.
+UNBOUNDED = float(np.finfo(np.float32).max)
+
+
+class Layout:
+    """How one table's actions and observations are laid out: the spaces and the converters.
+
+    :param rules: the table's rules.
+    :param action_form: ``"full"`` or ``"discrete"`` (see :class:`~trente_env.env.TrenteEtQuaranteEnv`).
+    :param observation: ``"dict"`` or ``"flat"``.
+    :param history: coups kept on the scoreboard.
+    :param observe_shoe: add the unseen cards of the shoe to the observation.
+    :param stake_levels: the stakes, in units, offered by the discrete form.
+    """
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        action_form: str,
+        observation: str,
+        history: int,
+        observe_shoe: bool,
+        stake_levels: Sequence[float],
+    ) -> None:
+        if action_form not in ACTION_FORMS:
+            raise ValueError(f"unknown action_form {action_form!r}; choose one of {', '.join(ACTION_FORMS)}")
+        if observation not in OBSERVATION_FORMS:
+            raise ValueError(f"unknown observation {observation!r}; choose one of {', '.join(OBSERVATION_FORMS)}")
+        self.rules = rules
+        self.action_form = action_form
+        self.observation = observation
+        self.history = history
+        self.observe_shoe = observe_shoe
+        self.n_boxes = len(rules.boxes)
+        self.stake_levels = np.asarray(stake_levels, dtype=np.float64)
+        self.max_stake = int(np.floor(rules.table_max))
+        self._build_actions()
+        self._build_observations()
+
+    # -- actions -------------------------------------------------------------------------------
+    def _build_actions(self) -> None:
+        rules = self.rules
+        if self.action_form == "full":
+            stakes = [self.max_stake + 1 if b < self.n_boxes else 1 for b in range(4)]
+            insure = [2 if rules.insurance and b < self.n_boxes else 1 for b in range(4)]
+            prison = [2 if rules.refait is Refait.CHOICE and b < self.n_boxes else 1 for b in range(4)]
+            self.nvec = np.array(stakes + insure + prison, dtype=np.int64)  # the action row's order
+            self.single_action_space: spaces.Space = spaces.MultiDiscrete(self.nvec)
+            return
+        levels = self.stake_levels
+        if levels.ndim != 1 or levels.size == 0:
+            raise ValueError("stake_levels must be a non-empty sequence of stakes")
+        bad = levels[(levels < rules.table_min) | (levels > rules.table_max)]
+        if bad.size:
+            raise ValueError(
+                f"stake levels {bad.tolist()} are outside the table limits {rules.table_min:g}-{rules.table_max:g}"
+            )
+        table = np.zeros((1 + self.n_boxes * levels.size, ACTION_WIDTH))
+        for b in range(self.n_boxes):
+            table[1 + b * levels.size : 1 + (b + 1) * levels.size, STAKE + b] = levels
+        self.action_table = table
+        self.single_action_space = spaces.Discrete(table.shape[0])
+
+    def actions(self, action: Any, n: int | None = None) -> np.ndarray:
+        """The (n, 12) action rows of the tables from a batch of ``n`` actions (the vector
+        environment), or from one action without a table axis (``n`` None: the single environment,
+        which also takes a batch of one). An action of another shape, or of something other than
+        numbers (whole numbers for the discrete form), raises ValueError.
+        """
+        single = n is None
+        if self.action_form == "discrete":
+            last = self.action_table.shape[0] - 1
+            if single and isinstance(action, (int, np.integer)) and 0 <= action <= last:
+                return self.action_table[action : action + 1]
+        n = 1 if single else n
+        shapes = [(n,)] if self.action_form == "discrete" else [(n, ACTION_WIDTH)]
+        if single:
+            shapes.append(shapes[0][1:])
+        if self.action_form == "discrete":
+            a = _array(action)
+            if a.dtype.kind not in "iu" or a.shape not in shapes:
+                raise ValueError(f"a discrete action is {n} whole number(s) in 0..{last}, got {_describe(a)}")
+            if a.min() < 0 or a.max() > last:
+                raise ValueError(f"discrete action {a.tolist()} out of range 0..{last}")
+            return self.action_table[a.reshape(n)]
+        rows = _array(action)
+        if rows.dtype.kind not in "biuf" or rows.shape not in shapes:
+            raise ValueError(
+                f"a full action is {ACTION_WIDTH} numbers per table (4 stakes, 4 insure flags, 4 prison flags), "
+                f"shape {shapes[0]}; got {_describe(rows)}"
+            )
+        return rows.reshape(n, ACTION_WIDTH)
+
+    def action_masks(self, bankroll: np.ndarray) -> np.ndarray:
+        """Which actions are legal for players holding ``bankroll`` (one row per table).
+
+        Discrete form: one flag per action. Full form: the flags of every dimension, one after the
+        other (the layout sb3-contrib's MaskablePPO expects for MultiDiscrete). A stake is legal if it
+        is 0 or within the table limits and the bankroll; the full form checks each box against the
+        whole bankroll, and several boxes together may still be cut down at the deal.
+        """
+        bankroll = np.asarray(bankroll, dtype=np.float64).reshape(-1, 1)
+        rules = self.rules
+        if self.action_form == "discrete":
+            stakes = self.action_table[:, STAKE:INSURE].sum(axis=1)
+            return (stakes == 0) | (stakes <= bankroll)
+        masks = []
+        for size in self.nvec[STAKE:INSURE]:
+            v = np.arange(size)
+            legal = (v == 0) | ((v >= rules.table_min) & (v <= bankroll))
+            masks.append(np.broadcast_to(legal, (bankroll.shape[0], size)))
+        masks.append(np.ones((bankroll.shape[0], int(self.nvec[INSURE:].sum())), dtype=np.bool_))
+        return np.concatenate(masks, axis=1)
+
+    # -- observations --------------------------------------------------------------------------
+    def _build_observations(self) -> None:
+        k, rules, shoe = self.history, self.rules, self.observe_shoe
+        full = np.concatenate([composition(rules.decks) // 2] * 2).astype(np.float32)  # black, then red
+        boxes: dict[str, spaces.Space] = {
+            "bankroll": spaces.Box(0.0, UNBOUNDED, (1,), np.float32),
+            "cards_left": spaces.Box(0.0, float(rules.n_cards), (1,), np.float32),
+            "couleur": spaces.MultiDiscrete(np.full(k, COULEUR_CODES)),
+            "coups": spaces.Box(0.0, UNBOUNDED, (1,), np.float32),
+            "prison": spaces.Box(0.0, UNBOUNDED, (PRISON_SIZE,), np.float32),
+            "results": spaces.MultiDiscrete(np.full(k, RESULT_CODES)),
+            "shoe": spaces.Box(np.zeros(SHOE_SIZE, np.float32), full, (SHOE_SIZE,), np.float32),
+        }
+        self.dict_space = spaces.Dict({part: boxes[part] for part in parts(shoe)})
+        if self.observation == "flat":
+            highs = {part: np.full(part_size(part, k), UNBOUNDED) for part in ("bankroll", "coups", "prison")}
+            highs.update(cards_left=np.full(1, rules.n_cards), shoe=full)
+            highs.update({part: np.ones(part_size(part, k)) for part in SCOREBOARD_PARTS})  # one-hot
+            high = np.concatenate([highs[part] for part in parts(shoe)]).astype(np.float32)
+            self.single_observation_space: spaces.Space = spaces.Box(np.zeros_like(high), high, dtype=np.float32)
+            self.offsets: dict[str, int] = flat_offsets(k, shoe)
+            self.flat_size = flat_size(k, shoe)
+        else:  # only the parts that are numbers live in the buffer; the scoreboard comes from the tables
+            self.single_observation_space = self.dict_space
+            self.offsets = {part: at for part, at in flat_offsets(0, shoe).items() if part not in SCOREBOARD_PARTS}
+            self.flat_size = flat_size(0, shoe)
+        #: the parts of the dict form read from the buffer, and where
+        self._slices = tuple((part, slice(at, at + part_size(part, 0))) for part, at in self.offsets.items())
+
+    def new_tables(self, n: int, bankroll: float, target: float | None) -> Tables:
+        """``n`` tables that write their observations in this layout."""
+        return Tables(
+            self.rules, n, bankroll, self.history, target=target, track_shoe=self.observe_shoe,
+            offsets=self.offsets, width=self.flat_size, one_hot=self.observation == "flat",
+        )  # fmt: skip
+
+    def observe(self, tables: Tables) -> np.ndarray | dict[str, np.ndarray]:
+        """The observations of all tables, as fresh arrays with a leading table axis."""
+        flat = tables.flat
+        if self.observation == "flat":
+            return flat.copy()
+        obs = {part: flat[:, at].copy() for part, at in self._slices}
+        obs["couleur"] = tables.couleurs.copy()
+        obs["results"] = tables.results.copy()
+        return obs
+
+    def observe_one(self, tables: Tables) -> np.ndarray | dict[str, np.ndarray]:
+        """The observation of the only table of ``tables`` (no table axis): :meth:`observe`'s first
+        row, without the table axis (written out again for the single environment's speed)."""
+        row = tables.flat[0]
+        if self.observation == "flat":
+            return row.copy()
+        obs = {part: row[at].copy() for part, at in self._slices}
+        obs["couleur"] = tables.couleurs[0].copy()
+        obs["results"] = tables.results[0].copy()
+        return obs
+
+
+def _array(action: Any) -> np.ndarray:
+    """``action`` as a numpy array; a ragged one (no array at all) as an empty object array."""
+    try:
+        return np.asarray(action)
+    except (ValueError, TypeError):
+        return np.empty(0, dtype=object)
+
+
+def _describe(a: np.ndarray) -> str:
+    return "something that is not an array of numbers" if a.dtype == object else f"shape {a.shape} of {a.dtype}"
+
+
+__all__ = ["ACTION_FORMS", "DEFAULT_STAKE_LEVELS", "OBSERVATION_FORMS", "UNBOUNDED", "Layout"]
