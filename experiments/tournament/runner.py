@@ -4,12 +4,14 @@ the resume of an interrupted run."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import json
 import multiprocessing
 import os
 import signal
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -21,6 +23,7 @@ import numpy as np
 
 from experiments.console import progress_bar
 from experiments.errors import TournamentError
+from experiments.tournament.backends import LOCAL, Backend, dask_client, run_on_dask
 from experiments.tournament.checkpoints import (
     BLOCK_ARRAYS,
     Checkpoints,
@@ -149,6 +152,7 @@ def run_tasks(
     progress: Callable[[int], None] | None = None,
     max_tasks: int | None = None,
     saved: Callable[[int], None] | None = None,
+    client: Any = None,
 ) -> int:
     """Play every task not yet ``done`` and save it in ``blocks``; returns how many tasks are done.
 
@@ -159,6 +163,8 @@ def run_tasks(
     :param max_tasks: stop (raising :class:`TournamentInterrupted`) after this many new tasks: an
         interruption, on purpose (tests).
     :param saved: called with the number of tasks done each time one is saved.
+    :param client: a Dask client (:func:`~experiments.tournament.backends.dask_client`): the tasks are
+        played on its workers (``workers`` is then not used), and saved here.
     """
     groups = config.groups()
     total = done.size
@@ -185,7 +191,9 @@ def run_tasks(
     # built-in systems only: one process, the compiled loop on `workers` threads (no start-up cost)
     threads = workers if config.all_compiled() else 1
     try:
-        if workers <= 1 or limit <= 1 or threads > 1:
+        if client is not None:
+            run_on_dask(client, run_task, todo, groups, blocks.save, finish, (config,))
+        elif workers <= 1 or limit <= 1 or threads > 1:
             for b, i in todo:
                 blocks.save(b, run_task(config, b, groups[i], threads))
                 finish(b, i)
@@ -270,6 +278,7 @@ def run_tournament(
     plots: bool = True,
     max_tasks: int | None = None,
     resume: bool = False,
+    backend: Backend = LOCAL,
 ) -> dict[str, Any]:
     """Play a tournament, write its files to ``out`` and return the results document.
 
@@ -282,6 +291,8 @@ def run_tournament(
     :param max_tasks: stop after this many new tasks (raises :class:`TournamentInterrupted`).
     :param resume: ``out`` holds an interrupted run of this ``config``: keep its saved tasks.
         Without it, ``out`` must not already hold another run's checkpoints.
+    :param backend: where the tasks are played (:mod:`experiments.tournament.backends`); the files
+        are the same to the byte on every backend.
     :raises TournamentError: bad input, a run too large for this machine (:func:`check_size`, before
         any work), or an output folder another run holds (:func:`claim_folder`).
     """
@@ -294,7 +305,7 @@ def run_tournament(
             old = read_manifest(out)
             if old["config"] != json.loads(json.dumps(config.as_dict())):
                 raise TournamentError(f"{str(out)!r} holds another tournament: choose a new --out, or --resume it")
-        return _play(config, out, workers, progress, plots, max_tasks)
+        return _play(config, out, workers, progress, plots, max_tasks, backend)
 
 
 #: Seconds between two updates of the manifest while tasks are being played.
@@ -302,7 +313,13 @@ MANIFEST_EVERY = 1.0
 
 
 def _play(
-    config: TournamentConfig, out: Path, workers: int, progress: bool, plots: bool, max_tasks: int | None
+    config: TournamentConfig,
+    out: Path,
+    workers: int,
+    progress: bool,
+    plots: bool,
+    max_tasks: int | None,
+    backend: Backend = LOCAL,
 ) -> dict[str, Any]:
     """The run, in a folder this process holds: the tasks not yet saved, then every output file.
 
@@ -320,6 +337,7 @@ def _play(
     total = done.size
 
     def manifest(count: int, complete: bool = False, files: Sequence[str] = (), **extra: Any) -> None:
+        extra = {"backend": backend.spec, **extra}
         write_manifest(out, config, identity, workers, count, total, complete, files, extra)
 
     manifest(int(done.sum()))
@@ -333,10 +351,14 @@ def _play(
 
     work = config.sessions * config.coups * len(config.specs)
     start = time.perf_counter()
-    with progress_bar(progress) as bar:
+    with contextlib.ExitStack() as stack, progress_bar(progress) as bar:
+        client = None
+        if backend.kind == "dask" and not done.all():
+            scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix=".dask-", dir=out))
+            client = stack.enter_context(dask_client(backend, workers, Path(scratch)))
         task = bar.add_task("tournament (session-coups)", total=work)
         try:
-            run_tasks(config, blocks, done, workers, lambda k: bar.advance(task, k), max_tasks, saved)
+            run_tasks(config, blocks, done, workers, lambda k: bar.advance(task, k), max_tasks, saved, client)
         except TournamentInterrupted as exc:
             manifest(exc.done)
             raise
@@ -359,7 +381,12 @@ def _play(
 
 
 def resume_tournament(
-    folder: str | Path, workers: int = 1, progress: bool = False, plots: bool = True, max_tasks: int | None = None
+    folder: str | Path,
+    workers: int = 1,
+    progress: bool = False,
+    plots: bool = True,
+    max_tasks: int | None = None,
+    backend: Backend = LOCAL,
 ) -> dict[str, Any]:
     """Finish the interrupted tournament in ``folder``: its manifest fixes the configuration
     (:func:`manifest_config`; the plugins and models it names are loaded, which runs their code),
@@ -372,7 +399,7 @@ def resume_tournament(
     with claim_folder(folder):
         config = manifest_config(folder)
         check_size(config, workers)
-        return _play(config, folder, workers, progress, plots, max_tasks)
+        return _play(config, folder, workers, progress, plots, max_tasks, backend)
 
 
 #: Below this many session-coups a run is too short to pay for starting worker processes.
