@@ -85,11 +85,16 @@ def parse_backend(text: str) -> Backend:
 # -- the cluster ------------------------------------------------------------------------------------
 
 
-def worker_versions() -> dict[str, str]:
-    """What must be the same on every worker as here for the numbers to be the same."""
-    from experiments.tournament.checkpoints import code_version
+#: The source files a worker must share with this process: all of trente-lab's.
+ALL_SOURCES = ("trente_env/**/*.py", "strategies/**/*.py", "experiments/**/*.py")
 
-    return {**code_version(), "python": platform.python_version()}
+
+def worker_versions() -> dict[str, str]:
+    """What must be the same on every worker as here for the numbers to be the same: trente-lab's
+    source files (all of them), the versions of numpy, numba and Python."""
+    from experiments.tournament.checkpoints import code_version, source_digest
+
+    return {**code_version(), "sources": source_digest(ALL_SOURCES), "python": platform.python_version()}
 
 
 def check_versions(here: dict[str, str], workers: dict[str, dict[str, str]]) -> None:
@@ -124,7 +129,7 @@ def dask_client(backend: Backend, workers: int, scratch: Path) -> Iterator[Any]:
                     threads_per_worker=1,
                     processes=True,
                     host="127.0.0.1",
-                    dashboard_address=None,
+                    dashboard_address=":0",
                     local_directory=str(scratch),
                     silence_logs=logging.CRITICAL,
                 )  # fmt: skip
