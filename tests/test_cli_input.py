@@ -132,6 +132,7 @@ INNER = {
     "tournament": "experiments.tournament.runner.run_tournament",
     "train": "experiments.rl.train.train_agent",
     "evaluate": "experiments.rl.evaluate.evaluate_model",
+    "sweep": "experiments.rl.sweep.run_sweep",
 }
 
 
@@ -147,7 +148,8 @@ def test_every_command_has_a_ctrl_c_case() -> None:
 def test_ctrl_c_prints_one_line_and_exits_130(command: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(INNER[command], _ctrl_c)
     monkeypatch.chdir(tmp_path)
-    args = [command, *(["model.zip"] if command == "evaluate" else [])]
+    (tmp_path / "sweep.toml").write_text("[sweep]\ntimesteps = 10\n")
+    args = [command, *{"evaluate": ["model.zip"], "sweep": ["sweep.toml"]}.get(command, [])]
     result = runner.invoke(app, args)
     assert result.exit_code == 130, result.output
     assert result.stderr == INTERRUPTED + "\n"

@@ -21,9 +21,9 @@ pytest.importorskip("distributed", reason="the Dask backend needs the distribute
 
 from typer.testing import CliRunner  # noqa: E402
 
+from experiments.backends import Backend, check_versions, parse_backend, worker_versions  # noqa: E402
 from experiments.cli import app  # noqa: E402
 from experiments.errors import TournamentError  # noqa: E402
-from experiments.tournament.backends import Backend, check_versions, parse_backend, worker_versions  # noqa: E402
 from experiments.tournament.config import make_config  # noqa: E402
 from experiments.tournament.runner import TournamentInterrupted, resume_tournament, run_tournament  # noqa: E402
 
@@ -190,7 +190,7 @@ def test_a_command_line_cluster_survives_a_dead_worker_with_the_same_files(
         run_tournament(make_config(**values), reference, workers=1, plots=False)
         script = (
             "from experiments.tournament.runner import run_tournament; "
-            "from experiments.tournament.backends import parse_backend; "
+            "from experiments.backends import parse_backend; "
             "from experiments.tournament.config import make_config; "
             f"run_tournament(make_config(**{values!r}), {str(out)!r}, plots=False, "
             f"backend=parse_backend({backend.spec!r}))"

@@ -40,6 +40,7 @@ from experiments.cli import (  # noqa: E402
     report,
     simulate,
     strategies,
+    sweep,
     tournament,
     train,
 )
@@ -132,6 +133,7 @@ app.command("play")(play.command)
 app.command("report")(report.command)
 app.command("tournament")(tournament.command)
 app.command("train")(train.command)
+app.command("sweep")(sweep.command)
 app.command("evaluate")(evaluate.command)
 
 __all__ = ["INTERRUPTED", "app", "os_error_message", "refusal"]

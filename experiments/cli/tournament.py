@@ -113,7 +113,8 @@ def command(
 
     Loading a plugin or a trained model runs its code (--strategies, --resume): use only files you trust.
     """
-    from experiments.tournament import backends, config, folder, output, runner
+    from experiments import backends
+    from experiments.tournament import config, folder, output, runner
 
     given = {
         "strategies": strategies, "sessions": sessions, "coups": coups, "bankroll": bankroll, "unit": unit,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import time
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -143,6 +144,7 @@ def train_agent(
     config_path: str | Path | None = None,
     progress: bool = False,
     eval_every: int | None = None,
+    hyper: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Train ``algo`` for ``timesteps`` steps (coups, summed over tables) and save model, curve, plot.
 
@@ -151,6 +153,7 @@ def train_agent(
     :param n_envs: tables played side by side (default from the config).
     :param out_dir: where to write (default ``runs/<algo>-<table>-seed<seed>``).
     :param progress: show a progress bar (with the last evaluation) on stderr.
+    :param hyper: hyper-parameters of the algorithm that replace the config file's.
     :return: a summary: files written, training steps per second, the final evaluation.
     :raises RLError: bad input, found before anything is written (or a folder that cannot be made).
     """
@@ -158,6 +161,8 @@ def train_agent(
     venue = parse_venue(rules, rigged)
     if eval_every is not None:
         config = RLConfig(config.algo, config.hyper, replace(config.train, eval_every=eval_every))
+    if hyper:
+        config = RLConfig(config.algo, {**config.hyper, **hyper}, config.train)
     if algo == "dqn" and action_form != "discrete":
         raise RLError("dqn needs --action-form discrete (it cannot act in the full MultiDiscrete form)")
     if action_form not in ACTION_FORMS:
@@ -184,7 +189,7 @@ def train_agent(
     try:
         venv = sb3_env(venue, n_envs or s.n_envs, seed, s.reward_scale, **env_kwargs)
         model = build_model(config, venv, seed, tb_dir)
-    except ValueError as exc:  # the env's refusal of the [train] values, or bad hyper-parameters
+    except (ValueError, TypeError) as exc:  # the env's refusal of [train] values, bad hyper-parameters
         raise RLError(str(exc).splitlines()[0]) from None
     try:  # the output folder is made once everything else was checked
         out_path.mkdir(parents=True, exist_ok=True)

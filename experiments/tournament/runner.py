@@ -21,9 +21,9 @@ from typing import Any
 import numba
 import numpy as np
 
+from experiments.backends import LOCAL, Backend, dask_client, run_on_dask
 from experiments.console import progress_bar
 from experiments.errors import TournamentError
-from experiments.tournament.backends import LOCAL, Backend, dask_client, run_on_dask
 from experiments.tournament.checkpoints import (
     BLOCK_ARRAYS,
     Checkpoints,
@@ -163,7 +163,7 @@ def run_tasks(
     :param max_tasks: stop (raising :class:`TournamentInterrupted`) after this many new tasks: an
         interruption, on purpose (tests).
     :param saved: called with the number of tasks done each time one is saved.
-    :param client: a Dask client (:func:`~experiments.tournament.backends.dask_client`): the tasks are
+    :param client: a Dask client (:func:`~experiments.backends.dask_client`): the tasks are
         played on its workers (``workers`` is then not used), and saved here.
     """
     groups = config.groups()
@@ -192,7 +192,8 @@ def run_tasks(
     threads = workers if config.all_compiled() else 1
     try:
         if client is not None:
-            run_on_dask(client, run_task, todo, groups, blocks.save, finish, (config,))
+            tasks = (((b, i), (config, b, groups[i])) for b, i in todo)
+            run_on_dask(client, run_task, tasks, lambda task, result: (blocks.save(task[0], result), finish(*task)))
         elif workers <= 1 or limit <= 1 or threads > 1:
             for b, i in todo:
                 blocks.save(b, run_task(config, b, groups[i], threads))
@@ -291,7 +292,7 @@ def run_tournament(
     :param max_tasks: stop after this many new tasks (raises :class:`TournamentInterrupted`).
     :param resume: ``out`` holds an interrupted run of this ``config``: keep its saved tasks.
         Without it, ``out`` must not already hold another run's checkpoints.
-    :param backend: where the tasks are played (:mod:`experiments.tournament.backends`); the files
+    :param backend: where the tasks are played (:mod:`experiments.backends`); the files
         are the same to the byte on every backend.
     :raises TournamentError: bad input, a run too large for this machine (:func:`check_size`, before
         any work), or an output folder another run holds (:func:`claim_folder`).
