@@ -30,6 +30,8 @@ import itertools
 import logging
 import platform
 import re
+import signal
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,17 +125,18 @@ def dask_client(backend: Backend, workers: int, scratch: Path) -> Iterator[Any]:
         for name in ("distributed", "distributed.worker", "distributed.scheduler", "distributed.nanny"):
             logging.getLogger(name).setLevel(logging.CRITICAL)
         if backend.address is None and backend.scheduler_file is None:
-            cluster = stack.enter_context(
-                LocalCluster(
-                    n_workers=workers,
-                    threads_per_worker=1,
-                    processes=True,
-                    host="127.0.0.1",
-                    dashboard_address=":0",
-                    local_directory=str(scratch),
-                    silence_logs=logging.CRITICAL,
-                )  # fmt: skip
-            )
+            with _workers_ignore_ctrl_c():
+                cluster = stack.enter_context(
+                    LocalCluster(
+                        n_workers=workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        host="127.0.0.1",
+                        dashboard_address=":0",
+                        local_directory=str(scratch),
+                        silence_logs=logging.CRITICAL,
+                    )  # fmt: skip
+                )
             client = stack.enter_context(Client(cluster))
         else:
             where = backend.address or f"the scheduler of {backend.scheduler_file}"
@@ -148,6 +151,20 @@ def dask_client(backend: Backend, workers: int, scratch: Path) -> Iterator[Any]:
                 raise TournamentError(f"no worker joined {where} within {CONNECT_TIMEOUT} s") from None
         check_versions(worker_versions(), client.run(worker_versions))
         yield client
+
+
+@contextlib.contextmanager
+def _workers_ignore_ctrl_c() -> Iterator[None]:
+    """Start processes that ignore Ctrl-C: they share the terminal's process group, and stopping
+    them is this process's business (it cancels their tasks and keeps the finished ones)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited by the processes started here
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _first_line(exc: BaseException) -> str:
