@@ -90,7 +90,7 @@ def test_the_walk_notices_a_number_option_without_bounds() -> None:
 def test_seeds_and_money_have_the_documented_bounds() -> None:
     for name, p, _ in number_options(COMMANDS):
         if p.name == "seed":
-            assert bounds(p) == (0, MAX_SEED if name != "train" else 2**32 - 1), name
+            assert bounds(p) == (0, MAX_SEED if name not in ("train", "control") else 2**32 - 1), name  # SB3 seeds
         if p.name in ("bankroll", "unit"):
             assert bounds(p)[1] == MAX_MONEY, name
 
@@ -133,6 +133,7 @@ INNER = {
     "train": "experiments.rl.train.train_agent",
     "evaluate": "experiments.rl.evaluate.evaluate_model",
     "sweep": "experiments.rl.sweep.run_sweep",
+    "control": "experiments.rl.control.run_control",
 }
 
 

@@ -31,6 +31,7 @@ import typer  # noqa: E402
 from typer.core import TyperGroup  # noqa: E402
 
 from experiments.cli import (  # noqa: E402
+    control,
     deal,
     edge,
     evaluate,
@@ -134,6 +135,7 @@ app.command("report")(report.command)
 app.command("tournament")(tournament.command)
 app.command("train")(train.command)
 app.command("sweep")(sweep.command)
+app.command("control")(control.command)
 app.command("evaluate")(evaluate.command)
 
 __all__ = ["INTERRUPTED", "app", "os_error_message", "refusal"]
