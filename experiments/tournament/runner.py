@@ -11,6 +11,7 @@ import json
 import multiprocessing
 import os
 import signal
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -65,6 +66,8 @@ def run_task(
     """
     rules = config.ruleset()
     policies = [make_strategy(config.specs[s], rules) for s in group]
+    if "torch" in sys.modules:  # a trained model: one torch thread (several fight over the cores, 20x slower
+        sys.modules["torch"].set_num_threads(1)  # on a busy machine); the run's parallelism is its processes
     start, stop = config.block_range(b)
     seeds = _block_seeds(config.seed, start, stop)
     keep = max(0, min(trajectory_sessions(config), stop) - start)
