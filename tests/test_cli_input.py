@@ -134,6 +134,7 @@ INNER = {
     "evaluate": "experiments.rl.evaluate.evaluate_model",
     "sweep": "experiments.rl.sweep.run_sweep",
     "control": "experiments.rl.control.run_control",
+    "configs": "experiments.game.listings.config_listing",
 }
 
 

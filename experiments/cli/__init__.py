@@ -31,6 +31,7 @@ import typer  # noqa: E402
 from typer.core import TyperGroup  # noqa: E402
 
 from experiments.cli import (  # noqa: E402
+    configs,
     control,
     deal,
     edge,
@@ -122,7 +123,7 @@ app = typer.Typer(
     name="trente-lab",
     help="Trente et Quarante (Rouge et Noir): exact odds, simulations, betting systems and RL agents.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion and --show-completion (bash, zsh, fish, PowerShell)
 )
 app.command("edge")(edge.command)
 app.command("simulate")(simulate.command)
@@ -136,6 +137,7 @@ app.command("tournament")(tournament.command)
 app.command("train")(train.command)
 app.command("sweep")(sweep.command)
 app.command("control")(control.command)
+app.command("configs")(configs.command)
 app.command("evaluate")(evaluate.command)
 
 __all__ = ["INTERRUPTED", "app", "os_error_message", "refusal"]

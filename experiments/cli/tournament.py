@@ -95,7 +95,7 @@ def command(
     config_file: Annotated[
         str | None,
         typer.Option(
-            "--config", "-c", help="TOML experiment file, or the name of a shipped one (see experiments/configs)."
+            "--config", "-c", help="TOML experiment file, or the name of a shipped one (see `trente-lab configs`)."
         ),
     ] = None,
     resume: Annotated[
