@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -347,6 +348,38 @@ def test_default_run_every_interval_excludes_zero(tmp_path):
         if row["total_staked"]:
             assert row["ci_high"] < 0, label
             assert row["consistent_with_edge"], label
+
+
+def _readme_tournament_table() -> list[str]:
+    """The lines of the tournament table shown in the README (its section's first code block)."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## The tournament", 1)[1]
+    return section.split("```", 2)[1].strip("\n").splitlines()
+
+
+@pytest.mark.slow
+def test_the_readme_tournament_table_is_what_the_default_run_prints(tmp_path):
+    """Every figure the README shows of the default run comes out of a default run today: each
+    system's return per unit staked and interval half-width (to the 0.01% it prints), P(ahead)
+    (0.1%), and the table-max hits when shown. A code change that moves a number moves the README."""
+    doc = run_tournament(make_config(), tmp_path, workers=2, plots=False)
+    lines = _readme_tournament_table()
+    header = lines[0]
+    shown = 0
+    for line in lines[1:]:
+        match = re.match(r"\s*(\S+)\s+([-+]?\d+\.\d\d)% ±(\d+\.\d\d)%", line)
+        if not match:
+            continue
+        row = doc["strategies"][match[1]]
+        assert f"{row['return_per_unit'] * 100:.2f}" == match[2].lstrip("+"), line
+        assert f"{(row['ci_high'] - row['ci_low']) / 2 * 100:.2f}" == match[3], line
+        ahead = header.index("P(ahead)")  # the column's figure ends where its heading ends
+        figure = line[: ahead + len("P(ahead)") + 1].split()[-1]
+        assert figure == f"{row['p_ahead'] * 100:.1f}%", line
+        if "tablemax" in header:
+            assert line.split()[-1] == f"{row['table_max_hits']:,}", line
+        shown += 1
+    assert shown >= 10  # the table was read, not skipped
 
 
 def _medium_run(tmp_path: Path) -> dict:
