@@ -93,16 +93,20 @@ def _settle_player(box, insured, stake, values, prison, result, couleur, refait_
 
 @numba.njit(cache=True, parallel=True)
 def _study(
-    seeds, base, full, burn, cut_card, dead_cards, exact_box, coupled_cards, model, n_boxes, insurance,
-    refait_rule, second, spares, rate, fresh1, fresh2, lin_base, lin_tags, chunks,
+    seeds, base, full, burn, cut_card, dead_cards, exact_box, coupled_cards, pre_counts, pre_size, pre_total,
+    pre_child, pre_n_values, pre_values, node_n, node_ref, wr_corr, wr_removal, cp_corr, cp_removal, n_boxes,
+    insurance, refait_rule, second, spares, rate, fresh1, fresh2, lin_base, lin_tags, chunks,
     expected, realised, bets, lin_expected, lin_realised, lin_bets, coups, left, best_ev, method,
 ):  # fmt: skip
     """Play shoe ``s`` for every ``s`` (threads take the shoes ``chunks[c]..chunks[c+1]-1``); per-coup
-    records go to row ``s`` of ``left``, ``best_ev`` and ``method``."""
+    records go to row ``s`` of ``left``, ``best_ev`` and ``method``. The model of
+    :func:`~trente_env.counting._evaluate` comes in pieces (a parallel kernel takes no nested tuple)."""
     n_cards = base.size
     deal_to = n_cards - dead_cards
     cut = max(cut_card - dead_cards, 0)
     for c in numba.prange(chunks.size - 1):
+        prefixes = (pre_counts, pre_size, pre_total, pre_child, pre_n_values, pre_values)
+        model = (prefixes, node_n, node_ref, wr_corr, wr_removal, cp_corr, cp_removal)
         pn = np.empty(exact_box)
         joint = np.empty(exact_box * 10)
         out = np.empty(N_OUT)
@@ -283,11 +287,12 @@ def study_shoes(
     best_ev = np.zeros((shoes, room))
     method = np.zeros((shoes, room), np.int8)
     chunks = np.linspace(0, shoes, min(shoes, 64 * numba.get_num_threads()) + 1).astype(np.int64)
+    model = nodes().model()
     start = time.perf_counter()
     _study(
         seeds, new_shoe(rules.decks), full_counts(rules.decks), rules.burn, rules.cut_card, dead_cards,
-        max(exact_box, 1), coupled_cards, nodes().model(), len(rules.boxes), rules.insurance, refait_rule, second,
-        spares, rate, fresh1, fresh2, count.base, count.tags, chunks, *per_shoe, coups, left, best_ev, method,
+        max(exact_box, 1), coupled_cards, *model[0], *model[1:], len(rules.boxes), rules.insurance, refait_rule,
+        second, spares, rate, fresh1, fresh2, count.base, count.tags, chunks, *per_shoe, coups, left, best_ev, method,
     )  # fmt: skip
     seconds = time.perf_counter() - start
     return ShoeStudy(

@@ -48,6 +48,7 @@ quarter-packs; every full shoe of 1..8 packs is one): the exact odds minus the a
 node, linear in the cards removed from the node, interpolated between the two nodes that bracket
 the shoe's size. The nodes' exact odds are stored in ``data/counting_nodes.json`` (rebuilt by
 :func:`write_nodes`, checked when loaded; the corrections are recomputed from them by this code).
+Last, the approximate odds are projected onto two exact symmetries (:func:`_symmetrise`).
 
 Measured error of the approximations against the exact odds (classic rules, six packs, shoes dealt
 by the project's dealer, :func:`trente_env.counters.approximation_error`; root-mean-square and
@@ -814,6 +815,25 @@ def _correct(shoe, node_n, node_ref, node_corr, node_removal, out):
 
 
 @numba.njit(cache=True)
+def _symmetrise(shoe, out):
+    """Project approximate odds onto two exact symmetries: the pair distribution is symmetric (the
+    rows' blocks of cards can be swapped) and the first-card edges add up to P(Noir) - P(Rouge) = 0
+    (the excess is taken from each value in proportion to its cards, as the first card's value is)."""
+    for t in range(10):
+        for u in range(t + 1, 10):
+            mean = (out[t * 10 + u] + out[u * 10 + t]) / 2.0
+            out[t * 10 + u] = mean
+            out[u * 10 + t] = mean
+    excess = 0.0
+    n = 0.0
+    for v in range(N_VALUES):
+        excess += out[100 + v]
+        n += shoe[v]
+    for v in range(N_VALUES):
+        out[100 + v] -= excess * shoe[v] / n
+
+
+@numba.njit(cache=True)
 def _evaluate(counts, dead, exact_box, coupled_cards, model, pn, joint, out):
     """The odds of the next coup from 20 counts into ``out`` (see :func:`shoe_odds`); ``pn`` and
     ``joint`` must hold ``exact_box`` and ``10 * exact_box`` numbers. Returns the method used."""
@@ -825,15 +845,21 @@ def _evaluate(counts, dead, exact_box, coupled_cards, model, pn, joint, out):
         shoe[v] = counts[v] + counts[N_VALUES + v]
         n += shoe[v]
         size *= min(shoe[v], JOINT_LIMIT // (v + 1)) + 1
+    if n - dead <= 0:  # nothing left to deal: the coup is void
+        out[:] = 0.0
+        out[110] = 1.0
+        return EXACT
     if size <= exact_box:
         _joint_odds(shoe, dead, pn, joint, out)
         return EXACT
     if n <= coupled_cards:
         _coupled(shoe, n - dead, prefixes, out)
         _correct(shoe, wr_n, wr_ref, cp_corr, cp_removal, out)
+        _symmetrise(shoe, out)
         return COUPLED
     _with_replacement(shoe, n - dead, out)
     _correct(shoe, wr_n, wr_ref, wr_corr, wr_removal, out)
+    _symmetrise(shoe, out)
     return REPLACEMENT
 
 
