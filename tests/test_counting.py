@@ -18,11 +18,11 @@ from trente_env.counting import (
     NODE_QUARTERS,
     QUARTER,
     REPLACEMENT,
-    _evaluate,
     _exact_values,
     approximate_odds,
     box_size,
     check_composition,
+    evaluate_into,
     exact_odds,
     full_counts,
     node_odds,
@@ -246,10 +246,10 @@ def test_the_compiled_evaluator_reports_its_method():
     model = nodes().model()
     out = np.empty(112)
     pn, joint = np.empty(50_000), np.empty(500_000)
-    assert _evaluate(dealt_counts(12, 3), 0, 50_000, 64, model, pn, joint, out) == EXACT
-    assert _evaluate(dealt_counts(50, 3), 0, 50_000, 64, model, pn, joint, out) == COUPLED
-    assert _evaluate(dealt_counts(100, 3), 0, 50_000, 64, model, pn, joint, out) == REPLACEMENT
-    assert _evaluate(dealt_counts(12, 3), 0, 0, 0, model, pn, joint, out) == REPLACEMENT
+    assert evaluate_into(dealt_counts(12, 3), 0, 50_000, 64, model, pn, joint, out) == EXACT
+    assert evaluate_into(dealt_counts(50, 3), 0, 50_000, 64, model, pn, joint, out) == COUPLED
+    assert evaluate_into(dealt_counts(100, 3), 0, 50_000, 64, model, pn, joint, out) == REPLACEMENT
+    assert evaluate_into(dealt_counts(12, 3), 0, 0, 0, model, pn, joint, out) == REPLACEMENT
 
 
 def test_dead_cards_make_the_last_coups_void():

@@ -166,3 +166,63 @@ def box_values(odds: ShoeOdds, rules: RuleSet) -> BoxValues:
     if not rules.couleur_inverse:
         out[2:, :2] = np.nan
     return BoxValues(out[:, EV].copy(), out[:, EV_INSURED].copy(), out[:, PRISONER].copy())
+
+
+def prisoner_exact(counts: np.ndarray, dead: int, rules: RuleSet) -> float:
+    """The exact value per unit of a stake sent to (first) prison on Noir by a refait of the next
+    coup from the unseen cards ``counts``, what the module's notes approximate: averaged over the
+    refaits (their cards leave the shoe), then coup after coup from the shoe that is left, a void
+    coup sending the prisoner to a fresh shoe (:func:`fresh_prisoner`). By recursion over the
+    compositions the later coups leave (exact odds of each); short shoes only (at most a few dozen
+    cards), for rules whose second refait loses the prisoner or keeps it (``lost``, ``stays``).
+    """
+    from trente_env.counting import check_composition
+
+    counts, dead = check_composition(counts, dead)
+    if rules.second_refait is SecondRefait.SECOND_PRISON:
+        raise ValueError("prisoner_exact covers the lost and stays rules of the second refait, not second_prison")
+    fresh, _ = fresh_prisoner(rules)
+    stays = rules.second_refait is SecondRefait.STAYS
+    memo: dict[tuple[int, ...], float] = {}
+
+    def value(shoe: tuple[int, ...]) -> float:
+        """A Noir prisoner's value before the next coup from ``shoe``."""
+        if shoe not in memo:
+            noir, _, void, ties = _coup_ties(np.array(shoe), dead)
+            v = noir + void * fresh
+            for (left, total), p in ties.items():
+                if total > 31 or stays:
+                    v += p * value(left)
+            memo[shoe] = v
+        return memo[shoe]
+
+    _, _, _, ties = _coup_ties(counts[:10] + counts[10:], dead)
+    refaits = {left: p for (left, total), p in ties.items() if total == 31}
+    mass = sum(refaits.values())
+    if mass == 0.0:
+        return fresh
+    return sum(p * value(left) for left, p in refaits.items()) / mass
+
+
+def _coup_ties(shoe: np.ndarray, dead: int) -> tuple[float, float, float, dict]:
+    """(P(Noir wins), P(Rouge wins), P(void), {(value counts left after the coup, tied total): P})."""
+    from trente_env.counting import N_OUT, _joint_forward, _joint_layout
+
+    caps, stride, size = _joint_layout(shoe)
+    if shoe.sum() <= dead:
+        return 0.0, 0.0, 1.0, {}
+    room = 10 * size
+    state, total, chance = np.empty(room, np.int64), np.empty(room, np.int64), np.empty(room)
+    out = np.zeros(N_OUT)
+    void, _, _, ties = _joint_forward(shoe, dead, caps, stride, size, np.empty(size), np.empty(10 * size), out,
+                                      state, total, chance)  # fmt: skip
+    if ties == room:
+        raise ValueError("too many ties to record: the shoe is too large for prisoner_exact")
+    pair = out[:100].reshape(10, 10)
+    grouped: dict[tuple[tuple[int, ...], int], float] = {}
+    for code, t, p in zip(state[:ties], total[:ties], chance[:ties]):
+        used = (code // N_VALUES // stride) % (caps + 1)
+        used[code % N_VALUES] += 1
+        key = (tuple(int(x) for x in shoe - used), int(t))
+        grouped[key] = grouped.get(key, 0.0) + float(p)
+    return float(np.triu(pair, 1).sum()), float(np.tril(pair, -1).sum()), float(void), grouped

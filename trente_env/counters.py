@@ -32,7 +32,7 @@ import numpy as np
 
 from trente_env.advantage import EV, EV_INSURED, PRISONER, box_values_into, fresh_prisoner, odds_summary
 from trente_env.cards import CARD_BLACK, CARD_VALUE, new_shoe
-from trente_env.counting import COUPLED_CARDS, EXACT_BOX, N_OUT, N_VALUES, _evaluate, full_counts, nodes
+from trente_env.counting import COUPLED_CARDS, EXACT, EXACT_BOX, N_OUT, N_VALUES, evaluate_into, full_counts, nodes
 from trente_env.coup import decide
 from trente_env.dealer import deal_next, shuffle, shuffle_seeds
 from trente_env.removal import LinearCount, effects_of_removal, linear_count
@@ -58,7 +58,7 @@ def check_dead_cards(rules: RuleSet, dead_cards: int) -> int:
 
 
 @numba.njit(cache=True)
-def _best(values, n_boxes, insurance):
+def best_bet(values, n_boxes, insurance):
     """(box, insured, expected gain) of the best bet in a (4, >=2) table of expected gains."""
     best = -np.inf
     box = 0
@@ -69,6 +69,45 @@ def _best(values, n_boxes, insurance):
         if insurance and values[b, EV_INSURED] > best:
             best, box, insured = values[b, EV_INSURED], b, True
     return box, insured, best
+
+
+def bet_rules(rules: RuleSet) -> tuple:
+    """The rule options that :func:`perfect_bet` and :func:`best_bet` read, for compiled code:
+    (open boxes, insurance, refait rule, second refait, spares Couleur, insurance rate, and the values
+    of a prisoner in first and second prison in a fresh shoe)."""
+    refait_rule, second, spares, rate = rule_codes(rules)
+    return (len(rules.boxes), rules.insurance, refait_rule, second, spares, rate, *fresh_prisoner(rules))
+
+
+@numba.njit(cache=True)
+def perfect_bet(counts, dead, exact_box, coupled_cards, model, bet_rules, pn, joint, out, values):
+    """The perfect counter's view of the next coup from the unseen cards ``counts`` (20, ``dead`` of
+    them never dealt): the odds (:func:`~trente_env.counting.evaluate_into`, into ``out``), the
+    (4, 3) table of :func:`~trente_env.advantage.box_values_into` into ``values``, and the best bet.
+
+    Returns (method, box, insured, expected gain): stake on ``box`` only if the gain is positive.
+    """
+    n_boxes, insurance, refait_rule, second, spares, rate, fresh1, fresh2 = bet_rules
+    method = evaluate_into(counts, dead, exact_box, coupled_cards, model, pn, joint, out)
+    refait, apres, void, decided, edge = odds_summary(out, counts)
+    box_values_into(
+        refait, apres, void, decided, edge, refait_rule, second, spares, insurance, rate, fresh1, fresh2, values
+    )
+    box, insured, best = best_bet(values, n_boxes, insurance)
+    return method, box, insured, best
+
+
+@numba.njit(cache=True)
+def linear_estimate(seen, unseen, cards, base, tags, estimate):
+    """A linear count's (4, 2) estimated expected gains into ``estimate`` from the ``seen`` cards (20
+    counts), ``unseen`` cards left of a full shoe of ``cards``: see :class:`~trente_env.removal.LinearCount`."""
+    scale = (cards - 1.0) / unseen if unseen > 0 else 0.0
+    for b in range(4):
+        for i in range(2):
+            x = 0.0
+            for kind in range(2 * N_VALUES):
+                x += seen[kind] * tags[kind, b, i]
+            estimate[b, i] = base[b, i] + scale * x
 
 
 @numba.njit(cache=True)
@@ -94,13 +133,14 @@ def _settle_player(box, insured, stake, values, prison, result, couleur, refait_
 @numba.njit(cache=True, parallel=True)
 def _study(
     seeds, base, full, burn, cut_card, dead_cards, exact_box, coupled_cards, pre_counts, pre_size, pre_total,
-    pre_child, pre_n_values, pre_values, node_n, node_ref, wr_corr, wr_removal, cp_corr, cp_removal, n_boxes,
-    insurance, refait_rule, second, spares, rate, fresh1, fresh2, lin_base, lin_tags, chunks,
+    pre_child, pre_n_values, pre_values, node_n, node_ref, wr_corr, wr_removal, cp_corr, cp_removal, rules_for_bets,
+    lin_base, lin_tags, chunks,
     expected, realised, bets, lin_expected, lin_realised, lin_bets, coups, left, best_ev, method,
 ):  # fmt: skip
     """Play shoe ``s`` for every ``s`` (threads take the shoes ``chunks[c]..chunks[c+1]-1``); per-coup
     records go to row ``s`` of ``left``, ``best_ev`` and ``method``. The model of
-    :func:`~trente_env.counting._evaluate` comes in pieces (a parallel kernel takes no nested tuple)."""
+    :func:`~trente_env.counting.evaluate_into` comes in pieces (a parallel kernel takes no nested tuple)."""
+    n_boxes, insurance, refait_rule, second, spares, rate, fresh1, fresh2 = rules_for_bets
     n_cards = base.size
     deal_to = n_cards - dead_cards
     cut = max(cut_card - dead_cards, 0)
@@ -131,13 +171,9 @@ def _study(
                 for i in range(2 * N_VALUES):
                     counts[i] = full[i] - seen[i]
                     unseen += counts[i]
-                how = _evaluate(counts, burn + dead_cards, exact_box, coupled_cards, model, pn, joint, out)
-                refait, apres, void, decided, edge = odds_summary(out, counts)
-                box_values_into(
-                    refait, apres, void, decided, edge, refait_rule, second, spares, insurance, rate, fresh1, fresh2,
-                    values,
-                )  # fmt: skip
-                box, insured, best = _best(values, n_boxes, insurance)
+                how, box, insured, best = perfect_bet(
+                    counts, burn + dead_cards, exact_box, coupled_cards, model, rules_for_bets, pn, joint, out, values
+                )
                 left[s, k] = deal_to - pos
                 best_ev[s, k] = best
                 method[s, k] = how
@@ -146,15 +182,8 @@ def _study(
                     stake = 1.0
                     expected[s] += best
                     bets[s] += 1
-                # the linear counter's estimates
-                scale = (full.sum() - 1.0) / unseen
-                for b in range(4):
-                    for i in range(2):
-                        x = 0.0
-                        for kind in range(2 * N_VALUES):
-                            x += seen[kind] * lin_tags[kind, b, i]
-                        estimate[b, i] = lin_base[b, i] + scale * x
-                lin_box, lin_insured, lin_best = _best(estimate, n_boxes, insurance)
+                linear_estimate(seen, unseen, n_cards, lin_base, lin_tags, estimate)
+                lin_box, lin_insured, lin_best = best_bet(estimate, n_boxes, insurance)
                 lin_stake = 0.0
                 if lin_best > 0.0:
                     lin_stake = 1.0
@@ -251,6 +280,54 @@ class ShoeStudy:
         return self.left[mask], self.best_ev[mask], self.method[mask]
 
 
+QUANTILES = (0.01, 0.1, 0.5, 0.9, 0.99)  #: the quantiles of :class:`DepthTable`
+DEPTHS = (0, 13, 20, 26, 39, 52, 78, 104, 156, 208, 260, 313)  #: default bins of cards left
+
+
+@dataclass(frozen=True)
+class DepthTable:
+    """The best expected gain on offer before each coup, by cards left to deal (bins ``[low, high)``):
+    its quantiles (:data:`QUANTILES`), how often it is positive, its positive part's mean (what the
+    perfect counter gains per coup there) and how often the odds were exact."""
+
+    low: np.ndarray
+    high: np.ndarray
+    coups: np.ndarray
+    quantiles: np.ndarray  #: (bins, len(QUANTILES))
+    favourable: np.ndarray
+    gain_per_coup: np.ndarray
+    exact_share: np.ndarray
+
+    def to_dict(self) -> dict[str, list]:
+        return {
+            "cards_left": [[int(a), int(b) - 1] for a, b in zip(self.low, self.high)],
+            "coups": self.coups.tolist(),
+            "quantiles": {f"q{q:g}": self.quantiles[:, i].tolist() for i, q in enumerate(QUANTILES)},
+            "favourable": self.favourable.tolist(),
+            "gain_per_coup": self.gain_per_coup.tolist(),
+            "exact_share": self.exact_share.tolist(),
+        }
+
+
+def best_ev_by_depth(study: ShoeStudy, edges: tuple[int, ...] = DEPTHS) -> DepthTable:
+    """Thorp and Walden's picture: the spread of the best expected gain widens as the shoe runs down."""
+    left, best, method = study.coup_table()
+    low, high = np.array(edges[:-1]), np.array(edges[1:])
+    rows = []
+    for a, b in zip(low, high):
+        sel = (left >= a) & (left < b)
+        x = best[sel]
+        if x.size:
+            exact = (method[sel] == EXACT).mean()
+            rows.append((x.size, np.quantile(x, QUANTILES), (x > 0).mean(), np.maximum(x, 0).mean(), exact))
+        else:
+            rows.append((0, np.full(len(QUANTILES), np.nan), np.nan, np.nan, np.nan))
+    coups, quantiles, favourable, gain, exact = zip(*rows)
+    return DepthTable(
+        low, high, np.array(coups), np.array(quantiles), np.array(favourable), np.array(gain), np.array(exact)
+    )
+
+
 def study_shoes(
     rules: RuleSet,
     shoes: int,
@@ -277,8 +354,6 @@ def study_shoes(
         dead_cards = int(getattr(rules, "dead_cards", 0))
     dead_cards = check_dead_cards(rules, dead_cards)
     count = count or linear_count(effects_of_removal(rules))
-    refait_rule, second, spares, rate = rule_codes(rules)
-    fresh1, fresh2 = fresh_prisoner(rules)
     seeds = shuffle_seeds(np.random.default_rng(seed), shoes)
     room = (rules.n_cards - rules.burn) // 8 + 2
     per_shoe = [np.zeros(shoes) for _ in range(6)]
@@ -291,8 +366,8 @@ def study_shoes(
     start = time.perf_counter()
     _study(
         seeds, new_shoe(rules.decks), full_counts(rules.decks), rules.burn, rules.cut_card, dead_cards,
-        max(exact_box, 1), coupled_cards, *model[0], *model[1:], len(rules.boxes), rules.insurance, refait_rule,
-        second, spares, rate, fresh1, fresh2, count.base, count.tags, chunks, *per_shoe, coups, left, best_ev, method,
+        max(exact_box, 1), coupled_cards, *model[0], *model[1:], bet_rules(rules), count.base, count.tags, chunks,
+        *per_shoe, coups, left, best_ev, method,
     )  # fmt: skip
     seconds = time.perf_counter() - start
     return ShoeStudy(

@@ -404,18 +404,8 @@ def _previous_state(m, caps, stride, bound, idx, total, size):
 
 
 @numba.njit(cache=True)
-def _joint_odds(shoe, dead, pn, joint, out):
-    """The coup from a short shoe by one pass over its joint states (the joint method of
-    :func:`exact_odds`).
-
-    A joint state is a multiset ``M`` of values inside the shoe (the cards dealt so far), indexed in
-    mixed radix (``m_v`` cards of value v+1, at most ``caps[v]``). While the Noir row is dealt (total
-    of ``M`` at most 30) its chance is in ``pn[index]``; once the Noir row ended on ``t`` the chance
-    of (M, t) is in ``joint[index * 10 + t - 31]`` (the Rouge row's running total is ``sum(M) - t``).
-    Adding a card of value v+1 moves the index up by ``stride[v]``, so increasing indices are a
-    topological order. ``out`` receives the pair distribution (100), the first-card edge (10), the
-    chance of a void coup and the expected cards of a complete coup.
-    """
+def _joint_layout(shoe):
+    """The mixed radix of the joint states of a shoe: (caps, strides, number of states)."""
     caps = np.empty(N_VALUES, np.int64)
     stride = np.empty(N_VALUES, np.int64)
     size_box = 1
@@ -423,6 +413,17 @@ def _joint_odds(shoe, dead, pn, joint, out):
         caps[v] = min(shoe[v], JOINT_LIMIT // (v + 1))
         stride[v] = size_box
         size_box *= caps[v] + 1
+    return caps, stride, size_box
+
+
+@numba.njit(cache=True)
+def _joint_forward(shoe, dead, caps, stride, size_box, pn, joint, out, tie_state, tie_total, tie_p):
+    """The forward passes of :func:`_joint_odds`: the Noir row, then the Rouge row. Fills the pair
+    distribution in ``out`` and returns (void, expected cards of complete coups times their chance,
+    the last joint state reached, ties recorded). Every tie (après or refait) is also recorded, up to
+    the length of ``tie_state``: ``10 * (joint state before its last card) + (that card's value - 1)``
+    (the last card may overflow the radix), the Noir total and the chance.
+    """
     n = shoe.sum()
     deal = n - dead
     pn[:size_box] = 0.0
@@ -432,6 +433,7 @@ def _joint_odds(shoe, dead, pn, joint, out):
     m = np.zeros(N_VALUES, np.int64)
     void = 0.0
     cards = 0.0
+    ties = 0
     # the Noir row: states of total <= 30, in increasing index
     done, idx, total, size = False, 0, 0, 0
     while not done:
@@ -475,7 +477,34 @@ def _joint_odds(shoe, dead, pn, joint, out):
                         else:
                             out[(t - 31) * 10 + u - 31] += q
                             cards += q * (size + 1)
+                            if u == t and ties < tie_state.size:
+                                tie_state[ties] = idx * N_VALUES + v  # the state before the last card, and it
+                                tie_total[ties] = t
+                                tie_p[ties] = q
+                                ties += 1
         done, idx, total, size = _next_state(m, caps, stride, JOINT_LIMIT, idx, total, size)
+    return void, cards, last, ties
+
+
+@numba.njit(cache=True)
+def _joint_odds(shoe, dead, pn, joint, out):
+    """The coup from a short shoe by one pass over its joint states (the joint method of
+    :func:`exact_odds`).
+
+    A joint state is a multiset ``M`` of values inside the shoe (the cards dealt so far), indexed in
+    mixed radix (``m_v`` cards of value v+1, at most ``caps[v]``). While the Noir row is dealt (total
+    of ``M`` at most 30) its chance is in ``pn[index]``; once the Noir row ended on ``t`` the chance
+    of (M, t) is in ``joint[index * 10 + t - 31]`` (the Rouge row's running total is ``sum(M) - t``).
+    Adding a card of value v+1 moves the index up by ``stride[v]``, so increasing indices are a
+    topological order. ``out`` receives the pair distribution (100), the first-card edge (10), the
+    chance of a void coup and the expected cards of a complete coup.
+    """
+    caps, stride, size_box = _joint_layout(shoe)
+    n = shoe.sum()
+    deal = n - dead
+    m = np.zeros(N_VALUES, np.int64)
+    none = np.empty(0, np.int64)
+    void, cards, last, _ = _joint_forward(shoe, dead, caps, stride, size_box, pn, joint, out, none, none, np.empty(0))
     # backward from the last state: replace each reached (M, t) by P(Noir wins) - P(Rouge wins)
     idx = last
     total = 0
@@ -834,7 +863,7 @@ def _symmetrise(shoe, out):
 
 
 @numba.njit(cache=True)
-def _evaluate(counts, dead, exact_box, coupled_cards, model, pn, joint, out):
+def evaluate_into(counts, dead, exact_box, coupled_cards, model, pn, joint, out):
     """The odds of the next coup from 20 counts into ``out`` (see :func:`shoe_odds`); ``pn`` and
     ``joint`` must hold ``exact_box`` and ``10 * exact_box`` numbers. Returns the method used."""
     prefixes, wr_n, wr_ref, wr_corr, wr_removal, cp_corr, cp_removal = model
@@ -952,7 +981,7 @@ class Nodes:
     coupled_removal: np.ndarray  #: (K, 10, N_OUT)
 
     def model(self) -> tuple:
-        """Everything :func:`_evaluate` needs besides the shoe (the prefix states and the nodes)."""
+        """Everything :func:`evaluate_into` needs besides the shoe (the prefix states and the nodes)."""
         return (
             compact_prefixes(), self.cards, self.composition, self.replacement_correction, self.replacement_removal,
             self.coupled_correction, self.coupled_removal,
@@ -1027,7 +1056,7 @@ def shoe_odds(
     room = size if size <= exact_box else 1
     out = np.zeros(N_OUT)
     model = nodes().model()
-    method = _evaluate(counts, dead, exact_box, coupled_cards, model, np.empty(room), np.empty(room * 10), out)
+    method = evaluate_into(counts, dead, exact_box, coupled_cards, model, np.empty(room), np.empty(room * 10), out)
     return _odds_from(out, counts, int(method))
 
 
