@@ -97,12 +97,13 @@ def check_composition(counts: np.ndarray | list[int], dead: int = 0) -> tuple[np
 
     Returns the counts as int64 and ``dead``; raises :class:`ValueError` with one line otherwise.
     """
+    what = "a shoe is 20 counts (black cards of value 1..10, then red ones)"
     try:
         values = np.asarray(counts, dtype=float)
     except (TypeError, ValueError):
-        values = np.full(1, np.nan)
+        raise ValueError(f"{what}, got {type(counts).__name__} of non-numbers") from None
     if values.shape != (2 * N_VALUES,):
-        raise ValueError(f"a shoe is 20 counts (black cards of value 1..10, then red ones), got {counts!r}")
+        raise ValueError(f"{what}, got shape {values.shape}")
     if not np.isfinite(values).all() or (values != np.round(values)).any():
         raise ValueError(f"a shoe's counts must be whole numbers, got {values.tolist()}")
     arr = values.astype(np.int64)
@@ -184,13 +185,29 @@ class ShoeOdds:
     def p_inverse(self) -> float:
         return (self.p_noir + self.p_rouge - self.couleur_edge) / 2
 
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "method": self.method,
+            "p_noir": self.p_noir,
+            "p_rouge": self.p_rouge,
+            "p_couleur": self.p_couleur,
+            "p_inverse": self.p_inverse,
+            "p_refait": self.p_refait,
+            "p_apres": self.p_apres,
+            "p_void": self.p_void,
+            "cards_per_coup": self.cards_per_coup,
+            "p_total": self.p_total.tolist(),
+            "pair": self.pair.tolist(),
+            "first_edge": self.first_edge.tolist(),
+        }
+
 
 def _black_share(counts: np.ndarray) -> np.ndarray:
     values = counts[:N_VALUES] + counts[N_VALUES:]
     return np.where(values > 0, counts[:N_VALUES] / np.maximum(values, 1), 0.5)
 
 
-# -- the reference: a Rouge walk per Noir row ----------------------------------------------------
+# -- exact by rows: the Noir row's walk, then the Rouge row after each Noir row --------------------
 
 
 @numba.njit(cache=True)
@@ -273,14 +290,16 @@ def _remove_card(g, n, v, out, lmax):
 
 
 @numba.njit(cache=True)
-def _rouge_after(g_full, n_full, row, deal, a, b, out):
-    """The Rouge row's totals after a Noir row ``row`` (value counts), from the sums table of the
-    full shoe ``g_full`` (``n_full`` cards), ``deal`` cards dealable after the Noir row.
+def _rouge_after(g_full, n_full, row, left, deal, a, b, out):
+    """The Rouge row after a Noir row ``row`` (value counts), from the sums table of the full shoe
+    ``g_full`` (``n_full`` cards); ``left`` are the value counts after the Noir row, of which ``deal``
+    cards can be dealt.
 
     The Rouge row ends on u with last card l when its first cards add up to s = u - l <= 30 and the
     next card is an l: P = (d_l / n_d) * P(the first cards of the shoe without that l add up to s)
-    (by exchangeability). ``out`` as in :func:`_row_walk`: totals, expected cards, void. ``a`` and
-    ``b`` are (31, 31) work tables.
+    (by exchangeability). ``out`` gets the chance of each total 31..40, the expected cards of a
+    complete row times its chance, and the chance that the shoe runs out. ``a`` and ``b`` are
+    (31, 31) work tables.
     """
     n = n_full
     a[:, :] = g_full
@@ -289,11 +308,11 @@ def _rouge_after(g_full, n_full, row, deal, a, b, out):
             _remove_card(a, n, v, b, PREFIX_CARDS - 1)
             a[:, :] = b
             n -= 1
-    # a is now the table of the shoe d left after the Noir row (n cards, out[12 + v] of value v+1)
+    # a is now the table of the shoe left after the Noir row (n cards)
     complete = 0.0
     for last in range(N_VALUES):
-        d_l = out[12 + last]
-        if d_l <= 0.0:
+        d_l = left[last]
+        if d_l <= 0:
             continue
         _remove_card(a, n, last, b, PREFIX_CARDS - 1)
         w = d_l / n
@@ -315,12 +334,13 @@ def _rouge_rows(shoe, n, deal, live, rows, g_full, out, n_chunks):
     for c in numba.prange(n_chunks):
         a = np.empty((PREFIX_CARDS, ROW_LIMIT + 1))
         b = np.empty((PREFIX_CARDS, ROW_LIMIT + 1))
+        left = np.empty(N_VALUES, np.int64)
         for i in range(bounds[c], bounds[c + 1]):
             r = live[i]
             row_cards = rows[r].sum()
             for v in range(N_VALUES):
-                out[i, 12 + v] = shoe[v] - rows[r, v]
-            _rouge_after(g_full, n, rows[r], deal - row_cards, a, b, out[i])
+                left[v] = shoe[v] - rows[r, v]
+            _rouge_after(g_full, n, rows[r], left, deal - row_cards, a, b, out[i])
 
 
 def _value_counts(counts: np.ndarray) -> np.ndarray:
@@ -337,7 +357,7 @@ def _rows_odds(shoe: np.ndarray, dead: int) -> np.ndarray:
     p = np.zeros(len(pre.counts))
     void = _noir_walk(shoe, n, n - dead, states, pre.counts, pre.size, pre.child, row_p, row_first, p)
     live = np.flatnonzero(row_p > 0)
-    rouge = np.zeros((live.size, 12 + N_VALUES))
+    rouge = np.zeros((live.size, 12))
     g_full = np.empty((PREFIX_CARDS, ROW_LIMIT + 1))
     _sums_table(shoe, g_full, PREFIX_CARDS - 1)
     _rouge_rows(shoe, n, n - dead, live, pre.rows, g_full, rouge, 4 * numba.get_num_threads())
