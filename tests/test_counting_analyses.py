@@ -6,7 +6,7 @@ import pytest
 
 from trente_env.advantage import box_values, fresh_prisoner, prisoner_exact
 from trente_env.cards import CARD_BLACK, CARD_VALUE, new_shoe
-from trente_env.counters import check_dead_cards, study_shoes
+from trente_env.counters import best_ev_by_depth, check_dead_cards, study_shoes
 from trente_env.counting import exact_odds, full_counts
 from trente_env.dealer import deal_coups, shuffle, shuffle_seeds
 from trente_env.removal import KINDS, effects_of_removal, linear_count
@@ -124,9 +124,22 @@ def test_noir_and_rouge_never_tempt_the_perfect_counter():
     assert (best > 0).any()
 
 
+def test_the_best_gain_on_offer_spreads_as_the_shoe_runs_down():
+    study = study_shoes(get_rules("exhaustion"), 400, 9)
+    table = best_ev_by_depth(study)
+    assert table.coups.sum() == study.coups.sum()
+    spread = table.quantiles[:, -1] - table.quantiles[:, 1]  # 99% - 10% quantiles
+    assert spread[1] > spread[5] > spread[-1]  # 13-19 cards, 52-77, 260-312
+    assert table.favourable[-1] == 0.0 < table.favourable[1]
+    assert table.exact_share[0] == 1.0 and table.exact_share[-1] == 0.0
+    summary = study.summary()
+    assert summary["perfect"]["bets_per_shoe"] == pytest.approx(study.bets.mean())
+    assert summary["linear"]["capture"]["mean"] == pytest.approx(study.capture().mean)
+
+
 def test_bad_dead_card_counts_are_refused_in_one_line():
     rules = get_rules("exhaustion")
-    for dead in (-1, 312, 2.5):
+    for dead in (-1, 312, 2.5, "five"):
         with pytest.raises(ValueError, match="dead cards") as info:
             check_dead_cards(rules, dead)
         assert "\n" not in str(info.value)

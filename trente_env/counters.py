@@ -18,21 +18,39 @@ still waiting when the shoe is reshuffled is counted at its value for a fresh sh
 For each shoe the study keeps the expected gain of the stakes made (the sum of their expected gains,
 by the same odds), the realised gain, and for each coup the cards left and the best expected gain on
 offer. **Stop rules**: the rules' cut card, ``cut_card=0`` (the ``exhaustion`` preset) deals to the end,
-and ``dead_cards`` keeps the last cards of the shoe out of play (a casino's countermeasure, see
-:func:`study_shoes`).
+and ``dead_cards`` keeps the last cards of the shoe out of play (a casino's countermeasure).
+
+**Dead cards.** The last ``dead_cards`` cards of the shuffled shoe are never dealt: the shoe is dealt
+from its first ``n_cards - dead_cards`` cards with the cut card ``max(cut_card - dead_cards, 0)`` cards
+before their end (so the cut card keeps its place counted from the real end), and a coup that needs
+more cards than that is void (every bet returned, prisoners wait) and the shoe is reshuffled, as when
+a shoe runs out today. The counters never see the dead cards: they count among the unseen cards, with
+the burnt ones, and ``dead = burn + dead_cards`` of the unseen cards can never be dealt. The number is
+a parameter of :func:`study_shoes`, defaulting to the rules' ``dead_cards`` field once
+:class:`~trente_env.rules.RuleSet` has one.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import numba
 import numpy as np
 
 from trente_env.advantage import EV, EV_INSURED, PRISONER, box_values_into, fresh_prisoner, odds_summary
 from trente_env.cards import CARD_BLACK, CARD_VALUE, new_shoe
-from trente_env.counting import COUPLED_CARDS, EXACT, EXACT_BOX, N_OUT, N_VALUES, evaluate_into, full_counts, nodes
+from trente_env.counting import (
+    COUPLED_CARDS,
+    EXACT,
+    EXACT_BOX,
+    N_OUT,
+    N_VALUES,
+    check_tiers,
+    evaluate_into,
+    full_counts,
+    nodes,
+)
 from trente_env.coup import decide
 from trente_env.dealer import deal_next, shuffle, shuffle_seeds
 from trente_env.removal import LinearCount, effects_of_removal, linear_count
@@ -47,9 +65,13 @@ _BLACK = CARD_BLACK.copy()
 
 def check_dead_cards(rules: RuleSet, dead_cards: int) -> int:
     """Validate a number of dead cards for ``rules``; one-line :class:`ValueError` otherwise."""
-    if isinstance(dead_cards, bool) or int(dead_cards) != dead_cards or dead_cards < 0:
+    try:
+        whole = int(dead_cards)
+    except (TypeError, ValueError):
+        whole = -1
+    if isinstance(dead_cards, bool) or whole != dead_cards or whole < 0:
         raise ValueError(f"the number of dead cards must be a whole number >= 0, got {dead_cards!r}")
-    dead_cards = int(dead_cards)
+    dead_cards = whole
     if rules.burn + max(rules.cut_card, dead_cards) >= rules.n_cards:
         raise ValueError(
             f"{dead_cards} dead cards and {rules.burn} burnt leave no cards to deal from a {rules.n_cards}-card shoe"
@@ -274,6 +296,30 @@ class ShoeStudy:
         half = 1.959964 * resid.std(ddof=1) / np.sqrt(a.size) / b.mean() if b.mean() > 0 else np.nan
         return Interval(float(ratio), float(ratio - half), float(ratio + half))
 
+    def summary(self) -> dict[str, object]:
+        """The study's figures as plain data (the depth table apart: :func:`best_ev_by_depth`)."""
+        diff = self.realised - self.expected
+        return {
+            "rules": self.rules.describe(),
+            "dead_cards": self.dead_cards,
+            "shoes": self.shoes,
+            "seed": self.seed,
+            "seconds": self.seconds,
+            "coups_per_shoe": float(self.coups.mean()),
+            "perfect": {
+                "expected_gain_per_shoe": asdict(self.gain()),
+                "realised_gain_per_shoe": asdict(Interval.of(self.realised)),
+                "bets_per_shoe": float(self.bets.mean()),
+                "realised_minus_expected": [float(diff.mean()), float(diff.std(ddof=1) / np.sqrt(diff.size))],
+            },
+            "linear": {
+                "expected_gain_per_shoe": asdict(self.linear_gain()),
+                "realised_gain_per_shoe": asdict(Interval.of(self.linear_realised)),
+                "bets_per_shoe": float(self.linear_bets.mean()),
+                "capture": asdict(self.capture()),
+            },
+        }
+
     def coup_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every coup as flat arrays: (cards left, best expected gain, method code)."""
         mask = np.arange(self.left.shape[1])[None, :] < self.coups[:, None]
@@ -353,6 +399,7 @@ def study_shoes(
     if dead_cards is None:
         dead_cards = int(getattr(rules, "dead_cards", 0))
     dead_cards = check_dead_cards(rules, dead_cards)
+    check_tiers(exact_box, coupled_cards)
     count = count or linear_count(effects_of_removal(rules))
     seeds = shuffle_seeds(np.random.default_rng(seed), shoes)
     room = (rules.n_cards - rules.burn) // 8 + 2

@@ -36,7 +36,8 @@ favourable: only Couleur and Inverse can be, through the colours left in the sho
 **Fast**: :func:`shoe_odds`, exact for a short shoe (at most ``exact_box`` joint states; by default
 50,000: every shoe of at most 20 cards and some up to 26), else one of two approximations:
 
-* *coupled rows* (up to ``coupled_cards`` cards, 64 by default; about a millisecond): the Noir row
+* *coupled rows* (up to ``coupled_cards`` cards, 64 by default and 104 at most; about a
+  millisecond): the Noir row
   exact and the Rouge row after it to first order in the Noir row's cards,
   ``R(shoe - A) ~ R(shoe) - sum_v A_v (R(shoe) - R(shoe less one card of value v))``, every ``R``
   exact (totals and lengths, so void coups are counted);
@@ -833,6 +834,7 @@ def compact_prefixes() -> tuple[np.ndarray, ...]:
 N_OUT = 112  #: the odds as a vector: pair (100), first-card edge (10), void, cards per coup
 EXACT_BOX = 50_000  #: joint states up to which :func:`shoe_odds` is exact (about the last 20 cards)
 COUPLED_CARDS = 64  #: cards up to which :func:`shoe_odds` uses the coupled rows (when not exact)
+COUPLED_MAX = 104  #: the most cards the coupled rows are corrected for (their nodes stop at 104)
 EXACT, COUPLED, REPLACEMENT = range(3)  #: how :func:`shoe_odds` computed the odds
 METHODS = ("exact", "coupled rows", "with replacement")
 
@@ -1034,8 +1036,10 @@ def nodes(path: Path = NODES_FILE) -> Nodes:
         wr = [_base(ref, REPLACEMENT, pre)] + [_base(ref - eye[v], REPLACEMENT, pre) for v in range(N_VALUES)]
         if k == NODE_QUARTERS[0]:  # too short for the coupled rows' correction: none
             cp = [exact] + list(removed)
-        else:
+        elif 13 * k <= COUPLED_MAX:
             cp = [_base(ref, COUPLED, pre)] + [_base(ref - eye[v], COUPLED, pre) for v in range(N_VALUES)]
+        else:  # never bracketing a shoe the coupled rows may take: NaN makes any misuse visible
+            cp = [exact + np.nan] + [r + np.nan for r in removed]
         for i, value in enumerate((13 * k, ref, exact, removed)):
             arrays[i].append(value)
         for i, base in ((4, wr), (6, cp)):
@@ -1056,6 +1060,14 @@ def _base(shoe: np.ndarray, method: int, pre) -> np.ndarray:
     return out
 
 
+def check_tiers(exact_box: int, coupled_cards: int) -> None:
+    """Validate the settings of :func:`shoe_odds`; one-line :class:`ValueError` otherwise."""
+    if exact_box < 0 or not 0 <= coupled_cards <= COUPLED_MAX:
+        raise ValueError(
+            f"need exact_box >= 0 and 0 <= coupled_cards <= {COUPLED_MAX}, got {exact_box} and {coupled_cards}"
+        )
+
+
 def shoe_odds(
     counts: np.ndarray | list[int],
     dead: int = 0,
@@ -1065,13 +1077,12 @@ def shoe_odds(
 ) -> ShoeOdds:
     """The odds of the next coup from the unseen cards ``counts`` (black 1..10, red 1..10), of which
     ``dead`` will not be dealt. Exact for a short shoe (at most ``exact_box`` joint states, see
-    :func:`box_size`: about the last 20 cards by default); else, up to ``coupled_cards`` cards, the
-    coupled rows; else with replacement; both with the nodes' finite-shoe correction (see the
-    module's notes for their measured errors).
+    :func:`box_size`: about the last 20 cards by default); else, up to ``coupled_cards`` cards (at
+    most :data:`COUPLED_MAX`), the coupled rows; else with replacement; both with the nodes'
+    finite-shoe correction (see the module's notes for their measured errors).
     """
     counts, dead = check_composition(counts, dead)
-    if exact_box < 0 or coupled_cards < 0:
-        raise ValueError("exact_box and coupled_cards cannot be negative")
+    check_tiers(exact_box, coupled_cards)
     size = box_size(_value_counts(counts))
     room = size if size <= exact_box else 1
     out = np.zeros(N_OUT)
