@@ -183,8 +183,8 @@ def test_a_prisoner_whose_shoe_runs_out_is_worth_its_fresh_shoe_value():
 
 @pytest.mark.parametrize("second", ["lost", "stays"])
 def test_the_approximate_prisoner_is_close_to_the_exact_one(second):
-    # measured on dealt shoes (module notes): the approximation errs by about 1e-3 on the value at
-    # 24 cards left, 2e-5 on the expected gain once multiplied by P(refait); 5e-3 leaves a margin
+    # measured on ten dealt shoes (module notes): the approximation errs on the prisoner's value by
+    # 4.6e-3 (rms) and 1.1e-2 at most at 20 cards left, 1.5e-3 and 4.2e-3 at 24; 1.5e-2 bounds both
     rules = get_rules("exhaustion", second_refait=second)
     for seed in (1, 2):
         counts = dealt_counts(22, seed)
@@ -192,7 +192,7 @@ def test_the_approximate_prisoner_is_close_to_the_exact_one(second):
         odds = exact_odds(counts)
         approx = box_values(odds, rules).prisoner[0]
         assert 0.3 < exact < 0.7
-        assert abs(approx - exact) < 5e-3, (seed, approx, exact)
+        assert abs(approx - exact) < 1.5e-2, (seed, approx, exact)
 
 
 def test_prisoner_exact_refuses_the_second_prison():

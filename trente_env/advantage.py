@@ -24,6 +24,21 @@ that of a void coup, the first prison is worth ``V1 = (win + z F1) / (1 - a)`` w
 loses it, ``(win + z F1) / (1 - a - refait)`` when it stays, and with a second prison (``V2 = (win V1
 + z F2) / (1 - a)``, a third refait loses it) ``V1 = (win + z F1 + refait V2)/(1 - a)``. Only
 uninsured stakes under ``prison`` or ``choice`` depend on it; everything else is exact given the odds.
+
+Measured against the exact value (:func:`prisoner_exact`: a Noir prisoner, classic rules, shoes dealt
+by the dealer, 10 per line, 6 at 28 cards), root-mean-square and largest error of the prisoner's value,
+then of the expected gain of the stake (times P(refait)):
+
+==========  ===============  ===============
+cards left  value            expected gain
+==========  ===============  ===============
+16          4.0e-3 / 7.1e-3  1.0e-4 / 2.5e-4
+20          4.6e-3 / 1.1e-2  1.1e-4 / 2.3e-4
+24          1.5e-3 / 4.2e-3  4.4e-5 / 1.2e-4
+28          1.0e-3 / 1.6e-3  2.2e-5 / 4.7e-5
+==========  ===============  ===============
+
+Deeper in the shoe the next coups' odds hardly move and the error shrinks further.
 """
 
 from __future__ import annotations
