@@ -29,13 +29,13 @@ import numpy as np
 
 from trente_env import odds
 from trente_env.cards import CARD_BLACK, CARD_VALUE, new_shoe
-from trente_env.counters import study_shoes
 from trente_env.counting import COUPLED_CARDS, EXACT_BOX, METHODS, N_OUT, evaluate_into, exact_odds, nodes, shoe_odds
+from trente_env.counting.counters import study_shoes
 from trente_env.dealer import shuffle, shuffle_seeds
 from trente_env.rules import get_rules
 
 DEPTHS = (312, 200, 104, 52, 26, 13)
-STOP_RULES = (("cut card", "classic", 0), ("exhaustion", "exhaustion", 0), ("5 dead", "exhaustion", 5))
+STOP_RULES = (("cut card", "classic"), ("exhaustion", "exhaustion"), ("5 dead", "dead-cards"))
 
 
 def unseen(cards_left: int, seed: np.uint64) -> np.ndarray:
@@ -100,10 +100,10 @@ def main() -> None:
     odds.shoe_odds(np.ones(10, dtype=np.int64))
     depths = {str(left): depth_figures(left, seeds, args.repeats) for left in DEPTHS}
     study = {}
-    for name, preset, dead in STOP_RULES:
+    for name, preset in STOP_RULES:
         rules = get_rules(preset)
-        study_shoes(rules, 64, 0, dead_cards=dead)  # compile outside the timing
-        run = study_shoes(rules, args.shoes, 1, dead_cards=dead)
+        study_shoes(rules, 64, 0)  # compile outside the timing
+        run = study_shoes(rules, args.shoes, 1)
         study[name] = {
             "shoes": args.shoes,
             "seconds": round(run.seconds, 2),

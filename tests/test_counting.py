@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trente_env.advantage import box_values, fresh_prisoner, prisoner
 from trente_env.cards import CARD_BLACK, CARD_VALUE, new_shoe
 from trente_env.counting import (
     COUPLED,
@@ -18,17 +17,18 @@ from trente_env.counting import (
     NODE_QUARTERS,
     QUARTER,
     REPLACEMENT,
-    _exact_values,
     approximate_odds,
     box_size,
     check_composition,
     evaluate_into,
     exact_odds,
+    exact_values,
     full_counts,
     node_odds,
     nodes,
     shoe_odds,
 )
+from trente_env.counting.advantage import box_values, fresh_prisoner, prisoner
 from trente_env.dealer import shuffle, shuffle_seeds
 from trente_env.odds import first_coup, house_edges, prisoner_value
 from trente_env.rules import PRESETS, get_rules
@@ -285,7 +285,7 @@ def test_every_stored_node_is_what_the_code_computes():
     table = nodes()
     for i, k in enumerate(NODE_QUARTERS):
         ref = QUARTER * k
-        assert np.abs(_exact_values(ref) - table.exact[i]).max() < 1e-12, k
+        assert np.abs(exact_values(ref) - table.exact[i]).max() < 1e-12, k
 
 
 def test_a_damaged_nodes_file_is_refused_in_one_line(tmp_path):

@@ -4,12 +4,12 @@ perfect counter over shoes dealt by the project's dealer (its realised gain agai
 import numpy as np
 import pytest
 
-from trente_env.advantage import box_values, fresh_prisoner, prisoner_exact
 from trente_env.cards import CARD_BLACK, CARD_VALUE, new_shoe
-from trente_env.counters import best_ev_by_depth, check_dead_cards, study_shoes
 from trente_env.counting import exact_odds, full_counts
+from trente_env.counting.advantage import box_values, fresh_prisoner, prisoner_exact
+from trente_env.counting.counters import best_ev_by_depth, study_shoes
+from trente_env.counting.removal import KINDS, effects_of_removal, linear_count
 from trente_env.dealer import deal_coups, shuffle, shuffle_seeds
-from trente_env.removal import KINDS, effects_of_removal, linear_count
 from trente_env.rules import get_rules
 
 
@@ -109,8 +109,8 @@ def test_the_study_deals_the_dealers_shoes():
 
 
 def test_dead_cards_are_never_dealt():
-    rules = get_rules("exhaustion")
-    study = study_shoes(rules, 30, 2, dead_cards=5)
+    rules = get_rules("dead-cards")
+    study = study_shoes(rules, 30, 2)
     left, _, _ = study.coup_table()
     assert left.min() >= 0 and left.max() == rules.n_cards - 5
 
@@ -140,8 +140,8 @@ def test_the_best_gain_on_offer_spreads_as_the_shoe_runs_down():
 def test_bad_dead_card_counts_are_refused_in_one_line():
     rules = get_rules("exhaustion")
     for dead in (-1, 312, 2.5, "five"):
-        with pytest.raises(ValueError, match="dead cards") as info:
-            check_dead_cards(rules, dead)
+        with pytest.raises(ValueError, match="dead_cards|dead cards") as info:
+            rules.replace(dead_cards=dead)
         assert "\n" not in str(info.value)
     with pytest.raises(ValueError, match="at least 1"):
         study_shoes(rules, 0, 1)

@@ -23,9 +23,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from trente_env.advantage import EV, EV_INSURED, box_values_into, fresh_prisoner, odds_summary
-from trente_env.counting import N_VALUES, QUARTER, _exact_values, full_counts, nodes
-from trente_env.rules import BOXES, RuleSet
+from trente_env.codes import BOXES, COULEUR
+from trente_env.counting.advantage import EV, EV_INSURED, box_values_into, fresh_prisoner, odds_summary
+from trente_env.counting.exact import exact_values
+from trente_env.counting.nodes import QUARTER, nodes
+from trente_env.counting.shoe import N_VALUES, full_counts
+from trente_env.rules import RuleSet
 from trente_env.settle import rule_codes
 
 #: The 20 kinds of card, in the order of the environment's ``observe_shoe``.
@@ -81,7 +84,7 @@ def _values(vector: np.ndarray, counts: np.ndarray, rules: RuleSet, fresh: tuple
     box_values_into(*odds_summary(vector, counts), refait_rule, second, spares, rules.insurance, rate, *fresh, out)
     table = out[:, [EV, EV_INSURED]]
     if not rules.couleur_inverse:
-        table[2:] = np.nan
+        table[COULEUR:] = np.nan
     return table
 
 
@@ -96,8 +99,8 @@ def effects_of_removal(rules: RuleSet, *, recompute: bool = False) -> RemovalEff
     k = 4 * rules.decks
     if recompute:
         ref = QUARTER * k
-        base = _exact_values(ref)
-        removed = np.array([_exact_values(ref - np.eye(N_VALUES, dtype=np.int64)[v]) for v in range(N_VALUES)])
+        base = exact_values(ref)
+        removed = np.array([exact_values(ref - np.eye(N_VALUES, dtype=np.int64)[v]) for v in range(N_VALUES)])
     else:
         table = nodes()
         i = int(np.flatnonzero(table.cards == 13 * k)[0])

@@ -1,33 +1,27 @@
 """Card counting over dealt shoes: what a player who watches every card could win.
 
-Shoes are shuffled by the project's dealer (:func:`~trente_env.dealer.shuffle` with the seeds of
-:func:`~trente_env.dealer.shuffle_seeds`, as :func:`~trente_env.dealer.deal_coups` does) and dealt
-coup by coup with its :func:`~trente_env.dealer.deal_next`. Before each coup two players look at the
-unseen cards:
+Each shoe is played by the croupier of every table of trente-lab (:mod:`trente_env.croupier`):
+:func:`~trente_env.croupier.next_coup` shuffles it with a seed of
+:func:`~trente_env.dealer.shuffle_seeds`, burns and deals it coup by coup under the rules' cut card
+and dead cards, and :func:`~trente_env.croupier.bet_and_settle` settles every stake (prisoners
+included). Before each coup two players look at the unseen cards:
 
 * the **perfect counter** knows the odds of the next coup from the unseen cards
   (:func:`trente_env.counting.shoe_odds`: exact for a short shoe, else the fast approximation) and
   stakes one unit on the best box, insured if that is better, only when its expected gain is positive;
 * the **linear counter** estimates the expected gains with a linear count
-  (:class:`~trente_env.removal.LinearCount`) and does the same with its estimates.
+  (:class:`~trente_env.counting.removal.LinearCount`) and does the same with its estimates.
 
-Every stake is settled by :func:`~trente_env.settle.settle_box` (prisoners included). A prisoner
-still waiting when the shoe is reshuffled is counted at its value for a fresh shoe
-(:func:`~trente_env.advantage.fresh_prisoner`): each shoe's result is its own.
+Under the ``choice`` rule both ask for prison on a refait when a prisoner is worth more than half a
+stake. A prisoner still waiting when the shoe is reshuffled is counted at its value for a fresh
+shoe (:func:`~trente_env.counting.advantage.fresh_prisoner`): each shoe's result is its own.
 
 For each shoe the study keeps the expected gain of the stakes made (the sum of their expected gains,
 by the same odds), the realised gain, and for each coup the cards left and the best expected gain on
 offer. **Stop rules**: the rules' cut card, ``cut_card=0`` (the ``exhaustion`` preset) deals to the end,
-and ``dead_cards`` keeps the last cards of the shoe out of play (a casino's countermeasure).
-
-**Dead cards.** The last ``dead_cards`` cards of the shuffled shoe are never dealt: the shoe is dealt
-from its first ``n_cards - dead_cards`` cards with the cut card ``max(cut_card - dead_cards, 0)`` cards
-before their end (so the cut card keeps its place counted from the real end), and a coup that needs
-more cards than that is void (every bet returned, prisoners wait) and the shoe is reshuffled, as when
-a shoe runs out today. The counters never see the dead cards: they count among the unseen cards, with
-the burnt ones, and ``dead = burn + dead_cards`` of the unseen cards can never be dealt. The number is
-a parameter of :func:`study_shoes`, defaulting to the rules' ``dead_cards`` field once
-:class:`~trente_env.rules.RuleSet` has one.
+and the rules' ``dead_cards`` keep the last cards of the shoe out of play (the ``dead-cards`` preset;
+see :class:`~trente_env.rules.RuleSet`). The counters never see the dead cards: they count among the
+unseen cards, with the burnt ones, and ``burn + dead_cards`` of the unseen cards can never be dealt.
 """
 
 from __future__ import annotations
@@ -38,48 +32,35 @@ from dataclasses import asdict, dataclass
 import numba
 import numpy as np
 
-from trente_env.advantage import EV, EV_INSURED, PRISONER, box_values_into, fresh_prisoner, odds_summary
+from trente_env import jit
 from trente_env.cards import CARD_BLACK, CARD_VALUE, new_shoe
-from trente_env.counting import (
-    COUPLED_CARDS,
-    EXACT,
-    EXACT_BOX,
-    N_OUT,
-    N_VALUES,
-    check_tiers,
-    evaluate_into,
-    full_counts,
-    nodes,
-)
-from trente_env.coup import decide
-from trente_env.dealer import deal_next, shuffle, shuffle_seeds
-from trente_env.removal import LinearCount, effects_of_removal, linear_count
+from trente_env.codes import ACTION_WIDTH, INSURE, PRISON, STAKE
+from trente_env.counting.advantage import (
+    EV,
+    EV_INSURED,
+    PRISONER,
+    box_values_into,
+    fresh_prisoner,
+    odds_summary,
+)  # fmt: skip
+from trente_env.counting.fast import check_tiers, evaluate_into
+from trente_env.counting.nodes import nodes
+from trente_env.counting.removal import LinearCount, effects_of_removal, linear_count
+from trente_env.counting.shoe import COUPLED_CARDS, EXACT, EXACT_BOX, N_OUT, N_VALUES, full_counts
+from trente_env.croupier import bet_and_settle, next_coup, table_rules
+from trente_env.dealer import shuffle, shuffle_seeds
 from trente_env.rules import RuleSet
-from trente_env.settle import rule_codes, settle_box
+from trente_env.settle import rule_codes
 
-_decide = numba.njit(cache=True)(decide)
-_settle_box = numba.njit(cache=True)(settle_box)
-_KIND = np.array([(0 if CARD_BLACK[c] else N_VALUES) + CARD_VALUE[c] - 1 for c in range(52)], dtype=np.int64)
-_BLACK = CARD_BLACK.copy()
-
-
-def check_dead_cards(rules: RuleSet, dead_cards: int) -> int:
-    """Validate a number of dead cards for ``rules``; one-line :class:`ValueError` otherwise."""
-    try:
-        whole = int(dead_cards)
-    except (TypeError, ValueError):
-        whole = -1
-    if isinstance(dead_cards, bool) or whole != dead_cards or whole < 0:
-        raise ValueError(f"the number of dead cards must be a whole number >= 0, got {dead_cards!r}")
-    dead_cards = whole
-    if rules.burn + max(rules.cut_card, dead_cards) >= rules.n_cards:
-        raise ValueError(
-            f"{dead_cards} dead cards and {rules.burn} burnt leave no cards to deal from a {rules.n_cards}-card shoe"
-        )
-    return dead_cards
+#: The kind of each card code (0..19: black values 1..10, then red ones), the order of the counts.
+_KIND = np.where(CARD_BLACK, 0, N_VALUES) + CARD_VALUE.astype(np.int64) - 1
+#: The bankroll each counter's coup is settled from: far above any stake of the study, so nothing is
+#: refused for want of money, and small enough that a coup's gain (what comes back less the purse) is
+#: counted to within 1e-10 units.
+PURSE = 1.0e6
 
 
-@numba.njit(cache=True)
+@jit.kernel
 def best_bet(values, n_boxes, insurance):
     """(box, insured, expected gain) of the best bet in a (4, >=2) table of expected gains."""
     best = -np.inf
@@ -101,7 +82,7 @@ def bet_rules(rules: RuleSet) -> tuple:
     return (len(rules.boxes), rules.insurance, refait_rule, second, spares, rate, *fresh_prisoner(rules))
 
 
-@numba.njit(cache=True)
+@jit.kernel
 def perfect_bet(counts, dead, exact_box, coupled_cards, model, bet_rules, pn, joint, out, values):
     """The perfect counter's view of the next coup from the unseen cards ``counts`` (20, ``dead`` of
     them never dealt): the odds (:func:`~trente_env.counting.evaluate_into`, into ``out``), the
@@ -119,7 +100,7 @@ def perfect_bet(counts, dead, exact_box, coupled_cards, model, bet_rules, pn, jo
     return method, box, insured, best
 
 
-@numba.njit(cache=True)
+@jit.kernel
 def linear_estimate(seen, unseen, cards, base, tags, estimate):
     """A linear count's (4, 2) estimated expected gains into ``estimate`` from the ``seen`` cards (20
     counts), ``unseen`` cards left of a full shoe of ``cards``: see :class:`~trente_env.removal.LinearCount`."""
@@ -132,106 +113,121 @@ def linear_estimate(seen, unseen, cards, base, tags, estimate):
             estimate[b, i] = base[b, i] + scale * x
 
 
-@numba.njit(cache=True)
-def _settle_player(box, insured, stake, values, prison, result, couleur, refait_rule, second, spares, rate):
-    """Settle one player's stake (on ``box``, 0 for none) and prisoners (``prison``, (4, 2),
-    updated) on the coup; returns the money that came back less the stake and premium paid."""
-    cash = 0.0
+@jit.kernel
+def _bet_row(action, box, insured, stake, values):
+    """A player's action row for the coup: ``stake`` on ``box`` (insured or not), and under the
+    ``choice`` rule prison for every box whose prisoner is worth more than half a stake."""
+    for i in range(ACTION_WIDTH):
+        action[i] = 0.0
+    action[STAKE + box] = stake
+    action[INSURE + box] = 1.0 if insured else 0.0
     for b in range(4):
-        s = stake if b == box else 0.0
-        if s == 0.0 and prison[b, 0] == 0.0 and prison[b, 1] == 0.0:
-            continue
-        ins = insured and s > 0.0
-        to_prison = values[b, PRISONER] > 0.5  # the choice rule: prison when it is worth more than half
-        back, p1, p2, _ = _settle_box(
-            b, s, ins, prison[b, 0], prison[b, 1], to_prison, result, couleur, refait_rule, second, spares, rate
-        )
-        cash += back - s - (rate * s if ins else 0.0)
-        prison[b, 0] = p1
-        prison[b, 1] = p2
-    return cash
+        action[PRISON + b] = 1.0 if values[b, PRISONER] > 0.5 else 0.0
 
 
-@numba.njit(cache=True, parallel=True)
-def _study(
-    seeds, base, full, burn, cut_card, dead_cards, exact_box, coupled_cards, pre_counts, pre_size, pre_total,
-    pre_child, pre_n_values, pre_values, node_n, node_ref, wr_corr, wr_removal, cp_corr, cp_removal, rules_for_bets,
-    lin_base, lin_tags, chunks,
+@jit.kernel
+def _play(action, prison, result, couleur, table, placed, insured, back):
+    """The croupier settles one player's row (:func:`~trente_env.croupier.bet_and_settle`); returns
+    the player's gain on the coup. The bankroll is :data:`PURSE`, enough for any stake of the study."""
+    after, _ = bet_and_settle(
+        action, PURSE, prison, result, couleur, table.n_boxes, table.insurance, table.table_min, table.table_max,
+        table.refait, table.second_refait, table.spares_couleur, table.rate, placed, insured, back,
+    )  # fmt: skip
+    return after - PURSE
+
+
+@jit.kernel
+def _study_shoes(
+    first, last, seeds, table, full, exact_box, coupled_cards, model, rules_for_bets, lin_base, lin_tags,
     expected, realised, bets, lin_expected, lin_realised, lin_bets, coups, left, best_ev, method,
 ):  # fmt: skip
-    """Play shoe ``s`` for every ``s`` (threads take the shoes ``chunks[c]..chunks[c+1]-1``); per-coup
-    records go to row ``s`` of ``left``, ``best_ev`` and ``method``. The model of
-    :func:`~trente_env.counting.evaluate_into` comes in pieces (a parallel kernel takes no nested tuple)."""
-    n_boxes, insurance, refait_rule, second, spares, rate, fresh1, fresh2 = rules_for_bets
-    n_cards = base.size
-    deal_to = n_cards - dead_cards
-    cut = max(cut_card - dead_cards, 0)
+    """Shoes ``first..last-1``, each shuffled with its seed and dealt coup by coup by the croupier
+    (:func:`~trente_env.croupier.next_coup`), both counters betting before each coup; per-shoe results
+    and per-coup records go to row ``s`` of the output arrays."""
+    n_boxes, insurance = rules_for_bets[0], rules_for_bets[1]
+    fresh1, fresh2 = rules_for_bets[6], rules_for_bets[7]
+    n_cards = table.base.size
+    deal_to = n_cards - table.dead_cards
+    unseen_dead = table.burn + table.dead_cards
+    pn = np.empty(exact_box)
+    joint = np.empty(exact_box * 10)
+    out = np.empty(N_OUT)
+    values = np.empty((4, 3))
+    cards = np.empty(n_cards, np.uint8)
+    counts = np.empty(2 * N_VALUES, np.int64)
+    seen = np.zeros(2 * N_VALUES, np.int64)
+    prison = np.zeros((4, 2))
+    lin_prison = np.zeros((4, 2))
+    estimate = np.empty((4, 2))
+    action = np.zeros(ACTION_WIDTH)
+    lin_action = np.zeros(ACTION_WIDTH)
+    placed = np.zeros(4)
+    insured = np.zeros(4, np.bool_)
+    back = np.zeros(4)
+    for s in range(first, last):
+        seen[:] = 0
+        prison[:, :] = 0.0
+        lin_prison[:, :] = 0.0
+        pos = table.burn
+        k = 0
+        while True:
+            unseen = 0
+            for i in range(2 * N_VALUES):
+                counts[i] = full[i] - seen[i]
+                unseen += counts[i]
+            how, box, ins, best = perfect_bet(
+                counts, unseen_dead, exact_box, coupled_cards, model, rules_for_bets, pn, joint, out, values
+            )
+            left[s, k] = deal_to - pos
+            best_ev[s, k] = best
+            method[s, k] = how
+            stake = 0.0
+            if best > 0.0:
+                stake = 1.0
+                expected[s] += best
+                bets[s] += 1
+            _bet_row(action, box, ins, stake, values)
+            linear_estimate(seen, unseen, n_cards, lin_base, lin_tags, estimate)
+            lin_box, lin_ins, lin_best = best_bet(estimate, n_boxes, insurance)
+            lin_stake = 0.0
+            if lin_best > 0.0:
+                lin_stake = 1.0
+                lin_expected[s] += values[lin_box, EV_INSURED if lin_ins else EV]
+                lin_bets[s] += 1
+            _bet_row(lin_action, lin_box, lin_ins, lin_stake, values)
+            # the coup: the first one shuffles the shoe with the shoe's seed and burns
+            _, _, result, couleur, start, _, end, reshuffle = next_coup(cards, pos, k == 0, seeds[s], table)
+            realised[s] += _play(action, prison, result, couleur, table, placed, insured, back)
+            lin_realised[s] += _play(lin_action, lin_prison, result, couleur, table, placed, insured, back)
+            for i in range(start, end):
+                seen[_KIND[cards[i]]] += 1
+            pos = end
+            k += 1
+            if reshuffle:
+                break
+        coups[s] = k
+        for b in range(4):  # prisoners left when the shoe is reshuffled: their value in a fresh shoe
+            realised[s] += prison[b, 0] * fresh1 + prison[b, 1] * fresh2
+            lin_realised[s] += lin_prison[b, 0] * fresh1 + lin_prison[b, 1] * fresh2
+
+
+@jit.parallel
+def _study(
+    seeds, table, full, exact_box, coupled_cards, pre_counts, pre_size, pre_total, pre_child,
+    pre_n_values, pre_values, node_n, node_ref, wr_corr, wr_removal, cp_corr, cp_removal, rules_for_bets, lin_base,
+    lin_tags, chunks, expected, realised, bets, lin_expected, lin_realised, lin_bets, coups, left, best_ev, method,
+):  # fmt: skip
+    """:func:`_study_shoes` on numba's threads, shoes ``chunks[c]..chunks[c+1]-1`` a task. The model of
+    :func:`~trente_env.counting.fast.evaluate_into` comes in pieces (a parallel kernel takes no nested
+    tuple), and every write happens in the called function (see :func:`trente_env.jit.parallel`)."""
     for c in numba.prange(chunks.size - 1):
         prefixes = (pre_counts, pre_size, pre_total, pre_child, pre_n_values, pre_values)
         model = (prefixes, node_n, node_ref, wr_corr, wr_removal, cp_corr, cp_removal)
-        pn = np.empty(exact_box)
-        joint = np.empty(exact_box * 10)
-        out = np.empty(N_OUT)
-        values = np.empty((4, 3))
-        cards = np.empty(n_cards, np.uint8)
-        counts = np.empty(2 * N_VALUES, np.int64)
-        seen = np.zeros(2 * N_VALUES, np.int64)
-        prison = np.zeros((4, 2))
-        lin_prison = np.zeros((4, 2))
-        estimate = np.empty((4, 2))
-        for s in range(chunks[c], chunks[c + 1]):
-            cards[:] = base
-            shuffle(cards, seeds[s])
-            dealable = cards[:deal_to]
-            pos = burn
-            seen[:] = 0
-            prison[:, :] = 0.0
-            lin_prison[:, :] = 0.0
-            k = 0
-            while True:
-                unseen = 0
-                for i in range(2 * N_VALUES):
-                    counts[i] = full[i] - seen[i]
-                    unseen += counts[i]
-                how, box, insured, best = perfect_bet(
-                    counts, burn + dead_cards, exact_box, coupled_cards, model, rules_for_bets, pn, joint, out, values
-                )
-                left[s, k] = deal_to - pos
-                best_ev[s, k] = best
-                method[s, k] = how
-                stake = 0.0
-                if best > 0.0:
-                    stake = 1.0
-                    expected[s] += best
-                    bets[s] += 1
-                linear_estimate(seen, unseen, n_cards, lin_base, lin_tags, estimate)
-                lin_box, lin_insured, lin_best = best_bet(estimate, n_boxes, insurance)
-                lin_stake = 0.0
-                if lin_best > 0.0:
-                    lin_stake = 1.0
-                    lin_expected[s] += values[lin_box, EV_INSURED if lin_insured else EV]
-                    lin_bets[s] += 1
-                # the coup
-                noir, rouge, middle, end, reshuffle = deal_next(dealable, pos, cut)
-                first_black = noir > 0 and _BLACK[cards[pos]]
-                result, couleur = _decide(noir, rouge, first_black)
-                realised[s] += _settle_player(
-                    box, insured, stake, values, prison, result, couleur, refait_rule, second, spares, rate
-                )
-                lin_realised[s] += _settle_player(
-                    lin_box, lin_insured, lin_stake, values, lin_prison, result, couleur, refait_rule, second, spares,
-                    rate,
-                )  # fmt: skip
-                for i in range(pos, end):
-                    seen[_KIND[cards[i]]] += 1
-                pos = end
-                k += 1
-                if reshuffle:
-                    break
-            coups[s] = k
-            for b in range(4):  # prisoners left when the shoe is reshuffled: their value in a fresh shoe
-                realised[s] += prison[b, 0] * fresh1 + prison[b, 1] * fresh2
-                lin_realised[s] += lin_prison[b, 0] * fresh1 + lin_prison[b, 1] * fresh2
+        _study_shoes(
+            chunks[c], chunks[c + 1], seeds, table, full, exact_box, coupled_cards, model,
+            rules_for_bets, lin_base, lin_tags, expected, realised, bets, lin_expected, lin_realised, lin_bets,
+            coups, left, best_ev, method,
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -379,16 +375,13 @@ def study_shoes(
     shoes: int,
     seed: int,
     *,
-    dead_cards: int | None = None,
     exact_box: int = EXACT_BOX,
     coupled_cards: int = COUPLED_CARDS,
     count: LinearCount | None = None,
 ) -> ShoeStudy:
-    """Deal ``shoes`` shoes under ``rules`` and play the perfect and the linear counter on them.
+    """Deal ``shoes`` shoes under ``rules`` (their cut card and dead cards: the stop rule) and play the
+    perfect and the linear counter on them. The counters stake one unit: the table minimum must allow it.
 
-    :param dead_cards: the last cards of the shoe that are never dealt: a coup that needs one of them
-        is void (every bet returned) and the shoe is reshuffled; the counters never see them. Default:
-        the rules' own ``dead_cards`` if they have one, else 0.
     :param exact_box: the odds are exact for shoes of at most this many joint states
         (:func:`trente_env.counting.box_size`), else the fast approximations: coupled rows up to
         ``coupled_cards`` cards, with replacement beyond (see :func:`trente_env.counting.shoe_odds`).
@@ -396,9 +389,8 @@ def study_shoes(
     """
     if shoes < 1:
         raise ValueError(f"the number of shoes must be at least 1, got {shoes}")
-    if dead_cards is None:
-        dead_cards = int(getattr(rules, "dead_cards", 0))
-    dead_cards = check_dead_cards(rules, dead_cards)
+    if rules.table_min > 1:
+        raise ValueError(f"the counters stake one unit, below the table minimum {rules.table_min:g}")
     check_tiers(exact_box, coupled_cards)
     count = count or linear_count(effects_of_removal(rules))
     seeds = shuffle_seeds(np.random.default_rng(seed), shoes)
@@ -412,13 +404,12 @@ def study_shoes(
     model = nodes().model()
     start = time.perf_counter()
     _study(
-        seeds, new_shoe(rules.decks), full_counts(rules.decks), rules.burn, rules.cut_card, dead_cards,
-        max(exact_box, 1), coupled_cards, *model[0], *model[1:], bet_rules(rules), count.base, count.tags, chunks,
-        *per_shoe, coups, left, best_ev, method,
+        seeds, table_rules(rules), full_counts(rules.decks), max(exact_box, 1), coupled_cards, *model[0],
+        *model[1:], bet_rules(rules), count.base, count.tags, chunks, *per_shoe, coups, left, best_ev, method,
     )  # fmt: skip
     seconds = time.perf_counter() - start
     return ShoeStudy(
-        rules, dead_cards, seed, exact_box, coupled_cards, *per_shoe, coups, left, best_ev, method, seconds
+        rules, rules.dead_cards, seed, exact_box, coupled_cards, *per_shoe, coups, left, best_ev, method, seconds
     )
 
 

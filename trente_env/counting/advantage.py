@@ -45,16 +45,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
-from trente_env.counting import N_VALUES, ShoeOdds
+from trente_env import jit
+from trente_env.codes import BOXES, COULEUR, ROUGE
+from trente_env.counting.joint import _joint_forward, _joint_layout
+from trente_env.counting.shoe import N_OUT, N_VALUES, ShoeOdds, check_composition
 from trente_env.odds import first_coup, prisoner_value
-from trente_env.rules import BOXES, RuleSet, SecondRefait
-from trente_env.settle import rule_codes
+from trente_env.rules import RuleSet, SecondRefait
+from trente_env.settle import _HALF, _LOST, _PRISON, _STAYS, rule_codes
 
-_HALF, _PRISON, _CHOICE = range(3)
-_LOST, _SECOND_PRISON, _STAYS = range(3)
 EV, EV_INSURED, PRISONER = range(3)  #: columns of the (4, 3) table of :func:`box_values_into`
 
 
@@ -68,7 +68,7 @@ def fresh_prisoner(rules: RuleSet) -> tuple[float, float]:
     return first, second
 
 
-@numba.njit(cache=True)
+@jit.kernel
 def prisoner(win: float, apres: float, refait: float, void: float, second_refait: int, fresh1: float,
              fresh2: float) -> float:  # fmt: skip
     """The value per unit of a stake in first prison on a box that wins with ``win`` (the module's
@@ -88,7 +88,7 @@ def prisoner(win: float, apres: float, refait: float, void: float, second_refait
     return (win + void * fresh1 + refait * void * fresh2 / wait) / denominator
 
 
-@numba.njit(cache=True)
+@jit.kernel
 def box_values_into(
     refait: float,
     apres: float,
@@ -112,11 +112,11 @@ def box_values_into(
     """
     half = decided / 2.0
     for box in range(4):
-        edge = 0.0 if box < 2 else (colour_edge if box == 2 else -colour_edge)
+        edge = 0.0 if box <= ROUGE else (colour_edge if box == COULEUR else -colour_edge)
         win = half + edge / 2.0
         lose = half - edge / 2.0
         jail = prisoner(win, apres, refait, void, second_refait, fresh1, fresh2)
-        if spares_couleur and box >= 2:
+        if spares_couleur and box >= COULEUR:
             value = 1.0
         elif refait_rule == _HALF:
             value = 0.5
@@ -129,7 +129,7 @@ def box_values_into(
         out[box, PRISONER] = jail
 
 
-@numba.njit(cache=True)
+@jit.kernel
 def odds_summary(out: np.ndarray, counts: np.ndarray) -> tuple[float, float, float, float, float]:
     """(refait, après, void, decided, colour edge) from an odds vector of
     :mod:`trente_env.counting` and the 20 counts of the shoe it came from."""
@@ -179,7 +179,7 @@ def box_values(odds: ShoeOdds, rules: RuleSet) -> BoxValues:
         rules.insurance, rate, fresh1, fresh2, out,
     )  # fmt: skip
     if not rules.couleur_inverse:
-        out[2:, :2] = np.nan
+        out[COULEUR:, :2] = np.nan
     return BoxValues(out[:, EV].copy(), out[:, EV_INSURED].copy(), out[:, PRISONER].copy())
 
 
@@ -191,8 +191,6 @@ def prisoner_exact(counts: np.ndarray, dead: int, rules: RuleSet) -> float:
     compositions the later coups leave (exact odds of each); short shoes only (at most a few dozen
     cards), for rules whose second refait loses the prisoner or keeps it (``lost``, ``stays``).
     """
-    from trente_env.counting import check_composition
-
     counts, dead = check_composition(counts, dead)
     if rules.second_refait is SecondRefait.SECOND_PRISON:
         raise ValueError("prisoner_exact covers the lost and stays rules of the second refait, not second_prison")
@@ -221,7 +219,6 @@ def prisoner_exact(counts: np.ndarray, dead: int, rules: RuleSet) -> float:
 
 def _coup_ties(shoe: np.ndarray, dead: int) -> tuple[float, float, float, dict]:
     """(P(Noir wins), P(Rouge wins), P(void), {(value counts left after the coup, tied total): P})."""
-    from trente_env.counting import N_OUT, _joint_forward, _joint_layout
 
     caps, stride, size = _joint_layout(shoe)
     if shoe.sum() <= dead:
