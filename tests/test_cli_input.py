@@ -132,6 +132,7 @@ INNER = {
     "tournament": "experiments.tournament.runner.run_tournament",
     "train": "experiments.rl.train.train_agent",
     "evaluate": "experiments.rl.evaluate.evaluate_model",
+    "count": "experiments.game.count.count_report",
 }
 
 

@@ -31,6 +31,7 @@ import typer  # noqa: E402
 from typer.core import TyperGroup  # noqa: E402
 
 from experiments.cli import (  # noqa: E402
+    count,
     deal,
     edge,
     evaluate,
@@ -133,5 +134,6 @@ app.command("report")(report.command)
 app.command("tournament")(tournament.command)
 app.command("train")(train.command)
 app.command("evaluate")(evaluate.command)
+app.command("count")(count.command)
 
 __all__ = ["INTERRUPTED", "app", "os_error_message", "refusal"]

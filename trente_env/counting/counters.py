@@ -39,11 +39,13 @@ from trente_env.counting.advantage import (
     EV,
     EV_INSURED,
     PRISONER,
+    box_values,
     box_values_into,
     fresh_prisoner,
     odds_summary,
 )  # fmt: skip
-from trente_env.counting.fast import check_tiers, evaluate_into
+from trente_env.counting.exact import exact_odds
+from trente_env.counting.fast import approximate_odds, check_tiers, evaluate_into
 from trente_env.counting.nodes import nodes
 from trente_env.counting.removal import LinearCount, effects_of_removal, linear_count
 from trente_env.counting.shoe import COUPLED_CARDS, EXACT, EXACT_BOX, N_OUT, N_VALUES, full_counts
@@ -86,7 +88,7 @@ def bet_rules(rules: RuleSet) -> tuple:
 def perfect_bet(counts, dead, exact_box, coupled_cards, model, bet_rules, pn, joint, out, values):
     """The perfect counter's view of the next coup from the unseen cards ``counts`` (20, ``dead`` of
     them never dealt): the odds (:func:`~trente_env.counting.evaluate_into`, into ``out``), the
-    (4, 3) table of :func:`~trente_env.advantage.box_values_into` into ``values``, and the best bet.
+    (4, 3) table of :func:`~trente_env.counting.advantage.box_values_into` into ``values``, and the best bet.
 
     Returns (method, box, insured, expected gain): stake on ``box`` only if the gain is positive.
     """
@@ -103,7 +105,8 @@ def perfect_bet(counts, dead, exact_box, coupled_cards, model, bet_rules, pn, jo
 @jit.kernel
 def linear_estimate(seen, unseen, cards, base, tags, estimate):
     """A linear count's (4, 2) estimated expected gains into ``estimate`` from the ``seen`` cards (20
-    counts), ``unseen`` cards left of a full shoe of ``cards``: see :class:`~trente_env.removal.LinearCount`."""
+    counts), ``unseen`` cards left of a full shoe of ``cards``: see
+    :class:`~trente_env.counting.removal.LinearCount`."""
     scale = (cards - 1.0) / unseen if unseen > 0 else 0.0
     for b in range(4):
         for i in range(2):
@@ -430,9 +433,6 @@ def approximation_error(
     """Compare :func:`~trente_env.counting.approximate_odds` with :func:`~trente_env.counting.exact_odds`
     on ``samples`` shoes shuffled by the dealer, each cut ``cards_left`` cards before its end (seconds
     per sample for deep shoes)."""
-    from trente_env.advantage import box_values
-    from trente_env.counting import approximate_odds, exact_odds
-
     if not 0 < cards_left <= rules.n_cards:
         raise ValueError(f"cards left must be between 1 and {rules.n_cards}, got {cards_left}")
     seeds = shuffle_seeds(np.random.default_rng(seed), samples)
