@@ -29,11 +29,15 @@ MAX_SESSIONS = 10**9
 MAX_WORKERS = 1024
 #: The largest bankroll, stake or table limit, in units (the engine's ``MAX_MONEY``).
 MAX_MONEY = 10**12
+#: The most shoes ``count`` deals per stop rule: its per-coup records take about 300 bytes a shoe,
+#: so ten million shoes stay within a few gigabytes (100,000 take a few minutes on two cores).
+MAX_COUNT_SHOES = 10**7
 #: The largest shoe: 8 decks of 52 cards.
 MAX_CARDS = 8 * 52
 
 __all__ = [
     "MAX_CARDS",
+    "MAX_COUNT_SHOES",
     "MAX_COUPS",
     "MAX_MONEY",
     "MAX_SB3_SEED",

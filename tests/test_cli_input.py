@@ -135,6 +135,7 @@ INNER = {
     "sweep": "experiments.rl.sweep.run_sweep",
     "control": "experiments.rl.control.run_control",
     "configs": "experiments.game.listings.config_listing",
+    "count": "experiments.game.count.count_report",
 }
 
 

@@ -45,6 +45,7 @@ class TableRules(NamedTuple):
     second_refait: int  #: the second refait's code
     spares_couleur: bool  #: Couleur/Inverse stakes are returned on a refait
     rate: float  #: the insurance premium, a fraction of the stake
+    dead_cards: int  #: the last cards of the shoe, never dealt
 
 
 def table_rules(rules: RuleSet) -> TableRules:
@@ -52,7 +53,7 @@ def table_rules(rules: RuleSet) -> TableRules:
     refait, second, spares, rate = rule_codes(rules)
     return TableRules(
         new_shoe(rules.decks), rules.burn, rules.cut_card, len(rules.boxes), rules.insurance, float(rules.table_min),
-        float(rules.table_max), refait, second, spares, rate,
+        float(rules.table_max), refait, second, spares, rate, rules.dead_cards,
     )  # fmt: skip
 
 
@@ -110,7 +111,7 @@ def next_coup(cards, pos, needs_shuffle, seed, rules):  # fmt: skip
             cards[i] = base[i]
         shuffle(cards, seed)
         pos = rules.burn
-    noir, rouge, middle, end, reshuffle = deal_next(cards, pos, rules.cut_card)
+    noir, rouge, middle, end, reshuffle = deal_next(cards, pos, rules.cut_card, rules.dead_cards)
     first_black = False
     if noir > 0:
         first_black = CARD_BLACK[cards[pos]]

@@ -12,7 +12,9 @@ The shoe (SPEC 2.1): after the shuffle ``burn`` cards are discarded; a cut card 
 cards from the end. The coup during which the cut card comes out (the coup that deals the card at
 position ``n_cards - cut_card`` or beyond) is completed, then the shoe is reshuffled. A coup that
 cannot be completed because the shoe runs out is void, and the shoe is reshuffled after it (as it
-is after a coup that took the very last card).
+is after a coup that took the very last card). With ``dead_cards`` the last cards of the shoe are
+never dealt: the shoe ends for the dealer ``dead_cards`` cards before its end, and the cut card stays
+where it lies (:func:`deal_next`).
 """
 
 from __future__ import annotations
@@ -127,19 +129,23 @@ def deal_coup(cards: np.ndarray, pos: int) -> tuple[int, int, int, int]:
 
 
 @jit.kernel
-def deal_next(cards: np.ndarray, pos: int, cut_card: int) -> tuple[int, int, int, int, bool]:
-    """Deal one coup from ``pos`` as a table does: :func:`deal_coup`, then the cut-card rule.
+def deal_next(cards: np.ndarray, pos: int, cut_card: int, dead_cards: int) -> tuple[int, int, int, int, bool]:
+    """Deal one coup from ``pos`` as a table does: :func:`deal_coup` from all but the last
+    ``dead_cards`` cards, then the cut-card rule.
 
     Returns (noir total, rouge total, first Rouge position, next position, reshuffle): reshuffle is
-    True when the coup brought out the cut card, was void or took the last card, so the shoe must
-    be shuffled before the next coup.
+    True when the coup brought out the cut card (which lies ``cut_card`` cards from the real end of
+    the shoe, dead cards included), was void (it would have needed a dead card, or there are no more
+    cards) or took the last card that can be dealt, so the shoe must be shuffled before the next coup.
+    A void coup's next position is the end of the dealable cards.
     """
-    noir, rouge, middle, end = deal_coup(cards, pos)
-    return noir, rouge, middle, end, (noir == 0) | (end > cards.size - cut_card) | (end == cards.size)
+    live = cards.size - dead_cards
+    noir, rouge, middle, end = deal_coup(cards[:live], pos)
+    return noir, rouge, middle, end, (noir == 0) | (end > cards.size - max(cut_card, dead_cards)) | (end == live)
 
 
 @jit.parallel
-def _deal_shoes(shoes, base, seeds, burn, cut_card, chunks, first_shoe, counts, *stage):
+def _deal_shoes(shoes, base, seeds, burn, cut_card, dead_cards, chunks, first_shoe, counts, *stage):
     """Shuffle and deal every shoe (one per row of ``shoes``) until its cut card or its end.
 
     Shoes ``chunks[c]..chunks[c+1]-1`` are dealt in order by one thread, which writes their coups
@@ -155,7 +161,7 @@ def _deal_shoes(shoes, base, seeds, burn, cut_card, chunks, first_shoe, counts, 
             shuffle(cards, seeds[s])
             pos = burn
             while True:
-                noir, rouge, middle, end, reshuffle = deal_next(cards, pos, cut_card)
+                noir, rouge, middle, end, reshuffle = deal_next(cards, pos, cut_card, dead_cards)
                 stage[0][row] = noir
                 stage[1][row] = rouge
                 stage[2][row] = noir > 0 and CARD_BLACK[cards[pos]]
@@ -223,7 +229,7 @@ class Coups:
 
 def expected_coups_per_shoe(rules: RuleSet) -> float:
     """A rough count of coups per shoe (10.58 cards a coup), for sizing batches."""
-    return (rules.n_cards - rules.cut_card - rules.burn) / 10.58 + 1
+    return (rules.n_cards - max(rules.cut_card, rules.dead_cards) - rules.burn) / 10.58 + 1
 
 
 def deal_coups(
@@ -261,7 +267,10 @@ def deal_coups(
         shoes = np.empty((k, n_cards), dtype=np.uint8) if keep_cards else shoes_max[:k]
         chunks = np.linspace(0, k, counts.size + 1).astype(np.int64)
         room = [a[: k * max_per_shoe] for a in stage]
-        _deal_shoes(shoes, base, shuffle_seeds(rng, k), rules.burn, rules.cut_card, chunks, shoes_done, counts, *room)
+        _deal_shoes(
+            shoes, base, shuffle_seeds(rng, k), rules.burn, rules.cut_card, rules.dead_cards, chunks, shoes_done,
+            counts, *room,
+        )  # fmt: skip
         batch = int(counts.sum())
         if dealt + batch > columns[0].size:
             columns = [np.concatenate([c, np.empty(dealt + batch - c.size, c.dtype)]) for c in columns]
@@ -307,7 +316,7 @@ class Shoe:
         if self.needs_shuffle:
             self.shuffle()
         start = self.pos
-        noir, rouge, middle, end, reshuffle = deal_next(self.cards, start, self.rules.cut_card)
+        noir, rouge, middle, end, reshuffle = deal_next(self.cards, start, self.rules.cut_card, self.rules.dead_cards)
         self.pos, self.needs_shuffle = end, bool(reshuffle)
         cards = self.cards
         return Coup(

@@ -57,6 +57,13 @@ import numpy as np
 KERNEL_SOURCES: tuple[str, ...] = (
     "trente_env/cards.py",
     "trente_env/codes.py",
+    "trente_env/counting/advantage.py",
+    "trente_env/counting/approximate.py",
+    "trente_env/counting/counters.py",
+    "trente_env/counting/fast.py",
+    "trente_env/counting/joint.py",
+    "trente_env/counting/rows.py",
+    "trente_env/counting/shoe.py",
     "trente_env/coup.py",
     "trente_env/croupier.py",
     "trente_env/dealer.py",

@@ -46,6 +46,11 @@ class RuleSet:
     :param table_min: the smallest stake a box accepts, in units.
     :param table_max: the largest stake a box accepts, in units (at most :data:`MAX_MONEY`).
     :param couleur_inverse: whether the Couleur and Inverse boxes are open.
+    :param dead_cards: the last cards of the shoe, never dealt (a casino's answer to card counting):
+        the shoe is dealt from its first ``n_cards - dead_cards`` cards, the cut card stays where it
+        lies counted from the real end (so it comes out ``max(cut_card - dead_cards, 0)`` cards before
+        the dead ones), and a coup that would need a dead card is void (every bet returned), then the
+        shoe is reshuffled.
     """
 
     decks: int = 6
@@ -59,6 +64,7 @@ class RuleSet:
     table_min: float = 1.0
     table_max: float = 1000.0
     couleur_inverse: bool = True
+    dead_cards: int = 0
 
     def __post_init__(self) -> None:
         try:
@@ -66,17 +72,22 @@ class RuleSet:
             object.__setattr__(self, "second_refait", SecondRefait(self.second_refait))
         except ValueError as exc:
             raise ValueError(f"{exc}; choose one of {_choices(Refait)} / {_choices(SecondRefait)}") from None
-        for name in ("decks", "cut_card", "burn"):
+        for name in ("decks", "cut_card", "burn", "dead_cards"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ValueError(f"{name} must be a whole number, got {value!r}")
         if not 1 <= self.decks <= 8:
             raise ValueError(f"decks must be between 1 and 8, got {self.decks}")
-        if self.cut_card < 0 or self.burn < 0:
-            raise ValueError(f"cut_card and burn cannot be negative (cut_card={self.cut_card}, burn={self.burn})")
-        if self.burn + self.cut_card >= self.n_cards:
+        if self.cut_card < 0 or self.burn < 0 or self.dead_cards < 0:
             raise ValueError(
-                f"cut card {self.cut_card} and burn {self.burn} leave no cards to deal from a {self.n_cards}-card shoe"
+                f"cut_card, burn and dead_cards cannot be negative (cut_card={self.cut_card}, burn={self.burn}, "
+                f"dead_cards={self.dead_cards})"
+            )
+        if self.burn + max(self.cut_card, self.dead_cards) >= self.n_cards:
+            dead = f", {self.dead_cards} dead cards" if self.dead_cards else ""
+            raise ValueError(
+                f"cut card {self.cut_card}{dead} and burn {self.burn} leave no cards to deal "
+                f"from a {self.n_cards}-card shoe"
             )
         if not 0 <= self.insurance_rate < 1:
             raise ValueError(f"insurance_rate must be in [0, 1), got {self.insurance_rate}")
@@ -116,6 +127,8 @@ class RuleSet:
         ]
         if self.burn:
             parts.insert(1, f"{self.burn} burnt")
+        if self.dead_cards:
+            parts.insert(2 if self.burn else 1, f"the last {self.dead_cards} cards dead")
         if not self.couleur_inverse:
             parts.append("Noir/Rouge only")
         elif self.refait_spares_couleur:
@@ -133,6 +146,7 @@ PRESETS: dict[str, RuleSet] = {
     "lenient-couleur": _CLASSIC.replace(refait_spares_couleur=True),
     "exhaustion": _CLASSIC.replace(cut_card=0),
     "second-prison": _CLASSIC.replace(second_refait=SecondRefait.SECOND_PRISON),
+    "dead-cards": _CLASSIC.replace(cut_card=0, dead_cards=5),
 }
 PRESET_NOTES: dict[str, str] = {
     "classic": "Monte Carlo: 6 decks, prison, a second refait loses the prisoner, 1% insurance",
@@ -143,6 +157,7 @@ PRESET_NOTES: dict[str, str] = {
     "lenient-couleur": "classic, but Couleur/Inverse stakes are returned on a refait",
     "exhaustion": "classic dealt to the end of the shoe: where card counting could matter",
     "second-prison": "classic, but a second refait sends the prisoner to a second prison",
+    "dead-cards": "classic dealt to the end but for the last 5 cards, never dealt: the casino's answer to counting",
 }
 
 

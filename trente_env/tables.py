@@ -174,10 +174,10 @@ def _play(actions, skip, seeds, rules, state, record, view, at, target):  # fmt:
         coup[t, 6] = end
         coup[t, 7] = reshuffle
         terminated[t] = is_free(prison[t]) & ((bankroll[t] < table_min) | (bankroll[t] >= target))
-        _observe_row(t, state, view, at, rules.burn)
+        _observe_row(t, state, view, at, rules.burn, rules.dead_cards)
 
 
-def _observe_row(t, state, view, at, burn):  # fmt: skip
+def _observe_row(t, state, view, at, burn, dead_cards):  # fmt: skip
     """Write table ``t``'s observation into row ``t`` of ``view.flat``, each part where ``at`` places
     it (the parts at -1 are left out)."""
     flat = view.flat
@@ -195,17 +195,17 @@ def _observe_row(t, state, view, at, burn):  # fmt: skip
             for v in range(RESULT_CODES):
                 flat[t, at.results + RESULT_CODES * j + v] = 1.0 if results[t, j] == v else 0.0
     if at.shoe >= 0:
-        n_cards = state.shoes.shape[1]
+        n_cards = state.shoes.shape[1] - dead_cards  # the dead cards are never dealt, so not left to deal
         flat[t, at.cards_left] = n_cards - burn if state.needs_shuffle[t] else n_cards - state.pos[t]
         for i in range(SHOE_SIZE):
             flat[t, at.shoe + i] = view.full_shoe[i] - state.seen[t, i]
 
 
-def _observe(rows, state, view, at, burn):  # fmt: skip
+def _observe(rows, state, view, at, burn, dead_cards):  # fmt: skip
     """Write the observation of every table in the ``rows`` mask into ``view.flat``."""
     for t in numba.prange(view.flat.shape[0]):
         if rows[t]:
-            _observe_row(t, state, view, at, burn)
+            _observe_row(t, state, view, at, burn, dead_cards)
 
 
 _observe_row = jit.hot(_observe_row)
@@ -342,7 +342,7 @@ class Tables:
         state.needs_shuffle[mask] = True
         state.pos[mask] = self.rules.n_cards
         self.record.terminated[mask] = False
-        self._call(self._observe_kernel, (mask, state, self.view, self.at, self.rules.burn))
+        self._call(self._observe_kernel, (mask, state, self.view, self.at, self.rules.burn, self.rules.dead_cards))
 
     def play(self, actions: np.ndarray, skip: np.ndarray | None = None) -> None:
         """Play one coup on every table (except the ``skip`` mask) with ``actions`` of shape (n, 12).

@@ -33,6 +33,7 @@ from typer.core import TyperGroup  # noqa: E402
 from experiments.cli import (  # noqa: E402
     configs,
     control,
+    count,
     deal,
     edge,
     evaluate,
@@ -139,5 +140,6 @@ app.command("sweep")(sweep.command)
 app.command("control")(control.command)
 app.command("configs")(configs.command)
 app.command("evaluate")(evaluate.command)
+app.command("count")(count.command)
 
 __all__ = ["INTERRUPTED", "app", "os_error_message", "refusal"]
