@@ -17,7 +17,6 @@ import time
 from collections.abc import Callable
 
 import gymnasium as gym
-import numpy as np
 
 import trente_env  # noqa: F401  (registers the ids)
 

@@ -144,7 +144,7 @@ def test_the_multithreaded_kernel_plays_every_table_as_the_serial_one() -> None:
     def play(serial: bool) -> tuple[kernels.Tables, np.ndarray]:
         tables = layout.new_tables(n, 60.0, 90.0)
         if serial:
-            tables._play_kernel, tables._observe_kernel = kernels._play_serial, kernels._observe_serial
+            tables._play_kernel, tables._restart_kernel = kernels._play_serial, kernels._restart_serial
         assert (tables._play_kernel is kernels._play_parallel) != serial
         tables.seed([np.random.default_rng(i) for i in range(n)])
         tables.reset_rows()

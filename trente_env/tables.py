@@ -201,18 +201,46 @@ def _observe_row(t, state, view, at, burn):  # fmt: skip
             flat[t, at.shoe + i] = view.full_shoe[i] - state.seen[t, i]
 
 
-def _observe(rows, state, view, at, burn):  # fmt: skip
-    """Write the observation of every table in the ``rows`` mask into ``view.flat``."""
-    for t in numba.prange(view.flat.shape[0]):
-        if rows[t]:
-            _observe_row(t, state, view, at, burn)
+def _restart(rows, state, record, view, at, rules, bankroll0):  # fmt: skip
+    """Start a new session on every table in the ``rows`` mask: the bankroll back to ``bankroll0``,
+    no prisoners, an empty scoreboard, no cards seen, a shoe to be shuffled before the next coup,
+    not terminated; then write its observation."""
+    shoes = state.shoes
+    pos = state.pos
+    needs_shuffle = state.needs_shuffle
+    seen = state.seen
+    bankroll = state.bankroll
+    prison = state.prison
+    coups = state.coups
+    results = state.results
+    couleurs = state.couleurs
+    terminated = record.terminated
+    n_cards = shoes.shape[1]
+    if rows.shape[0] != bankroll.shape[0]:
+        raise ValueError("_restart: rows need one flag per table")
+    for t in numba.prange(rows.shape[0]):
+        if not rows[t]:
+            continue
+        bankroll[t] = bankroll0
+        prison[t, :, :] = 0.0
+        coups[t] = 0
+        results[t, :] = NO_COUP
+        couleurs[t, :] = UNDECIDED
+        seen[t, :] = 0
+        needs_shuffle[t] = True
+        pos[t] = n_cards
+        terminated[t] = False
+        _observe_row(t, state, view, at, rules.burn)
 
 
 _observe_row = jit.hot(_observe_row)
 _play_serial = jit.kernel(_play)
 _play_parallel = jit.parallel(_play)
-_observe_serial = jit.kernel(_observe)
-_observe_parallel = jit.parallel(_observe)
+_restart_serial = jit.kernel(_restart)
+_restart_parallel = jit.parallel(_restart)
+
+#: Seeds drawn at once from a table's generator (the seeds of its next shuffles, used in order).
+SEED_BATCH = 64
 
 
 class Tables:
@@ -317,13 +345,18 @@ class Tables:
         self.generators: list[np.random.Generator] = []
         parallel = n >= PARALLEL_FROM
         self._play_kernel = _play_parallel if parallel else _play_serial
-        self._observe_kernel = _observe_parallel if parallel else _observe_serial
+        self._restart_kernel = _restart_parallel if parallel else _restart_serial
+        self._all = np.ones(n, dtype=np.bool_)
+        # the next seeds of each table's generator, drawn SEED_BATCH at a time (several tables only)
+        self._seed_batch = np.zeros((n, SEED_BATCH), dtype=np.uint64)
+        self._seed_used = np.full(n, SEED_BATCH, dtype=np.int64)  # seeds of the batch taken so far
 
     def seed(self, generators: Sequence[np.random.Generator]) -> None:
         """Give every table its shuffling generator."""
         if len(generators) != self.n:
             raise ValueError(f"need {self.n} generators, got {len(generators)}")
         self.generators = list(generators)
+        self._seed_used[:] = SEED_BATCH  # the batches drawn from the old generators are dropped
 
     def reset_rows(self, rows: np.ndarray | None = None) -> None:
         """Start new sessions on the tables in ``rows`` (a boolean mask; all when None).
@@ -331,18 +364,9 @@ class Tables:
         The bankroll is restored, prisoners and the scoreboard cleared, and the shoe will be
         shuffled before the next coup. The observations of those tables are rewritten.
         """
-        mask = np.ones(self.n, dtype=np.bool_) if rows is None else self._mask(rows, "rows")
-        state = self.state
-        state.bankroll[mask] = self.initial_bankroll
-        state.prison[mask] = 0.0
-        state.coups[mask] = 0
-        state.results[mask] = NO_COUP
-        state.couleurs[mask] = UNDECIDED
-        state.seen[mask] = 0
-        state.needs_shuffle[mask] = True
-        state.pos[mask] = self.rules.n_cards
-        self.record.terminated[mask] = False
-        self._call(self._observe_kernel, (mask, state, self.view, self.at, self.rules.burn))
+        mask = self._all if rows is None else self._mask(rows, "rows")
+        args = (mask, self.state, self.record, self.view, self.at, self.table_rules, self.initial_bankroll)
+        self._call(self._restart_kernel, args)
 
     def play(self, actions: np.ndarray, skip: np.ndarray | None = None) -> None:
         """Play one coup on every table (except the ``skip`` mask) with ``actions`` of shape (n, 12).
@@ -368,10 +392,28 @@ class Tables:
             self._call(self._play_kernel, self._one_args)
             return
         skip = self._no_skip if skip is None else self._mask(skip, "skip")
-        generators = self.generators  # one seed per shuffle, as dealer.shuffle_seeds draws them
-        for i in np.flatnonzero(self.needs_shuffle & ~skip).tolist():
-            self._seeds[i] = generators[i].bit_generator.random_raw()
+        self._draw_seeds(np.flatnonzero(self.needs_shuffle & ~skip))
         self._call(self._play_kernel, (_of_one_type(actions, np.float64), skip, *self._args))
+
+    def _draw_seeds(self, shuffling: np.ndarray) -> None:
+        """Put the seed of its next shuffle in :attr:`_seeds` for each table in ``shuffling``.
+
+        The seeds are the raw 64-bit outputs of the table's generator, in order, as
+        :func:`~trente_env.dealer.shuffle_seeds` draws them; they are drawn :data:`SEED_BATCH` at a
+        time (one call to the generator per batch instead of one per shuffle), so the generator
+        runs ahead of the shuffles by up to a batch. It serves nothing else, and a new generator
+        (:meth:`seed`) drops the batch.
+        """
+        if shuffling.size == 0:
+            return
+        used = self._seed_used
+        batch = self._seed_batch
+        generators = self.generators
+        for i in shuffling[used[shuffling] == SEED_BATCH].tolist():
+            batch[i] = generators[i].bit_generator.random_raw(SEED_BATCH)
+            used[i] = 0
+        self._seeds[shuffling] = batch[shuffling, used[shuffling]]
+        used[shuffling] += 1
 
     def _mask(self, rows: np.ndarray, name: str) -> np.ndarray:
         """``rows`` as a mask of the tables (one boolean per table: C-contiguous, writable, aligned),
