@@ -188,12 +188,18 @@ def _observe_row(t, state, view, at, burn):  # fmt: skip
     for b in range(4):
         flat[t, at.prison + b] = state.prison[t, b, 0]
         flat[t, at.prison + 4 + b] = state.prison[t, b, 1]
-    if view.one_hot:
+    if view.one_hot:  # each entry of the scoreboard as a block of zeros with a one at its code
+        for i in range(COULEUR_CODES * k):
+            flat[t, at.couleur + i] = 0.0
+        for i in range(RESULT_CODES * k):
+            flat[t, at.results + i] = 0.0
         for j in range(k):
-            for v in range(COULEUR_CODES):
-                flat[t, at.couleur + COULEUR_CODES * j + v] = 1.0 if couleurs[t, j] == v else 0.0
-            for v in range(RESULT_CODES):
-                flat[t, at.results + RESULT_CODES * j + v] = 1.0 if results[t, j] == v else 0.0
+            c = couleurs[t, j]
+            if (c >= 0) & (c < COULEUR_CODES):
+                flat[t, at.couleur + COULEUR_CODES * j + c] = 1.0
+            r = results[t, j]
+            if (r >= 0) & (r < RESULT_CODES):
+                flat[t, at.results + RESULT_CODES * j + r] = 1.0
     if at.shoe >= 0:
         n_cards = state.shoes.shape[1]
         flat[t, at.cards_left] = n_cards - burn if state.needs_shuffle[t] else n_cards - state.pos[t]
@@ -233,7 +239,7 @@ def _restart(rows, state, record, view, at, rules, bankroll0):  # fmt: skip
         _observe_row(t, state, view, at, rules.burn)
 
 
-_observe_row = jit.hot(_observe_row)
+_observe_row = jit.inline(_observe_row)
 _play_serial = jit.kernel(_play)
 _play_parallel = jit.parallel(_play)
 _restart_serial = jit.kernel(_restart)
