@@ -190,11 +190,12 @@ class Layout:
         )  # fmt: skip
 
     def observe(self, tables: Tables) -> np.ndarray | dict[str, np.ndarray]:
-        """The observations of all tables, as fresh arrays with a leading table axis."""
-        flat = tables.flat
+        """The observations of all tables, with a leading table axis: fresh arrays (the dict form's
+        numbers are views of one fresh copy of the tables' buffer), never the buffer itself."""
+        flat = tables.flat.copy()
         if self.observation == "flat":
-            return flat.copy()
-        obs = {part: flat[:, at].copy() for part, at in self._slices}
+            return flat
+        obs = {part: flat[:, at] for part, at in self._slices}  # views of one fresh copy
         obs["couleur"] = tables.couleurs.copy()
         obs["results"] = tables.results.copy()
         return obs
@@ -202,10 +203,10 @@ class Layout:
     def observe_one(self, tables: Tables) -> np.ndarray | dict[str, np.ndarray]:
         """The observation of the only table of ``tables`` (no table axis): :meth:`observe`'s first
         row, without the table axis (written out again for the single environment's speed)."""
-        row = tables.flat[0]
+        row = tables.flat[0].copy()
         if self.observation == "flat":
-            return row.copy()
-        obs = {part: row[at].copy() for part, at in self._slices}
+            return row
+        obs = {part: row[at] for part, at in self._slices}  # views of one fresh copy
         obs["couleur"] = tables.couleurs[0].copy()
         obs["results"] = tables.results[0].copy()
         return obs

@@ -50,14 +50,19 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
     exactly as ``TrenteEtQuaranteEnv.reset()``. Truncation comes from ``max_episode_steps``
     (passed in by ``gymnasium.make_vec`` from the registration).
 
-    **Information**: arrays with one entry per table, each with its ``_key`` mask: ``noir``,
+    **Information**: empty by default (``SAME_STEP`` autoreset adds ``final_obs``), so a step copies
+    nothing it was not asked for. With ``coup_info=True`` every step's ``info`` holds the details of
+    each table's coup, in Gymnasium's vector convention (arrays with one entry per table, each with
+    its ``_key`` mask, False for a table that started a new session instead of playing): ``noir``,
     ``rouge`` (totals), ``result``, ``couleur`` (0 Couleur, 1 Inverse, 2 neither), ``reshuffle``,
-    ``clipped``, and per box ``stakes``, ``insured``, ``back``. The cards of table ``i``'s last coup
-    are available from :meth:`cards`.
+    ``clipped``, and per box ``stakes``, ``insured``, ``back``. The same numbers are always in
+    :attr:`tables` (its :attr:`~trente_env.tables.Tables.record`, updated in place), and the cards
+    of table ``i``'s last coup are available from :meth:`cards`.
 
     :param num_envs: the number of tables (tens of thousands are fine).
     :param max_episode_steps: coups per session before truncation (None: no limit).
     :param autoreset_mode: ``NEXT_STEP`` or ``SAME_STEP``.
+    :param coup_info: put the details of every coup in ``info`` (see Information; off by default).
 
     The other arguments are those of :class:`~trente_env.env.TrenteEtQuaranteEnv`.
     """
@@ -77,6 +82,7 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
         stake_levels: Sequence[float] = DEFAULT_STAKE_LEVELS,
         max_episode_steps: int | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        coup_info: bool = False,
         render_mode: str | None = None,
     ) -> None:
         autoreset_mode = AutoresetMode(autoreset_mode)
@@ -93,6 +99,7 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
         self.target = target
         self.max_episode_steps = max_episode_steps
         self.autoreset_mode = autoreset_mode
+        self.coup_info = bool(coup_info)
         self.metadata = {**self.metadata, "autoreset_mode": autoreset_mode}
         self.render_mode = render_mode
         self.layout = Layout(self.rules, action_form, observation, history, observe_shoe, stake_levels)
@@ -154,7 +161,7 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
             reward[restarting] = 0.0
             terminated[restarting] = False
             truncated[restarting] = False
-        info = self._info(played)
+        info = self._info(played) if self.coup_info else {}
         done = terminated | truncated
         obs = self.layout.observe(tables)
         if self.autoreset_mode is AutoresetMode.SAME_STEP and done.any():
