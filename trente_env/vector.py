@@ -142,26 +142,27 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
             raise RuntimeError("call reset() before step()")
         tables = self.tables
         rows = self.layout.actions(actions, self.num_envs)
-        restarting = self._done.copy() if self.autoreset_mode is AutoresetMode.NEXT_STEP else np.zeros_like(self._done)
-        any_restart = bool(restarting.any())
+        restarting = self._done  # replaced, never changed in place, by this step
+        any_restart = self.autoreset_mode is AutoresetMode.NEXT_STEP and bool(restarting.any())
         if any_restart:
             tables.reset_rows(restarting)
-            self._steps[restarting] = 0
-        tables.play(rows, restarting)
-        self._steps += 1
+            tables.play(rows, restarting)
+        else:
+            tables.play(rows)
+        steps = self._steps
+        steps += 1
         reward = tables.reward.copy()
         terminated = tables.terminated.copy()
         if self.max_episode_steps is not None:
-            truncated = self._steps >= self.max_episode_steps
+            truncated = steps >= self.max_episode_steps
         else:
             truncated = np.zeros(self.num_envs, dtype=np.bool_)
-        played = ~restarting
         if any_restart:
-            self._steps[restarting] = 0
+            steps[restarting] = 0
             reward[restarting] = 0.0
             terminated[restarting] = False
             truncated[restarting] = False
-        info = self._info(played) if self.coup_info else {}
+        info = self._info(~restarting) if self.coup_info else {}
         done = terminated | truncated
         obs = self.layout.observe(tables)
         if self.autoreset_mode is AutoresetMode.SAME_STEP and done.any():
