@@ -19,7 +19,7 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 from trente_env import env_id
-from trente_env.tables import PARALLEL_FROM
+from trente_env.tables import PARALLEL_FROM, _play_parallel, _play_serial
 
 #: (preset, action_form, observation, extra kwargs): every preset once, both forms, the shoe and a
 #: target on some, prisons (classic, choice, second-prison), insurance (classic) and none (family).
@@ -91,7 +91,9 @@ def single_digest(name: str, steps: int = 3000) -> str:
     return h.hexdigest()
 
 
-def vector_digest(name: str, mode: AutoresetMode, num_envs: int = 16, steps: int = 250) -> str:
+def vector_digest(
+    name: str, mode: AutoresetMode, num_envs: int = 16, steps: int = 250, threads: bool | None = None
+) -> str:
     preset, action_form, observation, kwargs = CASES[name]
     venv = gym.make_vec(
         env_id(preset),
@@ -101,6 +103,7 @@ def vector_digest(name: str, mode: AutoresetMode, num_envs: int = 16, steps: int
         bankroll=BANKROLL,
         max_episode_steps=MAX_STEPS,
         autoreset_mode=mode,
+        threads=threads,
         **kwargs,
     )
     space = venv.single_action_space
@@ -197,3 +200,17 @@ def test_vector_env_rollout_is_pinned_on_the_threaded_kernel(name: str, mode: Au
     """Enough tables for the multi-threaded kernels (``tables.PARALLEL_FROM``)."""
     assert PARALLEL_FROM <= 5000
     assert vector_digest(name, mode, num_envs=5000, steps=20) == PARALLEL[f"{name}/{mode.value}"]
+
+
+def test_threads_on_or_off_play_the_same_rollout() -> None:
+    """The ``threads`` option picks the kernel, never the coups: many tables on one thread and a few
+    on threads give the pinned digests."""
+    mode = AutoresetMode.NEXT_STEP
+    many = vector_digest("classic-discrete-flat", mode, num_envs=5000, steps=20, threads=False)
+    assert many == PARALLEL[f"classic-discrete-flat/{mode.value}"]
+    assert vector_digest("choice-full-dict", mode, threads=True) == NEXT_STEP["choice-full-dict"]
+    kernels = {
+        threads: gym.make_vec("TrenteEtQuarante-v0", num_envs=3, threads=threads).unwrapped.tables._play_kernel
+        for threads in (False, True)
+    }
+    assert kernels == {False: _play_serial, True: _play_parallel}

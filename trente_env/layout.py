@@ -182,11 +182,11 @@ class Layout:
         #: the parts of the dict form read from the buffer, and where
         self._slices = tuple((part, slice(at, at + part_size(part, 0))) for part, at in self.offsets.items())
 
-    def new_tables(self, n: int, bankroll: float, target: float | None) -> Tables:
-        """``n`` tables that write their observations in this layout."""
+    def new_tables(self, n: int, bankroll: float, target: float | None, threads: bool | None = None) -> Tables:
+        """``n`` tables that write their observations in this layout (``threads``: see :class:`Tables`)."""
         return Tables(
             self.rules, n, bankroll, self.history, target=target, track_shoe=self.observe_shoe,
-            offsets=self.offsets, width=self.flat_size, one_hot=self.observation == "flat",
+            offsets=self.offsets, width=self.flat_size, one_hot=self.observation == "flat", threads=threads,
         )  # fmt: skip
 
     def observe(self, tables: Tables) -> np.ndarray | dict[str, np.ndarray]:

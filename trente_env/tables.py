@@ -263,6 +263,9 @@ class Tables:
     :param width: the length of a row of :attr:`flat`.
     :param one_hot: write the scoreboard one-hot into :attr:`flat` (otherwise read
         :attr:`results` and :attr:`couleurs`).
+    :param threads: play the tables on numba's threads (True), on one (False), or on threads from
+        :data:`PARALLEL_FROM` tables on (None). Threads pay on idle cores only: on a machine whose
+        cores are busy with other work, the threaded loop waits for its slowest thread.
 
     The state of every table is :attr:`state` (its arrays are also attributes: :attr:`bankroll`,
     :attr:`prison`, :attr:`results`...), what the last coup did is :attr:`record` (:attr:`reward`,
@@ -284,6 +287,7 @@ class Tables:
         offsets: dict[str, int] | None = None,
         width: int = 10,
         one_hot: bool = False,
+        threads: bool | None = None,
     ) -> None:
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"need a whole number of tables, at least one, got {n!r}")
@@ -349,7 +353,7 @@ class Tables:
         self._one_args = (self._one_action, self._no_skip, *self._args)
         self._entries: dict = {}  # each kernel's compiled entry point, once called (see _call)
         self.generators: list[np.random.Generator] = []
-        parallel = n >= PARALLEL_FROM
+        parallel = n >= PARALLEL_FROM if threads is None else bool(threads)
         self._play_kernel = _play_parallel if parallel else _play_serial
         self._restart_kernel = _restart_parallel if parallel else _restart_serial
         self._all = np.ones(n, dtype=np.bool_)

@@ -63,6 +63,9 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
     :param max_episode_steps: coups per session before truncation (None: no limit).
     :param autoreset_mode: ``NEXT_STEP`` or ``SAME_STEP``.
     :param coup_info: put the details of every coup in ``info`` (see Information; off by default).
+    :param threads: play the tables on numba's threads (True), on one thread (False), or on threads
+        from 4,096 tables on (None, the default). Threads pay on idle cores only; on a machine busy
+        with other work pass False.
 
     The other arguments are those of :class:`~trente_env.env.TrenteEtQuaranteEnv`.
     """
@@ -83,6 +86,7 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
         max_episode_steps: int | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         coup_info: bool = False,
+        threads: bool | None = None,
         render_mode: str | None = None,
     ) -> None:
         autoreset_mode = AutoresetMode(autoreset_mode)
@@ -107,7 +111,7 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.single_observation_space = self.layout.single_observation_space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.tables: Tables = self.layout.new_tables(self.num_envs, bankroll, target)
+        self.tables: Tables = self.layout.new_tables(self.num_envs, bankroll, target, threads)
         self._steps = np.zeros(self.num_envs, dtype=np.int64)
         self._done = np.zeros(self.num_envs, dtype=np.bool_)
         self._all = np.ones(self.num_envs, dtype=np.bool_)
