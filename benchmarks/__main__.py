@@ -4,7 +4,8 @@
 
 * the native vector env (``gymnasium.make_vec("TrenteEtQuarante-v0", num_envs=N)``) at 1,000,
   10,000 and 100,000 tables, in the full/dict and discrete/flat forms, random actions, the env's
-  own autoreset timed with the steps, against gymnasium's ``CartPoleVectorEnv``
+  own autoreset timed with the steps (from 10,000 tables on also with ``threads=False``), against
+  gymnasium's ``CartPoleVectorEnv``
   (``gymnasium.make_vec("CartPole-v1", num_envs=N, vectorization_mode="vector_entry_point")``);
 * the single env through ``gymnasium.make`` (Gymnasium's default wrappers), both forms, against
   ``CartPole-v1`` through ``gymnasium.make``.
@@ -25,6 +26,7 @@ from collections.abc import Callable
 import numba
 
 from benchmarks.bench_env import single_env_rate, vector_rate
+from trente_env.tables import PARALLEL_FROM
 
 FORMS = {
     "full/dict": {"action_form": "full", "observation": "dict"},
@@ -65,17 +67,20 @@ def main() -> None:
     print("| env | steps/s (median) | reference, same run | ratio (median of pairs) |")
     print("|---|---|---|---|")
     for n in (1_000, 10_000, 100_000):
-        for form, kwargs in FORMS.items():
-            ours, ref, ratio = paired(
-                lambda n=n, kwargs=kwargs: vector_rate(n, table_steps, **kwargs),
-                lambda n=n: vector_rate(n, table_steps, env_id="CartPole-v1"),
-                args.repeats,
-            )
-            print(
-                f"| native vector env, {n:,} tables, {form} | {_rate(ours)} table-steps/s "
-                f"| CartPoleVectorEnv, {n:,} envs: {_rate(ref)} | {ratio:.2f}x |",
-                flush=True,
-            )
+        # from 4,096 tables on, the kernels run on threads by default; the one-thread figure beside it
+        for threads in (None,) if n < PARALLEL_FROM else (None, False):
+            for form, kwargs in FORMS.items():
+                ours, ref, ratio = paired(
+                    lambda n=n, kwargs=kwargs, threads=threads: vector_rate(n, table_steps, threads=threads, **kwargs),
+                    lambda n=n: vector_rate(n, table_steps, env_id="CartPole-v1"),
+                    args.repeats,
+                )
+                how = ", one thread" if threads is False else ""
+                print(
+                    f"| native vector env, {n:,} tables, {form}{how} | {_rate(ours)} table-steps/s "
+                    f"| CartPoleVectorEnv, {n:,} envs: {_rate(ref)} | {ratio:.2f}x |",
+                    flush=True,
+                )
     for form, kwargs in FORMS.items():
         ours, ref, ratio = paired(
             lambda kwargs=kwargs: single_env_rate("TrenteEtQuarante-v0", single_steps, **kwargs),
