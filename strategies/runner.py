@@ -163,7 +163,7 @@ def play_on_env(
     n = len(seeds)
     if env_factory is None:
         from trente_env.vector import TrenteEtQuaranteVectorEnv as env_factory
-    venv = env_factory(n, rules=rules, bankroll=bankroll, **observation_kwargs(policy))
+    venv = env_factory(n, rules=rules, bankroll=bankroll, coup_info=True, **observation_kwargs(policy))
     obs, _ = venv.reset(seed=list(seeds))
     state = None
     net = np.zeros(n)

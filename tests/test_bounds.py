@@ -282,7 +282,7 @@ REPRODUCER = """
     import trente_env
 
     n, steps = {n}, {steps}
-    env = gym.make_vec("TrenteEtQuarante-v0", num_envs=n)
+    env = gym.make_vec("TrenteEtQuarante-v0", num_envs=n, coup_info=True)
     env.reset(seed=0)
     env.action_space.seed(0)
     action = env.action_space.sample()

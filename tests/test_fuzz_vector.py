@@ -75,7 +75,7 @@ MALFORMED = (
 def play(setup: dict, seed: int, steps: int, malformed_every: int) -> dict[str, int]:
     """Play ``steps`` steps, checking every invariant after each; returns counts of what happened."""
     rules = setup["rules"]
-    venv = TrenteEtQuaranteVectorEnv(**setup)
+    venv = TrenteEtQuaranteVectorEnv(**setup, coup_info=True)
     n = venv.num_envs
     rng = np.random.default_rng(seed)
     venv.action_space.seed(seed)

@@ -133,7 +133,7 @@ def noir_always(obs, masks):  # discrete action 1: one unit on Noir
 
 def test_the_rig_pays_half_a_stake_more_exactly_after_a_noir_win() -> None:
     kwargs = {"action_form": "discrete", "observation": "flat"}
-    fair = vector_env(parse_venue("classic"), 64, **kwargs)
+    fair = vector_env(parse_venue("classic"), 64, coup_info=True, **kwargs)
     rigged = vector_env(parse_venue("rigged-classic"), 64, **kwargs)
     obs_f, _ = fair.reset(seed=5)
     obs_r, _ = rigged.reset(seed=5)

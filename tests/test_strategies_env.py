@@ -37,7 +37,9 @@ def test_every_strategy_plays_a_single_env(name: str, observation: str) -> None:
 
 @pytest.mark.parametrize("spec", LINEUP)
 def test_every_strategy_plays_the_native_vector_env(spec: str) -> None:
-    venv = gym.make_vec("TrenteEtQuarante-v0", num_envs=64, vectorization_mode="vector_entry_point", bankroll=100)
+    venv = gym.make_vec(
+        "TrenteEtQuarante-v0", num_envs=64, vectorization_mode="vector_entry_point", bankroll=100, coup_info=True
+    )
     policy = make_strategy(spec)
     obs, _ = venv.reset(seed=1)
     state = None
@@ -90,7 +92,7 @@ def test_evaluate_policy_over_the_sb3_vec_env() -> None:
 def _return_per_unit_staked(spec: str, sessions: int, coups: int, seed: int) -> tuple[float, float]:
     """Net result / total staked over ``sessions`` independent sessions, and its standard error by
     the delta method over sessions (the sessions are independent; the coups inside are not)."""
-    venv = gym.make_vec("TrenteEtQuarante-v0", num_envs=sessions, bankroll=10**6)
+    venv = gym.make_vec("TrenteEtQuarante-v0", num_envs=sessions, bankroll=10**6, coup_info=True)
     policy = make_strategy(spec)
     obs, _ = venv.reset(seed=seed)
     state = None

@@ -229,7 +229,7 @@ def test_vectorised_stakes_equal_the_one_session_loop(system: str, params: dict,
     rules = get_rules(preset, table_max=40)
     n, coups = 48, 250
     venv = gym.make_vec(
-        "TrenteEtQuarante-v0", num_envs=n, rules=rules, bankroll=60, max_episode_steps=120
+        "TrenteEtQuarante-v0", num_envs=n, rules=rules, bankroll=60, max_episode_steps=120, coup_info=True
     )  # short sessions: autoreset and new sessions are exercised too
     policy = make_strategy(spec_of(system, params), rules)
     refs = [Reference(system, rules, i, **params) for i in range(n)]

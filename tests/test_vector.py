@@ -22,6 +22,7 @@ def test_batched_spaces_contain_what_the_vector_env_returns(action_form: str, ob
         observation=observation,
         observe_shoe=True,
         bankroll=10**7,
+        coup_info=True,
     )
     assert isinstance(venv, TrenteEtQuaranteVectorEnv)
     obs, _ = venv.reset(seed=0)
@@ -53,7 +54,7 @@ def test_table_i_plays_like_a_single_env_seeded_with_seed_plus_i() -> None:
 
 
 def test_tables_have_their_own_shoes() -> None:
-    venv = gym.make_vec("TrenteEtQuarante-v0", num_envs=4, action_form="discrete")
+    venv = gym.make_vec("TrenteEtQuarante-v0", num_envs=4, action_form="discrete", coup_info=True)
     venv.reset(seed=0)
     totals = np.array([venv.step(np.zeros(4, dtype=np.int64))[4]["noir"] for _ in range(30)])
     assert len({tuple(totals[:, i]) for i in range(4)}) == 4
@@ -144,7 +145,7 @@ def test_the_multithreaded_kernel_plays_every_table_as_the_serial_one() -> None:
     def play(serial: bool) -> tuple[kernels.Tables, np.ndarray]:
         tables = layout.new_tables(n, 60.0, 90.0)
         if serial:
-            tables._play_kernel, tables._observe_kernel = kernels._play_serial, kernels._observe_serial
+            tables._play_kernel, tables._restart_kernel = kernels._play_serial, kernels._restart_serial
         assert (tables._play_kernel is kernels._play_parallel) != serial
         tables.seed([np.random.default_rng(i) for i in range(n)])
         tables.reset_rows()
@@ -165,3 +166,38 @@ def test_the_multithreaded_kernel_plays_every_table_as_the_serial_one() -> None:
     ):
         np.testing.assert_array_equal(a, b, err_msg=name)
     assert np.array_equal(events, serial_events) and (events > 0).all()  # ruin or target, insurance, prison
+
+
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
+def test_info_is_empty_by_default_and_holds_every_coup_with_coup_info(mode: AutoresetMode) -> None:
+    """Cheap by default (only SAME_STEP's final observations); with ``coup_info`` each coup's details
+    in Gymnasium's vector convention, masked where a table started a new session instead of playing,
+    and equal to what the tables recorded. Both envs play the same coups."""
+    kwargs = {"num_envs": 6, "bankroll": 12, "max_episode_steps": 9, "autoreset_mode": mode}
+    plain = gym.make_vec("TrenteEtQuarante-v0", **kwargs)
+    detailed = gym.make_vec("TrenteEtQuarante-v0", coup_info=True, **kwargs)
+    keys = ("noir", "rouge", "result", "couleur", "reshuffle", "clipped", "stakes", "insured", "back")
+    plain.reset(seed=3)
+    detailed.reset(seed=3)
+    rng = np.random.default_rng(0)
+    masked = ended = 0
+    for _ in range(60):
+        actions = rng.integers(0, 8, (6, 12))
+        a = plain.step(actions)
+        b = detailed.step(actions)
+        assert data_equivalence(a[:4], b[:4])
+        done = a[2] | a[3]
+        ended += int(done.sum())
+        extra = {"final_obs", "_final_obs"} if mode is AutoresetMode.SAME_STEP and done.any() else set()
+        assert set(a[4]) == extra
+        info = b[4]
+        assert set(info) == set(keys) | {f"_{k}" for k in keys} | extra
+        played = info["_result"]
+        assert all(np.array_equal(info[f"_{k}"], played) for k in keys)
+        masked += int((~played).sum())
+        t = detailed.tables
+        assert np.array_equal(info["stakes"][played], t.placed[played])
+        assert np.array_equal(info["noir"][played], t.coup[played, 0])
+        assert info["stakes"] is not t.placed  # copies: a later step does not change them
+    assert ended > 5
+    assert (masked > 0) == (mode is AutoresetMode.NEXT_STEP)  # restarting tables skip a step in NEXT_STEP

@@ -144,7 +144,8 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
     * ``render_mode``: ``"ansi"`` (the croupier's layout as text) or ``"human"`` (printed in colour).
 
     ``gymnasium.make_vec("TrenteEtQuarante-v0", num_envs=N)`` builds the native
-    :class:`~trente_env.vector.TrenteEtQuaranteVectorEnv` with the same arguments.
+    :class:`~trente_env.vector.TrenteEtQuaranteVectorEnv` with the same arguments (and its own:
+    ``autoreset_mode``, ``coup_info`` for the coups' details in its ``info``, ``threads``).
 
     ## Version History
 

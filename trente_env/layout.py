@@ -182,19 +182,20 @@ class Layout:
         #: the parts of the dict form read from the buffer, and where
         self._slices = tuple((part, slice(at, at + part_size(part, 0))) for part, at in self.offsets.items())
 
-    def new_tables(self, n: int, bankroll: float, target: float | None) -> Tables:
-        """``n`` tables that write their observations in this layout."""
+    def new_tables(self, n: int, bankroll: float, target: float | None, threads: bool | None = None) -> Tables:
+        """``n`` tables that write their observations in this layout (``threads``: see :class:`Tables`)."""
         return Tables(
             self.rules, n, bankroll, self.history, target=target, track_shoe=self.observe_shoe,
-            offsets=self.offsets, width=self.flat_size, one_hot=self.observation == "flat",
+            offsets=self.offsets, width=self.flat_size, one_hot=self.observation == "flat", threads=threads,
         )  # fmt: skip
 
     def observe(self, tables: Tables) -> np.ndarray | dict[str, np.ndarray]:
-        """The observations of all tables, as fresh arrays with a leading table axis."""
-        flat = tables.flat
+        """The observations of all tables, with a leading table axis: fresh arrays (the dict form's
+        numbers are views of one fresh copy of the tables' buffer), never the buffer itself."""
+        flat = tables.flat.copy()
         if self.observation == "flat":
-            return flat.copy()
-        obs = {part: flat[:, at].copy() for part, at in self._slices}
+            return flat
+        obs = {part: flat[:, at] for part, at in self._slices}  # views of one fresh copy
         obs["couleur"] = tables.couleurs.copy()
         obs["results"] = tables.results.copy()
         return obs
@@ -202,10 +203,10 @@ class Layout:
     def observe_one(self, tables: Tables) -> np.ndarray | dict[str, np.ndarray]:
         """The observation of the only table of ``tables`` (no table axis): :meth:`observe`'s first
         row, without the table axis (written out again for the single environment's speed)."""
-        row = tables.flat[0]
+        row = tables.flat[0].copy()
         if self.observation == "flat":
-            return row.copy()
-        obs = {part: row[at].copy() for part, at in self._slices}
+            return row
+        obs = {part: row[at] for part, at in self._slices}  # views of one fresh copy
         obs["couleur"] = tables.couleurs[0].copy()
         obs["results"] = tables.results[0].copy()
         return obs

@@ -188,12 +188,18 @@ def _observe_row(t, state, view, at, burn, dead_cards):  # fmt: skip
     for b in range(4):
         flat[t, at.prison + b] = state.prison[t, b, 0]
         flat[t, at.prison + 4 + b] = state.prison[t, b, 1]
-    if view.one_hot:
+    if view.one_hot:  # each entry of the scoreboard as a block of zeros with a one at its code
+        for i in range(COULEUR_CODES * k):
+            flat[t, at.couleur + i] = 0.0
+        for i in range(RESULT_CODES * k):
+            flat[t, at.results + i] = 0.0
         for j in range(k):
-            for v in range(COULEUR_CODES):
-                flat[t, at.couleur + COULEUR_CODES * j + v] = 1.0 if couleurs[t, j] == v else 0.0
-            for v in range(RESULT_CODES):
-                flat[t, at.results + RESULT_CODES * j + v] = 1.0 if results[t, j] == v else 0.0
+            c = couleurs[t, j]
+            if (c >= 0) & (c < COULEUR_CODES):
+                flat[t, at.couleur + COULEUR_CODES * j + c] = 1.0
+            r = results[t, j]
+            if (r >= 0) & (r < RESULT_CODES):
+                flat[t, at.results + RESULT_CODES * j + r] = 1.0
     if at.shoe >= 0:
         n_cards = state.shoes.shape[1] - dead_cards  # the dead cards are never dealt, so not left to deal
         flat[t, at.cards_left] = n_cards - burn if state.needs_shuffle[t] else n_cards - state.pos[t]
@@ -201,18 +207,46 @@ def _observe_row(t, state, view, at, burn, dead_cards):  # fmt: skip
             flat[t, at.shoe + i] = view.full_shoe[i] - state.seen[t, i]
 
 
-def _observe(rows, state, view, at, burn, dead_cards):  # fmt: skip
-    """Write the observation of every table in the ``rows`` mask into ``view.flat``."""
-    for t in numba.prange(view.flat.shape[0]):
-        if rows[t]:
-            _observe_row(t, state, view, at, burn, dead_cards)
+def _restart(rows, state, record, view, at, rules, bankroll0):  # fmt: skip
+    """Start a new session on every table in the ``rows`` mask: the bankroll back to ``bankroll0``,
+    no prisoners, an empty scoreboard, no cards seen, a shoe to be shuffled before the next coup,
+    not terminated; then write its observation."""
+    shoes = state.shoes
+    pos = state.pos
+    needs_shuffle = state.needs_shuffle
+    seen = state.seen
+    bankroll = state.bankroll
+    prison = state.prison
+    coups = state.coups
+    results = state.results
+    couleurs = state.couleurs
+    terminated = record.terminated
+    n_cards = shoes.shape[1]
+    if rows.shape[0] != bankroll.shape[0]:
+        raise ValueError("_restart: rows need one flag per table")
+    for t in numba.prange(rows.shape[0]):
+        if not rows[t]:
+            continue
+        bankroll[t] = bankroll0
+        prison[t, :, :] = 0.0
+        coups[t] = 0
+        results[t, :] = NO_COUP
+        couleurs[t, :] = UNDECIDED
+        seen[t, :] = 0
+        needs_shuffle[t] = True
+        pos[t] = n_cards
+        terminated[t] = False
+        _observe_row(t, state, view, at, rules.burn, rules.dead_cards)
 
 
-_observe_row = jit.hot(_observe_row)
+_observe_row = jit.inline(_observe_row)
 _play_serial = jit.kernel(_play)
 _play_parallel = jit.parallel(_play)
-_observe_serial = jit.kernel(_observe)
-_observe_parallel = jit.parallel(_observe)
+_restart_serial = jit.kernel(_restart)
+_restart_parallel = jit.parallel(_restart)
+
+#: Seeds drawn at once from a table's generator (the seeds of its next shuffles, used in order).
+SEED_BATCH = 64
 
 
 class Tables:
@@ -229,6 +263,9 @@ class Tables:
     :param width: the length of a row of :attr:`flat`.
     :param one_hot: write the scoreboard one-hot into :attr:`flat` (otherwise read
         :attr:`results` and :attr:`couleurs`).
+    :param threads: play the tables on numba's threads (True), on one (False), or on threads from
+        :data:`PARALLEL_FROM` tables on (None). Threads pay on idle cores only: on a machine whose
+        cores are busy with other work, the threaded loop waits for its slowest thread.
 
     The state of every table is :attr:`state` (its arrays are also attributes: :attr:`bankroll`,
     :attr:`prison`, :attr:`results`...), what the last coup did is :attr:`record` (:attr:`reward`,
@@ -250,6 +287,7 @@ class Tables:
         offsets: dict[str, int] | None = None,
         width: int = 10,
         one_hot: bool = False,
+        threads: bool | None = None,
     ) -> None:
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"need a whole number of tables, at least one, got {n!r}")
@@ -315,15 +353,20 @@ class Tables:
         self._one_args = (self._one_action, self._no_skip, *self._args)
         self._entries: dict = {}  # each kernel's compiled entry point, once called (see _call)
         self.generators: list[np.random.Generator] = []
-        parallel = n >= PARALLEL_FROM
+        parallel = n >= PARALLEL_FROM if threads is None else bool(threads)
         self._play_kernel = _play_parallel if parallel else _play_serial
-        self._observe_kernel = _observe_parallel if parallel else _observe_serial
+        self._restart_kernel = _restart_parallel if parallel else _restart_serial
+        self._all = np.ones(n, dtype=np.bool_)
+        # the next seeds of each table's generator, drawn SEED_BATCH at a time (several tables only)
+        self._seed_batch = np.zeros((n, SEED_BATCH), dtype=np.uint64)
+        self._seed_used = np.full(n, SEED_BATCH, dtype=np.int64)  # seeds of the batch taken so far
 
     def seed(self, generators: Sequence[np.random.Generator]) -> None:
         """Give every table its shuffling generator."""
         if len(generators) != self.n:
             raise ValueError(f"need {self.n} generators, got {len(generators)}")
         self.generators = list(generators)
+        self._seed_used[:] = SEED_BATCH  # the batches drawn from the old generators are dropped
 
     def reset_rows(self, rows: np.ndarray | None = None) -> None:
         """Start new sessions on the tables in ``rows`` (a boolean mask; all when None).
@@ -331,18 +374,9 @@ class Tables:
         The bankroll is restored, prisoners and the scoreboard cleared, and the shoe will be
         shuffled before the next coup. The observations of those tables are rewritten.
         """
-        mask = np.ones(self.n, dtype=np.bool_) if rows is None else self._mask(rows, "rows")
-        state = self.state
-        state.bankroll[mask] = self.initial_bankroll
-        state.prison[mask] = 0.0
-        state.coups[mask] = 0
-        state.results[mask] = NO_COUP
-        state.couleurs[mask] = UNDECIDED
-        state.seen[mask] = 0
-        state.needs_shuffle[mask] = True
-        state.pos[mask] = self.rules.n_cards
-        self.record.terminated[mask] = False
-        self._call(self._observe_kernel, (mask, state, self.view, self.at, self.rules.burn, self.rules.dead_cards))
+        mask = self._all if rows is None else self._mask(rows, "rows")
+        args = (mask, self.state, self.record, self.view, self.at, self.table_rules, self.initial_bankroll)
+        self._call(self._restart_kernel, args)
 
     def play(self, actions: np.ndarray, skip: np.ndarray | None = None) -> None:
         """Play one coup on every table (except the ``skip`` mask) with ``actions`` of shape (n, 12).
@@ -368,10 +402,28 @@ class Tables:
             self._call(self._play_kernel, self._one_args)
             return
         skip = self._no_skip if skip is None else self._mask(skip, "skip")
-        generators = self.generators  # one seed per shuffle, as dealer.shuffle_seeds draws them
-        for i in np.flatnonzero(self.needs_shuffle & ~skip).tolist():
-            self._seeds[i] = generators[i].bit_generator.random_raw()
+        self._draw_seeds(np.flatnonzero(self.needs_shuffle & ~skip))
         self._call(self._play_kernel, (_of_one_type(actions, np.float64), skip, *self._args))
+
+    def _draw_seeds(self, shuffling: np.ndarray) -> None:
+        """Put the seed of its next shuffle in :attr:`_seeds` for each table in ``shuffling``.
+
+        The seeds are the raw 64-bit outputs of the table's generator, in order, as
+        :func:`~trente_env.dealer.shuffle_seeds` draws them; they are drawn :data:`SEED_BATCH` at a
+        time (one call to the generator per batch instead of one per shuffle), so the generator
+        runs ahead of the shuffles by up to a batch. It serves nothing else, and a new generator
+        (:meth:`seed`) drops the batch.
+        """
+        if shuffling.size == 0:
+            return
+        used = self._seed_used
+        batch = self._seed_batch
+        generators = self.generators
+        for i in shuffling[used[shuffling] == SEED_BATCH].tolist():
+            batch[i] = generators[i].bit_generator.random_raw(SEED_BATCH)
+            used[i] = 0
+        self._seeds[shuffling] = batch[shuffling, used[shuffling]]
+        used[shuffling] += 1
 
     def _mask(self, rows: np.ndarray, name: str) -> np.ndarray:
         """``rows`` as a mask of the tables (one boolean per table: C-contiguous, writable, aligned),

@@ -50,14 +50,22 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
     exactly as ``TrenteEtQuaranteEnv.reset()``. Truncation comes from ``max_episode_steps``
     (passed in by ``gymnasium.make_vec`` from the registration).
 
-    **Information**: arrays with one entry per table, each with its ``_key`` mask: ``noir``,
+    **Information**: empty by default (``SAME_STEP`` autoreset adds ``final_obs``), so a step copies
+    nothing it was not asked for. With ``coup_info=True`` every step's ``info`` holds the details of
+    each table's coup, in Gymnasium's vector convention (arrays with one entry per table, each with
+    its ``_key`` mask, False for a table that started a new session instead of playing): ``noir``,
     ``rouge`` (totals), ``result``, ``couleur`` (0 Couleur, 1 Inverse, 2 neither), ``reshuffle``,
-    ``clipped``, and per box ``stakes``, ``insured``, ``back``. The cards of table ``i``'s last coup
-    are available from :meth:`cards`.
+    ``clipped``, and per box ``stakes``, ``insured``, ``back``. The same numbers are always in
+    :attr:`tables` (its :attr:`~trente_env.tables.Tables.record`, updated in place), and the cards
+    of table ``i``'s last coup are available from :meth:`cards`.
 
     :param num_envs: the number of tables (tens of thousands are fine).
     :param max_episode_steps: coups per session before truncation (None: no limit).
     :param autoreset_mode: ``NEXT_STEP`` or ``SAME_STEP``.
+    :param coup_info: put the details of every coup in ``info`` (see Information; off by default).
+    :param threads: play the tables on numba's threads (True), on one thread (False), or on threads
+        from 4,096 tables on (None, the default). Threads pay on idle cores only; on a machine busy
+        with other work pass False.
 
     The other arguments are those of :class:`~trente_env.env.TrenteEtQuaranteEnv`.
     """
@@ -77,6 +85,8 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
         stake_levels: Sequence[float] = DEFAULT_STAKE_LEVELS,
         max_episode_steps: int | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        coup_info: bool = False,
+        threads: bool | None = None,
         render_mode: str | None = None,
     ) -> None:
         autoreset_mode = AutoresetMode(autoreset_mode)
@@ -93,6 +103,7 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
         self.target = target
         self.max_episode_steps = max_episode_steps
         self.autoreset_mode = autoreset_mode
+        self.coup_info = bool(coup_info)
         self.metadata = {**self.metadata, "autoreset_mode": autoreset_mode}
         self.render_mode = render_mode
         self.layout = Layout(self.rules, action_form, observation, history, observe_shoe, stake_levels)
@@ -100,7 +111,7 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.single_observation_space = self.layout.single_observation_space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.tables: Tables = self.layout.new_tables(self.num_envs, bankroll, target)
+        self.tables: Tables = self.layout.new_tables(self.num_envs, bankroll, target, threads)
         self._steps = np.zeros(self.num_envs, dtype=np.int64)
         self._done = np.zeros(self.num_envs, dtype=np.bool_)
         self._all = np.ones(self.num_envs, dtype=np.bool_)
@@ -135,26 +146,27 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
             raise RuntimeError("call reset() before step()")
         tables = self.tables
         rows = self.layout.actions(actions, self.num_envs)
-        restarting = self._done.copy() if self.autoreset_mode is AutoresetMode.NEXT_STEP else np.zeros_like(self._done)
-        any_restart = bool(restarting.any())
+        restarting = self._done  # replaced, never changed in place, by this step
+        any_restart = self.autoreset_mode is AutoresetMode.NEXT_STEP and bool(restarting.any())
         if any_restart:
             tables.reset_rows(restarting)
-            self._steps[restarting] = 0
-        tables.play(rows, restarting)
-        self._steps += 1
+            tables.play(rows, restarting)
+        else:
+            tables.play(rows)
+        steps = self._steps
+        steps += 1
         reward = tables.reward.copy()
         terminated = tables.terminated.copy()
         if self.max_episode_steps is not None:
-            truncated = self._steps >= self.max_episode_steps
+            truncated = steps >= self.max_episode_steps
         else:
             truncated = np.zeros(self.num_envs, dtype=np.bool_)
-        played = ~restarting
         if any_restart:
-            self._steps[restarting] = 0
+            steps[restarting] = 0
             reward[restarting] = 0.0
             terminated[restarting] = False
             truncated[restarting] = False
-        info = self._info(played)
+        info = self._info(~restarting) if self.coup_info else {}
         done = terminated | truncated
         obs = self.layout.observe(tables)
         if self.autoreset_mode is AutoresetMode.SAME_STEP and done.any():

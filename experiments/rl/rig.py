@@ -106,6 +106,7 @@ class RiggedVectorEnv(TrenteEtQuaranteVectorEnv):
     """
 
     def __init__(self, *args: Any, rig: Rig = Rig(), **kwargs: Any) -> None:  # noqa: B008 (frozen)
+        kwargs["coup_info"] = True  # the rig reads each coup's result and stakes
         super().__init__(*args, **kwargs)
         self.rig = rig
 

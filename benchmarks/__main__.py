@@ -1,0 +1,98 @@
+"""The environments' performance table (issue 16), with its references measured in the same run.
+
+``python -m benchmarks [--repeats 5] [--quick]`` prints a Markdown table:
+
+* the native vector env (``gymnasium.make_vec("TrenteEtQuarante-v0", num_envs=N)``) at 1,000,
+  10,000 and 100,000 tables, in the full/dict and discrete/flat forms, random actions, the env's
+  own autoreset timed with the steps (from 10,000 tables on also with ``threads=False``), against
+  gymnasium's ``CartPoleVectorEnv``
+  (``gymnasium.make_vec("CartPole-v1", num_envs=N, vectorization_mode="vector_entry_point")``);
+* the single env through ``gymnasium.make`` (Gymnasium's default wrappers), both forms, against
+  ``CartPole-v1`` through ``gymnasium.make``.
+
+Each row's two envs are timed in alternation, ``--repeats`` times; the table gives the median rate
+of each and the median of the paired ratios (each ratio from two runs a few seconds apart, so a
+change of the machine's load moves both). The other benchmark scripts (``bench_*.py``) still run on
+their own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+from collections.abc import Callable
+
+import numba
+
+from benchmarks.bench_env import single_env_rate, vector_rate
+from trente_env.tables import PARALLEL_FROM
+
+FORMS = {
+    "full/dict": {"action_form": "full", "observation": "dict"},
+    "discrete/flat": {"action_form": "discrete", "observation": "flat"},
+}
+
+
+def paired(ours: Callable[[], float], reference: Callable[[], float], repeats: int) -> tuple[float, float, float]:
+    """Median rate of ``ours``, of ``reference`` and median of the paired ratios, the two timed in
+    alternation (the first of each pair alternating too)."""
+    a, b = [], []
+    for r in range(repeats):
+        if r % 2:
+            b.append(reference())
+            a.append(ours())
+        else:
+            a.append(ours())
+            b.append(reference())
+    ratios = [x / y for x, y in zip(a, b, strict=True)]
+    return statistics.median(a), statistics.median(b), statistics.median(ratios)
+
+
+def _rate(x: float) -> str:
+    return f"{x / 1e6:.2f} M" if x >= 1e6 else f"{x / 1e3:.0f} k"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5, help="alternating runs of each pair (median)")
+    parser.add_argument("--quick", action="store_true", help="a tenth of the steps (a rough table in seconds)")
+    args = parser.parse_args()
+    scale = 0.1 if args.quick else 1.0
+    table_steps = int(2_000_000 * scale)
+    single_steps = int(50_000 * scale)
+
+    print(f"{os.cpu_count()} CPUs, numba threads {numba.get_num_threads()}, {args.repeats} repeats", flush=True)
+    print()
+    print("| env | steps/s (median) | reference, same run | ratio (median of pairs) |")
+    print("|---|---|---|---|")
+    for n in (1_000, 10_000, 100_000):
+        # from 4,096 tables on, the kernels run on threads by default; the one-thread figure beside it
+        for threads in (None,) if n < PARALLEL_FROM else (None, False):
+            for form, kwargs in FORMS.items():
+                ours, ref, ratio = paired(
+                    lambda n=n, kwargs=kwargs, threads=threads: vector_rate(n, table_steps, threads=threads, **kwargs),
+                    lambda n=n: vector_rate(n, table_steps, env_id="CartPole-v1"),
+                    args.repeats,
+                )
+                how = ", one thread" if threads is False else ""
+                print(
+                    f"| native vector env, {n:,} tables, {form}{how} | {_rate(ours)} table-steps/s "
+                    f"| CartPoleVectorEnv, {n:,} envs: {_rate(ref)} | {ratio:.2f}x |",
+                    flush=True,
+                )
+    for form, kwargs in FORMS.items():
+        ours, ref, ratio = paired(
+            lambda kwargs=kwargs: single_env_rate("TrenteEtQuarante-v0", single_steps, **kwargs),
+            lambda: single_env_rate("CartPole-v1", single_steps),
+            args.repeats,
+        )
+        print(
+            f"| single env via gym.make, {form} | {_rate(ours)} | CartPole-v1 via gym.make: {_rate(ref)} "
+            f"| {ratio:.2f}x |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
