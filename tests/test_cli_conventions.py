@@ -44,8 +44,12 @@ def test_bash_completion_completes_commands_and_options(words: str, offered: lis
 
 
 def test_the_completion_script_is_shown_for_bash() -> None:
-    result = runner.invoke(app, ["--show-completion", "bash"])
-    assert result.exit_code == 0 and "_TRENTE_LAB_COMPLETE" in result.output
+    code = "import sys; from experiments.cli import app; sys.argv[0] = 'trente-lab'; app()"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run(
+        [sys.executable, "-c", code, "--show-completion", "bash"], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0 and "_TRENTE_LAB_COMPLETE=complete_bash" in result.stdout
 
 
 def test_every_shipped_config_is_listed_with_its_use_and_is_valid_toml() -> None:
