@@ -98,6 +98,14 @@ def command(
         ),
     ] = None,
     no_plots: Annotated[bool, typer.Option("--no-plots", help="Skip the PNG plots.")] = False,
+    wide: Annotated[
+        bool,
+        typer.Option(
+            "--wide",
+            help="Show every column of the table (the exact edge, final bankroll, coups, stakes, drawdown, losing "
+            "run, table-maximum hits); the default fits 80 columns.",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Every betting system on the same shoes: return per unit staked against the exact house edge.
@@ -140,7 +148,7 @@ def command(
     if as_json:
         print_json(document)
         return
-    output.print_table(document)
+    output.print_table(document, wide)
     rate = document.get("session_coups_per_second")
     err.print(
         f"Files in {document['out']}. {document['session_coups']:,} session-coups in {document['seconds']:.1f} s"

@@ -123,13 +123,55 @@ def _trajectories_csv(bands: Mapping[str, Mapping[str, np.ndarray]]) -> str:
     return _csv(rows)
 
 
-def print_table(document: Mapping[str, Any], width: int = 150) -> None:
-    """The verdict table, sorted by P(session ahead), and the conclusion under it.
+#: The table's columns: (heading, justify, shown in the compact default). ``--wide`` shows them all.
+TABLE_COLUMNS = (
+    ("strategy", "left", True),
+    ("return/unit\n±95% CI", "right", True),
+    ("-edge", "right", False),
+    ("verdict", "left", True),
+    ("P\n(ahead)", "right", True),
+    ("P\n(ruin)", "right", True),
+    ("final\nmean", "right", False),
+    ("final\nmedian", "right", False),
+    ("mean\ncoups", "right", False),
+    ("staked/\nsession", "right", False),
+    ("max DD\n(mean)", "right", False),
+    ("losing\nrun", "right", False),
+    ("table-\nmax hits", "right", False),
+)
+#: The width of the table when stdout is not a terminal: 80 columns compact, 150 wide.
+TABLE_WIDTH = {False: 80, True: 150}
 
-    :param width: the table's width when stdout is not a terminal (a terminal uses its own).
-    """
+
+def table_cells(row: Mapping[str, Any]) -> list[str]:
+    """One system's cells, in the order of :data:`TABLE_COLUMNS`."""
+    if row["return_per_unit"] is None:
+        ret = "no stakes"
+    elif row["se"] is None:
+        ret = f"{row['return_per_unit']:+.2%}"
+    else:
+        ret = f"{row['return_per_unit']:+.2%} ±{Z95 * row['se']:.2%}"
+    return [
+        ret,
+        f"{-row['edge']:+.2%}" if row["total_staked"] else "",
+        row["verdict"],
+        f"{row['p_ahead']:.1%}",
+        f"{row['p_ruin']:.1%}",
+        f"{row['mean_final_bankroll']:,.1f}",
+        f"{row['median_final_bankroll']:,.0f}",
+        f"{row['mean_coups']:.0f}",
+        f"{row['mean_staked']:,.0f}",
+        f"{row['mean_max_drawdown']:,.0f}",
+        f"{row['longest_losing_run']}",
+        f"{row['table_max_hits']:,}",
+    ]
+
+
+def verdict_table(document: Mapping[str, Any], wide: bool = False) -> Table:
+    """The verdict table, sorted by P(session ahead): strategy, return per unit staked with its 95%
+    interval, verdict, P(ahead) and P(ruin); ``wide`` adds the exact edge, the final bankroll, the
+    coups, the stakes, the drawdown, the losing run and the table-maximum hits."""
     table = document["strategies"]
-    console = out if out.is_terminal else Console(width=width, highlight=False)
     view = Table(
         title=(
             f"{document['sessions']:,} sessions x up to {document['coups']:,} coups, bankroll "
@@ -143,50 +185,34 @@ def print_table(document: Mapping[str, Any], width: int = 150) -> None:
         pad_edge=False,
         collapse_padding=True,
     )
-    columns = (
-        ("strategy", "left"),
-        ("return per unit\nstaked ±95% CI", "right"),
-        ("-edge", "right"),
-        ("verdict", "left"),
-        ("P\n(ahead)", "right"),
-        ("P\n(ruin)", "right"),
-        ("final\nmean", "right"),
-        ("final\nmedian", "right"),
-        ("mean\ncoups", "right"),
-        ("staked/\nsession", "right"),
-        ("max DD\n(mean)", "right"),
-        ("losing\nrun", "right"),
-        ("table-\nmax hits", "right"),
-    )
-    for name, justify in columns:
+    shown = [i for i, (_, _, compact) in enumerate(TABLE_COLUMNS) if wide or compact]
+    for i in shown:
+        name, justify, _ = TABLE_COLUMNS[i]
         view.add_column(name, justify=justify, no_wrap=True)
     for label in document["order"]:
         r = table[label]
-        if r["return_per_unit"] is None:
-            ret = "no stakes"
-        elif r["se"] is None:
-            ret = f"{r['return_per_unit']:+.2%}"
-        else:
-            ret = f"{r['return_per_unit']:+.2%} ±{Z95 * r['se']:.2%}"
+        cells = [label, *table_cells(r)]
         alarm = r["consistent_with_edge"] is False or r["above_zero"]
-        view.add_row(
-            label,
-            ret,
-            f"{-r['edge']:+.2%}" if r["total_staked"] else "",
-            r["verdict"],
-            f"{r['p_ahead']:.1%}",
-            f"{r['p_ruin']:.1%}",
-            f"{r['mean_final_bankroll']:,.1f}",
-            f"{r['median_final_bankroll']:,.0f}",
-            f"{r['mean_coups']:.0f}",
-            f"{r['mean_staked']:,.0f}",
-            f"{r['mean_max_drawdown']:,.0f}",
-            f"{r['longest_losing_run']}",
-            f"{r['table_max_hits']:,}",
-            style="bold red" if alarm else None,
-        )
-    console.print(view)
+        view.add_row(*(cells[i] for i in shown), style="bold red" if alarm else None)
+    return view
+
+
+def print_table(document: Mapping[str, Any], wide: bool = False, console: Console | None = None) -> None:
+    """The verdict table (:func:`verdict_table`) and the conclusion under it, on ``console`` (default
+    stdout; when stdout is not a terminal, :data:`TABLE_WIDTH` columns wide)."""
+    if console is None:
+        console = out if out.is_terminal else Console(width=TABLE_WIDTH[wide], highlight=False)
+    console.print(verdict_table(document, wide))
     console.print(document["conclusion"])
 
 
-__all__ = ["CSV_CHUNK", "SUMMARY_COLUMNS", "print_table", "trajectory_bands", "write_outputs"]
+__all__ = [
+    "CSV_CHUNK",
+    "SUMMARY_COLUMNS",
+    "TABLE_COLUMNS",
+    "print_table",
+    "table_cells",
+    "trajectory_bands",
+    "verdict_table",
+    "write_outputs",
+]
