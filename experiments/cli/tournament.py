@@ -79,6 +79,15 @@ def command(
             "(default the CPU count).",
         ),
     ] = None,
+    backend: Annotated[
+        str,
+        typer.Option(
+            "--backend",
+            help="Where the tasks are played: local (this machine), dask (a Dask cluster of --workers processes on "
+            "this machine), dask://HOST:PORT or dask-scheduler-file:PATH (a running Dask cluster). The files are "
+            "the same to the byte on every backend. Dask needs the distributed extra.",
+        ),
+    ] = "local",
     out_dir: Annotated[
         Path | None,
         typer.Option("--out", "-o", help="Output folder (default a new folder runs/tournament-<date>-<time>)."),
@@ -120,13 +129,14 @@ def command(
 
     Loading a plugin or a trained model runs its code (--strategies, --resume): use only files you trust.
     """
-    from experiments.tournament import config, folder, output, runner
+    from experiments.tournament import backends, config, folder, output, runner
 
     given = {
         "strategies": strategies, "sessions": sessions, "coups": coups, "bankroll": bankroll, "unit": unit,
         "rules": rules, "seed": seed,
     }  # fmt: skip
     try:
+        where = backends.parse_backend(backend)
         if resume is not None:
             clash = [k for k, v in {**given, "out": out_dir, "config": config_file}.items() if v is not None]
             if clash:
@@ -137,7 +147,7 @@ def command(
             if workers is None:
                 workers = runner.default_workers(manifest["config"])
             document = runner.resume_tournament(
-                resume, workers, progress=True, plots=not no_plots, keep_blocks=keep_blocks
+                resume, workers, progress=True, plots=not no_plots, backend=where, keep_blocks=keep_blocks
             )
         else:
             options: dict[str, Any] = config.file_options(config_file) if config_file is not None else {}
@@ -147,7 +157,7 @@ def command(
             if workers is None:
                 workers = file_workers if file_workers is not None else runner.default_workers(chosen.as_dict())
             document = runner.run_tournament(
-                chosen, out_dir, workers, progress=True, plots=not no_plots, keep_blocks=keep_blocks
+                chosen, out_dir, workers, progress=True, plots=not no_plots, backend=where, keep_blocks=keep_blocks
             )
     except runner.TournamentInterrupted as exc:
         err.print(

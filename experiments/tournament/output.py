@@ -42,6 +42,12 @@ SUMMARY_COLUMNS = (
 )  # fmt: skip
 
 
+#: What a run's document says about this one run (how long it took, where its folder is), kept out
+#: of ``results.json`` so that the file is the same to the byte for the same tournament wherever and
+#: however it was played; ``manifest.json`` records the time.
+RUN_KEYS = ("seconds", "session_coups_per_second", "out")
+
+
 def write_outputs(
     out: Path,
     document: Mapping[str, Any],
@@ -61,7 +67,8 @@ def write_outputs(
         atomic_write(out / name, fill)
         written.append(name)
 
-    write("results.json", _text(json.dumps(document, indent=2, default=json_default) + "\n"))
+    results = {k: v for k, v in document.items() if k not in RUN_KEYS}
+    write("results.json", _text(json.dumps(results, indent=2, default=json_default) + "\n"))
     write("results.csv", _text(_csv([["strategy", *SUMMARY_COLUMNS]] + _summary_rows(document))))
     name = sessions_file()
     write(name, lambda f: _write_sessions(f, sessions, name))

@@ -4,6 +4,7 @@ the resume of an interrupted run."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import json
@@ -11,6 +12,7 @@ import multiprocessing
 import os
 import shutil
 import signal
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -22,6 +24,7 @@ import numpy as np
 
 from experiments.console import progress_bar, say, status
 from experiments.errors import TournamentError
+from experiments.tournament.backends import LOCAL, Backend, dask_client, run_on_dask
 from experiments.tournament.checkpoints import (
     BLOCK_ARRAYS,
     Checkpoints,
@@ -150,6 +153,7 @@ def run_tasks(
     progress: Callable[[int], None] | None = None,
     max_tasks: int | None = None,
     saved: Callable[[int], None] | None = None,
+    client: Any = None,
 ) -> int:
     """Play every task not yet ``done`` and save it in ``blocks``; returns how many tasks are done.
 
@@ -160,6 +164,8 @@ def run_tasks(
     :param max_tasks: stop (raising :class:`TournamentInterrupted`) after this many new tasks: an
         interruption, on purpose (tests).
     :param saved: called with the number of tasks done each time one is saved.
+    :param client: a Dask client (:func:`~experiments.tournament.backends.dask_client`): the tasks are
+        played on its workers (``workers`` is then not used), and saved here.
     """
     groups = config.groups()
     total = done.size
@@ -186,7 +192,9 @@ def run_tasks(
     # built-in systems only: one process, the compiled loop on `workers` threads (no start-up cost)
     threads = workers if config.all_compiled() else 1
     try:
-        if workers <= 1 or limit <= 1 or threads > 1:
+        if client is not None:
+            run_on_dask(client, run_task, todo, groups, blocks.save, finish, (config,))
+        elif workers <= 1 or limit <= 1 or threads > 1:
             for b, i in todo:
                 blocks.save(b, run_task(config, b, groups[i], threads))
                 finish(b, i)
@@ -271,6 +279,7 @@ def run_tournament(
     plots: bool = True,
     max_tasks: int | None = None,
     resume: bool = False,
+    backend: Backend = LOCAL,
     keep_blocks: bool = False,
 ) -> dict[str, Any]:
     """Play a tournament, write its files to ``out`` and return the results document.
@@ -284,6 +293,8 @@ def run_tournament(
     :param max_tasks: stop after this many new tasks (raises :class:`TournamentInterrupted`).
     :param resume: ``out`` holds an interrupted run of this ``config``: keep its saved tasks.
         Without it, ``out`` must not already hold another run's checkpoints.
+    :param backend: where the tasks are played (:mod:`experiments.tournament.backends`); the files
+        are the same to the byte on every backend.
     :param keep_blocks: keep the block files (``OUT/blocks``) once the run is complete; by default
         they are removed, since the per-session table holds every session's results.
     :raises TournamentError: bad input, a run too large for this machine (:func:`check_size`, before
@@ -298,7 +309,7 @@ def run_tournament(
             old = read_manifest(out)
             if old["config"] != json.loads(json.dumps(config.as_dict())):
                 raise TournamentError(f"{str(out)!r} holds another tournament: choose a new --out, or --resume it")
-        return _play(config, out, workers, progress, plots, max_tasks, keep_blocks)
+        return _play(config, out, workers, progress, plots, max_tasks, backend, keep_blocks)
 
 
 #: Seconds between two updates of the manifest while tasks are being played.
@@ -312,6 +323,7 @@ def _play(
     progress: bool,
     plots: bool,
     max_tasks: int | None,
+    backend: Backend = LOCAL,
     keep_blocks: bool = False,
 ) -> dict[str, Any]:
     """The run, in a folder this process holds: the tasks not yet saved, then every output file,
@@ -332,6 +344,7 @@ def _play(
     total = done.size
 
     def manifest(count: int, complete: bool = False, files: Sequence[str] = (), **extra: Any) -> None:
+        extra = {"backend": backend.spec, **extra}
         write_manifest(out, config, identity, workers, count, total, complete, files, extra)
 
     manifest(int(done.sum()))
@@ -345,10 +358,14 @@ def _play(
 
     work = config.sessions * config.coups * len(config.specs)
     start = time.perf_counter()
-    with progress_bar(progress) as bar:
+    with contextlib.ExitStack() as stack, progress_bar(progress) as bar:
+        client = None
+        if backend.kind == "dask" and not done.all():
+            scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix=".dask-", dir=out))
+            client = stack.enter_context(dask_client(backend, workers, Path(scratch)))
         task = bar.add_task("tournament (session-coups)", total=work)
         try:
-            run_tasks(config, blocks, done, workers, lambda k: bar.advance(task, k), max_tasks, saved)
+            run_tasks(config, blocks, done, workers, lambda k: bar.advance(task, k), max_tasks, saved, client)
         except TournamentInterrupted as exc:
             manifest(exc.done)
             raise
@@ -382,6 +399,7 @@ def resume_tournament(
     progress: bool = False,
     plots: bool = True,
     max_tasks: int | None = None,
+    backend: Backend = LOCAL,
     keep_blocks: bool = False,
 ) -> dict[str, Any]:
     """Finish the interrupted tournament in ``folder``: its manifest fixes the configuration
@@ -405,7 +423,7 @@ def resume_tournament(
             )
             return finished
         check_size(config, workers)
-        return _play(config, folder, workers, progress, plots, max_tasks, keep_blocks)
+        return _play(config, folder, workers, progress, plots, max_tasks, backend, keep_blocks)
 
 
 def finished_document(folder: Path, config: TournamentConfig) -> dict[str, Any] | None:
@@ -430,7 +448,9 @@ def finished_document(folder: Path, config: TournamentConfig) -> dict[str, Any] 
     theirs = {k: document.get(k) for k in ("seed", "sessions", "coups")} | {"order": set(document.get("order", ()))}
     if mine != theirs:
         raise TournamentError(f"{str(path)!r} is not the results of the run its manifest describes")
-    return document
+    seconds = manifest.get("seconds")  # the run's own figures (RUN_KEYS), kept in its manifest
+    rate = document.get("session_coups") / seconds if isinstance(seconds, (int, float)) and seconds > 0 else None
+    return {**document, "seconds": seconds, "session_coups_per_second": rate, "out": str(folder)}
 
 
 #: Below this many session-coups a run is too short to pay for starting worker processes.

@@ -1,0 +1,193 @@
+"""Where a tournament's tasks are played: on this machine, or on a Dask cluster.
+
+``--backend`` takes:
+
+* ``local`` (the default): this process, the compiled loop on threads, or worker processes for
+  models and plugins (:func:`experiments.tournament.runner.run_tasks`);
+* ``dask``: a Dask ``LocalCluster`` of ``--workers`` processes bound to 127.0.0.1, started for the
+  run and stopped after it;
+* ``dask://HOST:PORT`` (or ``tcp://HOST:PORT``): the scheduler of a running cluster (started with
+  ``dask scheduler`` and ``dask worker``);
+* ``dask-scheduler-file:PATH``: the scheduler that wrote ``PATH`` (``dask scheduler
+  --scheduler-file PATH``).
+
+Whatever the backend, a task is one block of sessions of one group of systems, seeded from the
+root seed and the block's index only (:func:`~experiments.tournament.runner.run_task`); a worker
+returns its arrays and this process saves them as block files, which are put together in block
+order. So the result files are identical to the byte on every backend, with any number of workers,
+after a worker died mid-run (Dask plays its tasks again elsewhere) and after a resume on another
+backend. Before any work, every worker must run the same versions of trente-lab (its source
+files), numpy, numba and Python as this process.
+
+Dask is imported only here, when a Dask backend is asked for: ``pip install "trente-lab[distributed]"``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import platform
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from experiments.errors import TournamentError
+
+#: Seconds to reach a scheduler, and to wait for its first worker, before giving up.
+CONNECT_TIMEOUT = 5
+
+_ADDRESS = re.compile(r"(?:dask|tcp)://(?P<host>[A-Za-z0-9.\-]+|\[[0-9A-Fa-f:]+\]):(?P<port>\d{1,5})")
+
+
+@dataclass(frozen=True)
+class Backend:
+    """A parsed ``--backend``: ``local``, a local Dask cluster, or a scheduler to join."""
+
+    kind: str  #: "local" or "dask"
+    address: str | None = None  #: tcp://HOST:PORT of a running scheduler
+    scheduler_file: str | None = None  #: the file a running scheduler wrote
+
+    @property
+    def spec(self) -> str:
+        """The text that names this backend again (what the manifest records)."""
+        if self.address:
+            return self.address.replace("tcp://", "dask://", 1)
+        if self.scheduler_file:
+            return f"dask-scheduler-file:{self.scheduler_file}"
+        return self.kind
+
+
+LOCAL = Backend("local")
+
+
+def parse_backend(text: str) -> Backend:
+    """The backend ``text`` names (see the module's docstring); a :class:`TournamentError` otherwise."""
+    text = text.strip()
+    if text in ("local", "dask"):
+        return Backend(text)
+    if text.startswith("dask-scheduler-file:"):
+        path = text.removeprefix("dask-scheduler-file:")
+        if not path:
+            raise TournamentError("--backend dask-scheduler-file:PATH needs the path of a scheduler file")
+        if not Path(path).is_file():
+            raise TournamentError(f"--backend {text}: no scheduler file {path!r}")
+        return Backend("dask", scheduler_file=path)
+    match = _ADDRESS.fullmatch(text)
+    if match and 0 < int(match["port"]) < 65536:
+        return Backend("dask", address=f"tcp://{match['host']}:{match['port']}")
+    raise TournamentError(f"unknown --backend {text!r}: use local, dask, dask://HOST:PORT or dask-scheduler-file:PATH")
+
+
+# -- the cluster ------------------------------------------------------------------------------------
+
+
+def worker_versions() -> dict[str, str]:
+    """What must be the same on every worker as here for the numbers to be the same."""
+    from experiments.tournament.checkpoints import code_version
+
+    return {**code_version(), "python": platform.python_version()}
+
+
+def check_versions(here: dict[str, str], workers: dict[str, dict[str, str]]) -> None:
+    """Refuse a cluster whose workers run other code or versions than this process (one line)."""
+    for address, theirs in sorted(workers.items()):
+        different = [k for k in here if theirs.get(k) != here[k]]
+        if different:
+            what = ", ".join(f"{k} {theirs.get(k)} (here {here[k]})" for k in different)
+            hint = "trente-lab's source files differ" if different == ["sources"] else "versions differ"
+            raise TournamentError(f"worker {address} cannot play this run ({hint}): {what}")
+
+
+@contextlib.contextmanager
+def dask_client(backend: Backend, workers: int, scratch: Path) -> Iterator[Any]:
+    """A Dask client for ``backend``, its workers checked (:func:`check_versions`); a local cluster
+    of ``workers`` processes (one thread each, on 127.0.0.1, spilling into ``scratch``) is
+    started for the run and stopped after it."""
+    try:
+        import dask
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise TournamentError(f'--backend {backend.spec} needs Dask: pip install "trente-lab[distributed]"') from None
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(dask.config.set({"temporary-directory": str(scratch)}))
+        # a task that fails on a worker is ours to report, and one line says why
+        for name in ("distributed", "distributed.worker", "distributed.scheduler", "distributed.nanny"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+        if backend.address is None and backend.scheduler_file is None:
+            cluster = stack.enter_context(
+                LocalCluster(
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address=None,
+                    local_directory=str(scratch),
+                    silence_logs=logging.CRITICAL,
+                )  # fmt: skip
+            )
+            client = stack.enter_context(Client(cluster))
+        else:
+            where = backend.address or f"the scheduler of {backend.scheduler_file}"
+            try:
+                client = Client(backend.address, scheduler_file=backend.scheduler_file, timeout=CONNECT_TIMEOUT)
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise TournamentError(f"cannot reach {where}: {_first_line(exc)}") from None
+            stack.callback(client.close)
+            try:
+                client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
+            except TimeoutError:
+                raise TournamentError(f"no worker joined {where} within {CONNECT_TIMEOUT} s") from None
+        check_versions(worker_versions(), client.run(worker_versions))
+        yield client
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return " ".join(text.splitlines()[0].split())
+
+
+def run_on_dask(
+    client: Any,
+    play: Callable[..., Any],
+    todo: Iterator[tuple[int, int]],
+    groups: Sequence[tuple[int, ...]],
+    save: Callable[[int, Any], None],
+    finish: Callable[[int, int], None],
+    args: tuple[Any, ...],
+) -> None:
+    """Play the tasks ``todo`` ((block, group index)) on the cluster: ``play(*args, b, group)`` on a
+    worker, ``save(b, result)`` and ``finish(b, i)`` here as each ends, at most two tasks queued per
+    worker thread. On Ctrl-C the queued tasks are cancelled and the finished ones saved."""
+    from distributed import as_completed
+
+    slots = 2 * max(1, sum(client.nthreads().values()))
+    running: dict[Any, tuple[int, int]] = {}
+
+    def submit(n: int) -> list[Any]:
+        new = []
+        for b, i in [task for _, task in zip(range(n), todo)]:
+            future = client.submit(play, *args, b, groups[i], pure=False)
+            running[future] = (b, i)
+            new.append(future)
+        return new
+
+    queue = as_completed(submit(slots))
+    try:
+        for future in queue:
+            b, i = running.pop(future)
+            save(b, future.result())
+            finish(b, i)
+            for new in submit(1):
+                queue.add(new)
+    finally:
+        finished = [f for f in running if f.done() and f.status == "finished"]
+        client.cancel([f for f in running if f not in finished])
+        for future in finished:
+            b, i = running.pop(future)
+            save(b, future.result())
+            finish(b, i)
+
+
+__all__ = ["LOCAL", "Backend", "check_versions", "dask_client", "parse_backend", "run_on_dask", "worker_versions"]
