@@ -110,3 +110,37 @@ def test_final_bankroll_panels_have_their_own_range_and_labels(lineup, tmp_path)
     shown = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     bettors = [k for k in lineup["order"] if table[k]["return_per_unit"] is not None]
     assert shown == sorted(bettors, key=lambda k: table[k]["return_per_unit"])  # one labelled row per system
+
+
+def test_every_step_after_the_last_coup_is_said_on_the_status_line(tmp_path, monkeypatch):
+    import contextlib
+
+    import experiments.tournament.runner as tournament
+    from experiments.tournament.output import sessions_file
+    from experiments.tournament.plots import PLOT_FILES
+
+    said: list[str] = []
+
+    @contextlib.contextmanager
+    def recorded(enabled=True):
+        yield said.append
+
+    monkeypatch.setattr(tournament, "status", recorded)
+    config = make_config("flat,martingale", sessions=20, coups=10, block=10)
+    run_tournament(config, tmp_path, progress=True)
+    files = ["results.json", "results.csv", sessions_file(), "trajectories.csv"]
+    assert said == [
+        "reading the 4 block files",
+        "summing up: intervals, verdicts, risk",
+        *(f"writing {name}" for name in files),
+        *(f"drawing {name}" for name in PLOT_FILES),
+        "removing the block files (--keep-blocks keeps them)",
+    ]
+
+
+def test_the_status_line_is_silent_off_a_terminal(capsys):
+    from experiments.console import status
+
+    with status(True) as doing:  # pytest's stderr is not a terminal
+        doing("drawing final_bankroll.png")
+    assert capsys.readouterr().err == ""
