@@ -67,15 +67,19 @@ def _title(document: Mapping[str, Any]) -> str:
     )
 
 
-def _panels(n: int, title_lines: int, columns: int = 4) -> tuple[Any, np.ndarray]:
+def _panels(n: int, title_lines: int, columns: int = 4, sharex: bool = False) -> tuple[Any, np.ndarray]:
     """A figure of ``n`` small panels in rows of ``columns``, spaced by fixed margins (no layout
-    engine: with 19 panels it costs more than the drawing), the unused ones hidden."""
+    engine: with 19 panels it costs more than the drawing), the unused ones hidden; ``sharex``:
+    one horizontal axis, labelled under the last panel of each column only."""
     cols = max(1, min(columns, n))
     rows = math.ceil(n / cols)
-    width, height = PANEL[0] * cols + 0.9, PANEL[1] * rows + 0.35 * title_lines + 0.5
-    fig, axes = plt.subplots(rows, cols, figsize=(width, height), squeeze=False)
+    width, height = PANEL[0] * cols + 1.1, PANEL[1] * rows + 0.35 * title_lines + 0.5
+    fig, axes = plt.subplots(rows, cols, figsize=(width, height), squeeze=False, sharex=sharex)
+    if sharex:
+        for i, ax in enumerate(axes.flat[:n]):
+            ax.xaxis.set_tick_params(labelbottom=i + cols >= n)  # the lowest panel of its column
     fig.subplots_adjust(
-        left=0.75 / width,
+        left=0.95 / width,
         right=1 - 0.15 / width,
         bottom=0.5 / height,
         top=1 - 0.35 * title_lines / height,
@@ -108,6 +112,7 @@ def final_bankroll_figure(
         ax.stairs(counts, edges, fill=True, color=BLUE, alpha=0.85)
         ax.set_yscale("log")
         ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(numticks=4))
+        ax.yaxis.set_major_formatter("{x:,.0f}")  # 1, 10, 100, 1,000: plain text, not typeset powers of ten
         ax.yaxis.set_minor_locator(matplotlib.ticker.NullLocator())  # 9 minor ticks a decade cost more than the bars
         ax.set_ylim(0.7, max(2.0, counts.max() * 1.6))
         ax.axvline(start, color="black", lw=0.8, ls="--")
@@ -126,7 +131,7 @@ def trajectories_figure(
 ) -> plt.Figure:
     """Median bankroll after each coup with 50% and 90% bands, one panel per system."""
     order = [k for k in order if k in bands]
-    fig, axes = _panels(max(1, len(order)), 3)
+    fig, axes = _panels(max(1, len(order)), 3, sharex=True)
     for ax, label in zip(axes.flat, order):
         b = bands[label]
         x = np.arange(b["median"].size)
