@@ -133,6 +133,7 @@ def test_every_step_after_the_last_coup_is_said_on_the_status_line(tmp_path, mon
         "reading the 4 block files",
         "summing up: intervals, verdicts, risk",
         *(f"writing {name}" for name in files),
+        "drawing the plots (loading matplotlib)",
         *(f"drawing {name}" for name in PLOT_FILES),
         "removing the block files (--keep-blocks keeps them)",
     ]

@@ -75,6 +75,7 @@ def write_outputs(
     bands = trajectory_bands(sessions)
     write("trajectories.csv", _text(_trajectories_csv(bands)))
     if plots:
+        doing("drawing the plots (loading matplotlib)")
         from experiments.tournament.plots import draw_all  # matplotlib, only to draw
 
         draw_all(out, document, sessions, bands, written, doing)
