@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from experiments.tournament.backends import Backend
+from experiments.backends import Backend
 from experiments.tournament.config import make_config
 from experiments.tournament.runner import run_tournament
 

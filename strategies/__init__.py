@@ -36,7 +36,7 @@ from strategies import progressions, patterns  # noqa: F401
 # isort: on
 from strategies.base import OnLimit, RefaitMode, SessionState, Strategy
 from strategies.model import ModelPolicy
-from strategies.policy import Policy
+from strategies.policy import Policy, in_form
 from strategies.registry import (
     ENTRY_POINT_GROUP,
     LINEUP,
@@ -60,6 +60,7 @@ __all__ = [
     "SessionState",
     "Strategy",
     "StrategyError",
+    "in_form",
     "make_strategy",
     "register",
     "strategies_from_config",

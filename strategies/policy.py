@@ -12,6 +12,16 @@ It has two faces:
 :class:`~strategies.base.Strategy` (every betting system, built in or plugin) and
 :class:`~strategies.model.ModelPolicy` (a trained SB3 model) satisfy it; ``isinstance(x, Policy)``
 checks that an object has both methods.
+
+**Another action form.** A betting system thinks in the full form. :func:`in_form` adapts any
+policy to the action form of a given env, e.g. the discrete form (sit out, or one stake level on
+one box) that ``trente-lab train`` uses by default, so that SB3's ``evaluate_policy`` scores a
+martingale on the very env an agent was trained on. The conversion (:func:`discrete_actions`)
+keeps the box with the largest stake and the stake level nearest to it (the lower one on a tie),
+and drops insurance and prison choices, which the discrete form does not offer: exact for bets
+the discrete form can express, an approximation otherwise (a martingale's doubled stakes are
+rounded to the levels), so the numbers of a system in the discrete form are those of that
+approximation, not of the system.
 """
 
 from __future__ import annotations
@@ -53,4 +63,59 @@ class Policy(Protocol):
         ...
 
 
-__all__ = ["Observation", "Policy"]
+def discrete_actions(rows: np.ndarray, layout: Any) -> np.ndarray:
+    """Full-form action rows ``(n, 12)`` as the discrete actions of ``layout`` (a
+    :class:`trente_env.layout.Layout` of the discrete form): the largest stake's box at the nearest
+    stake level, or 0 (sit out) when nothing is staked."""
+    from trente_env.codes import STAKE
+
+    rows = np.asarray(rows, dtype=np.float64).reshape(-1, np.shape(rows)[-1])
+    levels = np.asarray(layout.stake_levels, dtype=np.float64)
+    stakes = rows[:, STAKE : STAKE + layout.n_boxes]
+    box = stakes.argmax(axis=1)
+    stake = stakes[np.arange(len(rows)), box]
+    level = np.abs(levels[None, :] - stake[:, None]).argmin(axis=1)  # the first of two equally near: the lower
+    return np.where(stake > 0, 1 + box * levels.size + level, 0).astype(np.int64)
+
+
+class InForm:
+    """``policy`` playing an env of another action form (see the module's docstring).
+
+    :param policy: any :class:`Policy` (its ``act`` answers in the full form).
+    :param layout: the env's :class:`~trente_env.layout.Layout` (``env.unwrapped.layout``).
+    """
+
+    def __init__(self, policy: Policy, layout: Any) -> None:
+        self.policy, self.layout = policy, layout
+
+    def act(
+        self, observation: Observation, state: Any = None, episode_start: np.ndarray | None = None
+    ) -> tuple[np.ndarray, Any]:
+        rows, state = self.policy.act(observation, state, episode_start)
+        if self.layout.action_form == "full":
+            return rows, state
+        actions = discrete_actions(rows, self.layout)
+        return (actions[0] if np.ndim(rows) == 1 else actions), state
+
+    def predict(
+        self,
+        observation: Observation,
+        state: Any = None,
+        episode_start: np.ndarray | None = None,
+        deterministic: bool = False,
+    ) -> tuple[np.ndarray, Any]:
+        return self.act(observation, state, episode_start)
+
+
+def in_form(policy: Policy, env: Any) -> InForm:
+    """``policy`` answering in the action form of ``env``: a single or vector env of trente-lab,
+    wrapped or not, or a stable-baselines3 ``VecEnv`` over one (its wrappers' ``venv`` are followed)."""
+    while env is not None:
+        layout = getattr(getattr(env, "unwrapped", env), "layout", None)
+        if layout is not None:
+            return InForm(policy, layout)
+        env = getattr(env, "venv", None)
+    raise TypeError("not a trente-lab environment (no layout found)")
+
+
+__all__ = ["InForm", "Observation", "Policy", "discrete_actions", "in_form"]

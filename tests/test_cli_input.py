@@ -90,7 +90,7 @@ def test_the_walk_notices_a_number_option_without_bounds() -> None:
 def test_seeds_and_money_have_the_documented_bounds() -> None:
     for name, p, _ in number_options(COMMANDS):
         if p.name == "seed":
-            assert bounds(p) == (0, MAX_SEED if name != "train" else 2**32 - 1), name
+            assert bounds(p) == (0, MAX_SEED if name not in ("train", "control") else 2**32 - 1), name  # SB3 seeds
         if p.name in ("bankroll", "unit"):
             assert bounds(p)[1] == MAX_MONEY, name
 
@@ -132,6 +132,9 @@ INNER = {
     "tournament": "experiments.tournament.runner.run_tournament",
     "train": "experiments.rl.train.train_agent",
     "evaluate": "experiments.rl.evaluate.evaluate_model",
+    "sweep": "experiments.rl.sweep.run_sweep",
+    "control": "experiments.rl.control.run_control",
+    "configs": "experiments.game.listings.config_listing",
 }
 
 
@@ -147,7 +150,8 @@ def test_every_command_has_a_ctrl_c_case() -> None:
 def test_ctrl_c_prints_one_line_and_exits_130(command: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(INNER[command], _ctrl_c)
     monkeypatch.chdir(tmp_path)
-    args = [command, *(["model.zip"] if command == "evaluate" else [])]
+    (tmp_path / "sweep.toml").write_text("[sweep]\ntimesteps = 10\n")
+    args = [command, *{"evaluate": ["model.zip"], "sweep": ["sweep.toml"]}.get(command, [])]
     result = runner.invoke(app, args)
     assert result.exit_code == 130, result.output
     assert result.stderr == INTERRUPTED + "\n"

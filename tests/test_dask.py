@@ -21,9 +21,9 @@ pytest.importorskip("distributed", reason="the Dask backend needs the distribute
 
 from typer.testing import CliRunner  # noqa: E402
 
+from experiments.backends import Backend, check_versions, parse_backend, worker_versions  # noqa: E402
 from experiments.cli import app  # noqa: E402
 from experiments.errors import TournamentError  # noqa: E402
-from experiments.tournament.backends import Backend, check_versions, parse_backend, worker_versions  # noqa: E402
 from experiments.tournament.config import make_config  # noqa: E402
 from experiments.tournament.output import sessions_file  # noqa: E402
 from experiments.tournament.runner import TournamentInterrupted, resume_tournament, run_tournament  # noqa: E402
@@ -191,7 +191,7 @@ def test_a_command_line_cluster_survives_a_dead_worker_with_the_same_files(
         run_tournament(make_config(**values), reference, workers=1, plots=False)
         script = (
             "from experiments.tournament.runner import run_tournament; "
-            "from experiments.tournament.backends import parse_backend; "
+            "from experiments.backends import parse_backend; "
             "from experiments.tournament.config import make_config; "
             f"run_tournament(make_config(**{values!r}), {str(out)!r}, plots=False, "
             f"backend=parse_backend({backend.spec!r}))"
@@ -209,3 +209,37 @@ def test_a_command_line_cluster_survives_a_dead_worker_with_the_same_files(
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=60)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_ctrl_c_on_a_local_cluster_is_one_line_and_leaves_no_process(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    args = ["tournament", "-n", "40000", "-m", "200", "--no-plots", "--backend", "dask", "-w", "2", "--out", str(out)]
+    code = "import sys; from experiments.cli import app; sys.argv[0] = 'trente-lab'; app()"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "DASK_TEMPORARY_DIRECTORY": str(tmp_path)}
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        _wait_for(lambda: any((out / "blocks").glob("*.npz")), 300, "the first block")
+        os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C sends: the whole group, workers included
+        _, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+    assert process.returncode == 130
+    assert stderr.decode().startswith("trente-lab: interrupted: ") and stderr.decode().count("\n") == 1
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert not manifest["complete"] and manifest["backend"] == "dask"
+
+    def group_gone() -> bool:
+        try:
+            os.killpg(process.pid, 0)
+        except ProcessLookupError:
+            return True
+        return False
+
+    _wait_for(group_gone, 30, "the cluster's processes to stop")

@@ -4,6 +4,7 @@ the positive control (an agent finds the rigged edge)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -321,3 +322,98 @@ def test_positive_control_ppo_finds_the_rigged_edge(tmp_path: Path) -> None:
     # one torch thread is deterministic on a given machine; the margin absorbs other platforms.
     assert r["ci_low"] > 0.0, report["verdict"]
     assert report["verdict"].startswith("finds the rigged edge")
+
+
+# -- train's options: --force, --set, --from, --device; control; TensorBoard ---------------------
+
+
+def test_train_refuses_to_replace_a_model_without_force(tmp_path: Path) -> None:
+    from experiments.rl.train import train_agent
+
+    (tmp_path / "model.zip").write_bytes(b"a model")
+    with pytest.raises(RLError, match="holds a trained model: choose another --out, or --force"):
+        train_agent("ppo", 10, out_dir=tmp_path)
+    assert (tmp_path / "model.zip").read_bytes() == b"a model"  # refused before anything was written
+
+
+@pytest.mark.parametrize(
+    ("settings", "values"),
+    [
+        (["learning_rate=0.001", "n_steps=64"], {"learning_rate": 0.001, "n_steps": 64}),
+        (["normalize_advantage=false", "policy=MlpPolicy"], {"normalize_advantage": False, "policy": "MlpPolicy"}),
+        (["net = [32, 32]"], {"net": [32, 32]}),
+    ],
+)
+def test_set_reads_toml_values(settings: list[str], values: dict) -> None:
+    from experiments.cli.train import parse_settings
+
+    assert parse_settings(settings) == values
+
+
+@pytest.mark.parametrize("setting", ["learning_rate", "=1", "two words=1"])
+def test_set_refuses_what_is_not_key_equals_value(setting: str) -> None:
+    from experiments.cli.train import parse_settings
+
+    with pytest.raises(RLError, match="--set takes KEY=VALUE"):
+        parse_settings([setting])
+
+
+@pytest.mark.needs_rl
+def test_an_unknown_hyper_parameter_is_one_line(tmp_path: Path) -> None:
+    from experiments.rl.train import train_agent
+
+    with pytest.raises(RLError, match="bad hyper-parameters for ppo: .*bogus"):
+        train_agent("ppo", 10, out_dir=tmp_path / "run", hyper={"bogus": 1})
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.needs_rl
+def test_train_goes_on_from_a_saved_model_with_new_settings(tmp_path: Path) -> None:
+    from experiments.rl.train import train_agent
+
+    first = _train(tmp_path, "ppo", 1024)["files"]["model"]
+    with pytest.raises(RLError, match="is a ppo model; train it on with --algo ppo"):
+        train_agent("a2c", 10, out_dir=tmp_path / "other", start_from=first)
+    summary = train_agent(
+        "ppo", 1024, out_dir=tmp_path / "more", n_envs=4, eval_every=10**9, start_from=first,
+        hyper={"learning_rate": 0.002},
+    )  # fmt: skip
+    meta = json.loads(Path(summary["files"]["metadata"]).read_text())
+    assert summary["timesteps"] >= 2048 and meta["timesteps"] == summary["timesteps"]  # its steps count on
+    assert meta["continued_from"] == first and meta["hyper"]["learning_rate"] == 0.002
+    from stable_baselines3 import PPO
+
+    assert PPO.load(summary["files"]["model"]).learning_rate == 0.002
+
+
+@pytest.mark.slow
+@pytest.mark.needs_rl
+def test_control_writes_into_its_folder_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from experiments.rl.control import TABLES, run_control
+
+    monkeypatch.chdir(tmp_path)
+    results = run_control("ppo", 2048, seed=0, out=tmp_path / "control", episodes=4)
+    written = {p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()}
+    assert all(name.startswith("control/") for name in written)
+    assert {"control/control.json", "control/rl_control.png", "control/classic/model.zip"} <= written
+    assert set(TABLES) <= set(results) and Path(results["figure"]).read_bytes()[:4] == b"\x89PNG"
+    with pytest.raises(RLError, match="--force"):  # a second control does not silently replace the first
+        run_control("ppo", 2048, seed=0, out=tmp_path / "control", episodes=4)
+
+
+@pytest.mark.slow
+@pytest.mark.needs_rl
+def test_tensorboard_logs_the_evaluations(tmp_path: Path) -> None:
+    pytest.importorskip("tensorboard", reason="--tensorboard needs the tensorboard extra")
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from experiments.rl.train import train_agent
+
+    summary = train_agent("ppo", 2048, out_dir=tmp_path / "run", n_envs=4, eval_every=1024, tensorboard=True)
+    runs = [p for p in Path(summary["files"]["tensorboard"]).iterdir() if p.is_dir()]
+    assert len(runs) == 1
+    events = EventAccumulator(str(runs[0]))
+    events.Reload()
+    assert {"eval/return_per_unit", "eval/sat_out"} <= set(events.Tags()["scalars"])
+    assert len(events.Scalars("eval/return_per_unit")) >= 2

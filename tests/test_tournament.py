@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -402,6 +403,40 @@ def test_default_run_every_interval_excludes_zero(tmp_path):
         if row["total_staked"]:
             assert row["ci_high"] < 0, label
             assert row["consistent_with_edge"], label
+
+
+def _readme_tournament_table() -> list[str]:
+    """The lines of the tournament table shown in the README (its section's first code block)."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## The tournament", 1)[1]
+    return section.split("```", 2)[1].strip("\n").splitlines()
+
+
+@pytest.mark.slow
+def test_the_readme_tournament_table_is_what_the_default_run_prints(tmp_path):
+    """Every figure the README shows of the default run comes out of a default run today: each
+    system's return per unit staked and interval half-width (to the 0.01% it prints), P(ahead)
+    (0.1%), and the table-max hits when shown. A code change that moves a number moves the README."""
+    doc = run_tournament(make_config(), tmp_path, workers=2, plots=False)
+    lines = _readme_tournament_table()
+    rule = next(i for i, line in enumerate(lines) if "───" in line)  # headings above, rows below
+    header = next(line for line in lines[:rule] if "(ahead)" in line)  # "P" / "(ahead)" on two lines
+    shown = 0
+    for line in lines[rule + 1 :]:
+        match = re.match(r"\s*(\S+)\s+([-+]?\d+\.\d\d)% ±(\d+\.\d\d)%", line)
+        if not match:
+            continue
+        row = doc["strategies"][match[1]]
+        assert f"{row['return_per_unit'] * 100:.2f}" == match[2].lstrip("+"), line
+        assert f"{(row['ci_high'] - row['ci_low']) / 2 * 100:.2f}" == match[3], line
+        ahead = header.index("(ahead)")  # the column's figure ends where its heading ends
+        figure = line[: ahead + len("(ahead)") + 1].split()[-1]
+        assert figure == f"{row['p_ahead'] * 100:.1f}%", line
+        shown += 1
+    assert shown >= 10  # the table was read, not skipped
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    hits = re.search(r"table\s+maximum ([\d,]+) times", readme)  # the prose under the compact table
+    assert hits and hits[1] == f"{doc['strategies']['martingale']['table_max_hits']:,}"
 
 
 def _medium_run(tmp_path: Path) -> dict:

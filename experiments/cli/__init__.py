@@ -32,6 +32,8 @@ import typer  # noqa: E402
 from typer.core import TyperGroup  # noqa: E402
 
 from experiments.cli import (  # noqa: E402
+    configs,
+    control,
     deal,
     edge,
     evaluate,
@@ -41,6 +43,7 @@ from experiments.cli import (  # noqa: E402
     report,
     simulate,
     strategies,
+    sweep,
     tournament,
     train,
 )
@@ -121,7 +124,7 @@ app = typer.Typer(
     name="trente-lab",
     help="Trente et Quarante (Rouge et Noir): exact odds, simulations, betting systems and RL agents.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion and --show-completion (bash, zsh, fish, PowerShell)
 )
 
 
@@ -153,6 +156,9 @@ app.command("play")(play.command)
 app.command("report")(report.command)
 app.command("tournament")(tournament.command)
 app.command("train")(train.command)
+app.command("sweep")(sweep.command)
+app.command("control")(control.command)
+app.command("configs")(configs.command)
 app.command("evaluate")(evaluate.command)
 
 __all__ = ["INTERRUPTED", "app", "os_error_message", "refusal"]

@@ -95,7 +95,7 @@ def command(
     config_file: Annotated[
         str | None,
         typer.Option(
-            "--config", "-c", help="TOML experiment file, or the name of a shipped one (see experiments/configs)."
+            "--config", "-c", help="TOML experiment file, or the name of a shipped one (see `trente-lab configs`)."
         ),
     ] = None,
     resume: Annotated[
@@ -129,7 +129,8 @@ def command(
 
     Loading a plugin or a trained model runs its code (--strategies, --resume): use only files you trust.
     """
-    from experiments.tournament import backends, config, folder, output, runner
+    from experiments import backends
+    from experiments.tournament import config, folder, output, runner
 
     given = {
         "strategies": strategies, "sessions": sessions, "coups": coups, "bankroll": bankroll, "unit": unit,

@@ -24,6 +24,33 @@ class Form(str, Enum):
     full = "full"
 
 
+class Device(str, Enum):
+    """``--device``'s choices (``experiments.rl.train.DEVICES``)."""
+
+    cpu = "cpu"
+    cuda = "cuda"
+    auto = "auto"
+
+
+def parse_settings(settings: list[str]) -> dict[str, object]:
+    """``--set KEY=VALUE`` options as hyper-parameters: each value read as TOML, else as text."""
+    import tomllib
+
+    from experiments.errors import RLError
+
+    values: dict[str, object] = {}
+    for setting in settings:
+        key, equals, text = setting.partition("=")
+        key = key.strip()
+        if not equals or not key.isidentifier():
+            raise RLError(f"--set takes KEY=VALUE with KEY a hyper-parameter's name, got {setting!r}")
+        try:
+            values[key] = tomllib.loads(f"v = {text.strip()}")["v"]
+        except tomllib.TOMLDecodeError:
+            values[key] = text.strip()
+    return values
+
+
 def command(
     algo: Annotated[Algo, typer.Option("--algo", "-a", help="Algorithm.")] = Algo.ppo,
     timesteps: Annotated[
@@ -55,6 +82,21 @@ def command(
     eval_every: Annotated[
         int | None, typer.Option("--eval-every", min=1, max=MAX_COUPS, help="Timesteps between evaluations.")
     ] = None,
+    settings: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            help='A hyper-parameter of the algorithm, KEY=VALUE (a TOML value: 0.001, 64, true, "name"); '
+            "repeat for several. Replaces the config file's.",
+            metavar="KEY=VALUE",
+        ),
+    ] = None,
+    start_from: Annotated[
+        Path | None,
+        typer.Option("--from", help="Go on training this model (saved by train: same --algo and --action-form)."),
+    ] = None,
+    device: Annotated[Device, typer.Option("--device", help="Torch device.")] = Device.cpu,
+    force: Annotated[bool, typer.Option("--force", help="Replace a model already in --out.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Train an RL agent (stable-baselines3) on the vector env; save model, learning curve (CSV, PNG).
@@ -66,7 +108,8 @@ def command(
 
     summary = train.train_agent(
         algo.value, timesteps, rules, action_form.value, n_envs, seed, out_dir, tensorboard, rigged, config,
-        progress=not as_json, eval_every=eval_every,
+        progress=not as_json, eval_every=eval_every, hyper=parse_settings(settings or []), force=force,
+        start_from=start_from, device=device.value,
     )  # fmt: skip
     if as_json:
         print_json(summary)

@@ -3,12 +3,16 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
+from rich.markup import escape
 from rich.table import Table
 
 from experiments.console import out
+from experiments.errors import LabError
 from strategies.registry import ENTRY_POINT_GROUP, catalogue, describe, make_strategy, plugin_entry_points
 from trente_env.rules import PRESET_NOTES, PRESETS
 
@@ -70,13 +74,20 @@ def print_strategy(detail: dict[str, Any]) -> None:
     if "doc" not in detail:
         return
     for paragraph in detail["doc"].split("\n\n"):
-        out.print(" ".join(paragraph.split()) + "\n", markup=False)
+        out.print(plain_text(paragraph) + "\n", markup=False)
     view = Table(title="Parameters", title_justify="left")
-    for col in ("parameter", "value", "default", "type"):
+    for col in ("parameter", "value", "default", "type", "meaning"):
         view.add_column(col)
     for p in detail["params"]:
-        view.add_row(p["name"], str(detail["values"][p["name"]]), str(p["default"]), p["type"])
+        view.add_row(p["name"], str(detail["values"][p["name"]]), str(p["default"]), p["type"], p.get("help", ""))
     out.print(view)
+
+
+def plain_text(paragraph: str) -> str:
+    """A docstring's paragraph for the terminal: one line, without reST markup (double backticks,
+    roles such as :class:)."""
+    text = re.sub(r":(?:func|class|meth|mod|data|attr):`~?([^`]+)`", lambda m: m[1].rsplit(".", 1)[-1], paragraph)
+    return " ".join(text.replace("``", "").split())
 
 
 def print_strategies(listing: dict[str, Any]) -> None:
@@ -98,6 +109,54 @@ def print_strategies(listing: dict[str, Any]) -> None:
     )
     for name, target in listing["plugins"].items():
         out.print(f"plugin {name} -> {target} (from {listing['plugin_group']}; loading it runs its code)")
+
+
+#: Where the shipped configuration files live, and how each kind is used.
+CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+_USES = (
+    ("tournament-", "trente-lab tournament --config {name}"),
+    ("sweep-", "trente-lab sweep {name}"),
+    ("rl", "trente-lab train (the default; --config FILE for a copy)"),
+)
+
+
+def config_listing() -> list[dict[str, str]]:
+    """The configuration files shipped with trente-lab: the name each is used by, the command that
+    uses it, what it is (the first sentence of its opening comment) and where it lies."""
+    listing = []
+    for path in sorted(CONFIGS.glob("*.toml")):
+        use = next((use for prefix, use in _USES if path.stem.startswith(prefix)), None)
+        if use is None:
+            continue
+        name = path.stem.removeprefix("tournament-")
+        comment = []
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.startswith("#") or not line.strip("# "):  # the opening paragraph only
+                break
+            comment.append(line.lstrip("# "))
+        about = re.split(r"(?<=\.)\s", " ".join(comment), maxsplit=1)[0].rstrip(".")
+        listing.append({"name": name, "use": use.format(name=name), "about": about, "path": str(path)})
+    return listing
+
+
+def config_text(name: str) -> str:
+    """The text of the shipped configuration file ``name`` (as :func:`config_listing` names it)."""
+    for entry in config_listing():
+        if entry["name"] == name:
+            return Path(entry["path"]).read_text(encoding="utf-8")
+    known = ", ".join(e["name"] for e in config_listing())
+    raise LabError(f"no shipped configuration {name!r}; shipped: {known}")
+
+
+def print_configs(listing: list[dict[str, str]]) -> None:
+    view = Table(title="Shipped configuration files (trente-lab configs NAME prints one: copy it to change it)",
+                 title_justify="left")  # fmt: skip
+    view.add_column("name", style="bold")
+    view.add_column("used by")
+    view.add_column("what it is")
+    for entry in listing:
+        view.add_row(entry["name"], entry["use"], escape(entry["about"]))
+    out.print(view)
 
 
 def _show(value: Any) -> str:

@@ -8,7 +8,9 @@
 * :mod:`experiments.rl.train`: training, the learning curve and the model files (``trente-lab train``);
 * :mod:`experiments.rl.evaluate`: what a policy bets and earns, and the verdict (``trente-lab evaluate``);
 * :mod:`experiments.rl.control`: the headline result, the same agent on the fair and the rigged
-  table (``python -m experiments.rl.control``).
+  table (``trente-lab control``);
+* :mod:`experiments.rl.sweep`: many runs, seeds x algorithms x tables x hyper-parameters, locally
+  or on Dask (``trente-lab sweep``).
 
 Stable-baselines3, sb3-contrib and torch (the ``rl`` extra) are imported only to train or load an
 agent: evaluating a betting system needs none of them.

@@ -6,14 +6,13 @@ learn to sit out, or lose about the house edge (1.12%) on what it stakes. On ``r
 exists in a situation shown on the scoreboard, and the same algorithm with the same settings and
 seed must find it: a return per unit staked significantly above 0.
 
-Run: ``python -m experiments.rl.control [--algo ppo] [--timesteps 100000] [--out runs/control]``.
-Writes both runs (models, curves), ``control.json`` (the two evaluations) and the figure
-``docs/rl_control.png``.
+Run: ``trente-lab control [--algo ppo] [--timesteps 100000] [--out runs/control]``. Writes into
+``--out`` only: both runs (models, curves), ``control.json`` (the two evaluations) and the figure
+``rl_control.png``. The README's figure ``docs/rl_control.png`` is a copy of it, made by hand.
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
 from pathlib import Path
 from typing import Any
@@ -25,26 +24,36 @@ from experiments.plotting import edge_label
 from experiments.rl.evaluate import evaluate_model
 from experiments.rl.train import train_agent
 
+#: The two tables of the control: the fair one, and its rigged twin.
+TABLES = ("classic", "rigged-classic")
 
-def run(algo: str, timesteps: int, seed: int, out: Path, episodes: int, figure: Path | None) -> dict[str, Any]:
-    """Train on the fair and the rigged table, evaluate each on both tables, draw the figure."""
-    results: dict[str, Any] = {"algo": algo, "timesteps": timesteps, "seed": seed}
+
+def run_control(
+    algo: str = "ppo",
+    timesteps: int = 100_000,
+    seed: int = 0,
+    out: str | Path = Path("runs/control"),
+    episodes: int = 200,
+    force: bool = False,
+    progress: bool = False,
+) -> dict[str, Any]:
+    """Train ``algo`` on the fair and the rigged table with the same settings and seed, evaluate
+    each on its table, and draw both learning curves into ``out/rl_control.png``.
+
+    :param force: replace the models of an earlier control in ``out`` (refused otherwise).
+    :return: per table, the training summary and the evaluation; ``figure``: the PNG's path.
+    """
+    out = Path(out)
+    results: dict[str, Any] = {"algo": algo, "timesteps": timesteps, "seed": seed, "episodes": episodes}
     curves = {}
-    for table in ("classic", "rigged-classic"):
-        summary = train_agent(algo, timesteps, table, seed=seed, out_dir=out / table, progress=True)
-        model = summary["files"]["model"]
-        evaluation = evaluate_model(model, episodes=episodes, rules=table)
+    for table in TABLES:
+        summary = train_agent(algo, timesteps, table, seed=seed, out_dir=out / table, progress=progress, force=force)
+        evaluation = evaluate_model(summary["files"]["model"], episodes=episodes, rules=table)
         results[table] = {"training": summary, "evaluation": evaluation}
         curves[table] = out / table / "curve.csv"
-        r = evaluation["return_per_unit_staked"]
-        print(
-            f"{table}: {summary['steps_per_second']:.0f} steps/s; return per unit staked {r['ratio']:+.3%} "
-            f"(95% CI {r['ci_low']:+.3%} to {r['ci_high']:+.3%}), sat out {evaluation['behaviour']['sat_out']:.0%}; "
-            f"{evaluation['verdict']}"
-        )
+    results["figure"] = str(out / "rl_control.png")
+    draw(curves, results, out / "rl_control.png")
     atomic_write_json(out / "control.json", results)
-    if figure is not None:
-        draw(curves, results, figure)
     return results
 
 
@@ -70,19 +79,3 @@ def draw(curves: dict[str, Path], results: dict[str, Any], figure: Path) -> None
     ax.legend(loc="best", fontsize=8)
     figure.parent.mkdir(parents=True, exist_ok=True)
     save_figure(fig, figure)
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--algo", default="ppo")
-    parser.add_argument("--timesteps", type=int, default=100_000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--episodes", type=int, default=200)
-    parser.add_argument("--out", type=Path, default=Path("runs/control"))
-    parser.add_argument("--figure", type=Path, default=Path("docs/rl_control.png"))
-    args = parser.parse_args()
-    run(args.algo, args.timesteps, args.seed, args.out, args.episodes, args.figure)
-
-
-if __name__ == "__main__":
-    main()

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import time
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -113,7 +115,11 @@ def format_return(x: float) -> str:
     return "n/a" if x != x else f"{x:+.2%}"
 
 
-def build_model(config: RLConfig, venv: Any, seed: int, tensorboard: str | None = None) -> Any:
+#: ``--device``'s choices: torch's.
+DEVICES = ("cpu", "cuda", "auto")
+
+
+def build_model(config: RLConfig, venv: Any, seed: int, tensorboard: str | None = None, device: str = "cpu") -> Any:
     """The SB3 model of ``config`` on ``venv`` (one-line errors on bad hyper-parameters)."""
     from experiments.rl.features import LogScaledFlat  # torch: imported to train
 
@@ -124,7 +130,7 @@ def build_model(config: RLConfig, venv: Any, seed: int, tensorboard: str | None 
     policy_kwargs.setdefault("features_extractor_class", LogScaledFlat)
     try:
         return cls(
-            "MlpPolicy", venv, seed=seed, device="cpu", policy_kwargs=policy_kwargs, tensorboard_log=tensorboard,
+            "MlpPolicy", venv, seed=seed, device=device, policy_kwargs=policy_kwargs, tensorboard_log=tensorboard,
             verbose=0, **hyper,
         )  # fmt: skip
     except (TypeError, ValueError, AssertionError) as exc:
@@ -144,6 +150,10 @@ def train_agent(
     config_path: str | Path | None = None,
     progress: bool = False,
     eval_every: int | None = None,
+    hyper: Mapping[str, Any] | None = None,
+    force: bool = False,
+    start_from: str | Path | None = None,
+    device: str = "cpu",
 ) -> dict[str, Any]:
     """Train ``algo`` for ``timesteps`` steps (coups, summed over tables) and save model, curve, plot.
 
@@ -152,6 +162,11 @@ def train_agent(
     :param n_envs: tables played side by side (default from the config).
     :param out_dir: where to write (default ``runs/<algo>-<table>-seed<seed>``).
     :param progress: show a progress bar (with the last evaluation) on stderr.
+    :param hyper: hyper-parameters of the algorithm that replace the config file's.
+    :param force: overwrite a model already in ``out_dir`` (refused otherwise).
+    :param start_from: a model saved by ``train`` to go on training (same algorithm and action
+        form; its steps count on), instead of a new one.
+    :param device: torch's device (``cpu``, ``cuda`` or ``auto``).
     :return: a summary: files written, training steps per second, the final evaluation.
     :raises RLError: bad input, found before anything is written (or a folder that cannot be made).
     """
@@ -159,14 +174,23 @@ def train_agent(
     venue = parse_venue(rules, rigged)
     if eval_every is not None:
         config = RLConfig(config.algo, config.hyper, replace(config.train, eval_every=eval_every))
+    if hyper:
+        config = RLConfig(config.algo, {**config.hyper, **hyper}, config.train)
     if algo == "dqn" and action_form != "discrete":
         raise RLError("dqn needs --action-form discrete (it cannot act in the full MultiDiscrete form)")
     if action_form not in ACTION_FORMS:
         raise RLError(f"unknown action form {action_form!r}; choose discrete or full")
+    if device not in DEVICES:
+        raise RLError(f"unknown device {device!r}; choose one of {', '.join(DEVICES)}")
     tb_dir = None
     out_path = check_output_folder(
         Path(out_dir) if out_dir is not None else Path("runs") / f"{algo}-{venue.name}-seed{seed}"
     )
+    if (out_path / "model.zip").exists() and not force:
+        raise RLError(f"{str(out_path)!r} holds a trained model: choose another --out, or --force to replace it")
+    previous, previous_meta = _previous_model(start_from, algo, action_form) if start_from else (None, {})
+    if previous is not None:  # its own hyper-parameters go on, but for those given here
+        config = RLConfig(config.algo, {**previous_meta.get("hyper", {}), **(hyper or {})}, config.train)
     algo_class(config.algo)  # stable-baselines3 (or sb3-contrib) is there, before anything is written
     if tensorboard:
         try:
@@ -184,8 +208,12 @@ def train_agent(
     }
     try:
         venv = sb3_env(venue, n_envs or s.n_envs, seed, s.reward_scale, **env_kwargs)
-        model = build_model(config, venv, seed, tb_dir)
-    except ValueError as exc:  # the env's refusal of the [train] values, or bad hyper-parameters
+        if previous is None:
+            model = build_model(config, venv, seed, tb_dir, device)
+        else:
+            model = algo_class(algo).load(previous, env=venv, device=device, tensorboard_log=tb_dir, **(hyper or {}))
+            model.set_random_seed(seed)
+    except (ValueError, TypeError) as exc:  # the env's refusal of [train] values, bad hyper-parameters
         raise RLError(str(exc).splitlines()[0]) from None
     try:  # the output folder is made once everything else was checked
         out_path.mkdir(parents=True, exist_ok=True)
@@ -194,7 +222,7 @@ def train_agent(
     with progress_bar(progress) as bar:
         callback = _curve_callback(venue, config, env_kwargs, seed + 1_000_000, bar)
         start = time.perf_counter()
-        model.learn(timesteps, callback=callback)
+        model.learn(timesteps, callback=callback, reset_num_timesteps=previous is None)
         seconds = time.perf_counter() - start
     model_file = out_path / "model.zip"
     atomic_write(model_file, model.save)  # a unique temporary file, synced, then renamed
@@ -210,6 +238,7 @@ def train_agent(
         "env": {k: (list(v) if isinstance(v, tuple) else v) for k, v in env_kwargs.items()},
         "hyper": config.hyper,
         "train": config.train,
+        "continued_from": str(previous) if previous is not None else None,
     }
     atomic_write_json(metadata_path(model_file), meta)
     rows = callback.rows
@@ -235,6 +264,24 @@ def train_agent(
             **({"tensorboard": tb_dir} if tb_dir else {}),
         },
     }
+
+
+def _previous_model(path: str | Path, algo: str, action_form: str) -> tuple[Path, dict[str, Any]]:
+    """The model file to go on training from, checked against this run: the same algorithm and
+    action form (its network's inputs and outputs), as its ``model.json`` says."""
+    path = Path(path)
+    if not path.is_file():
+        raise RLError(f"model file {str(path)!r} does not exist")
+    try:
+        meta = json.loads(metadata_path(path).read_text())
+    except (OSError, ValueError):
+        where = str(metadata_path(path))
+        raise RLError(f"{where!r} is missing or unreadable: train goes on only from models it saved") from None
+    if meta.get("algo") != algo:
+        raise RLError(f"{str(path)!r} is a {meta.get('algo')} model; train it on with --algo {meta.get('algo')}")
+    if meta.get("env", {}).get("action_form") != action_form:
+        raise RLError(f"{str(path)!r} bets in the {meta.get('env', {}).get('action_form')} form, not {action_form}")
+    return path, meta
 
 
 def write_curve(path: Path, rows: list[dict[str, float]]) -> None:

@@ -60,22 +60,28 @@ def run_identity(config: TournamentConfig) -> RunIdentity:
     return RunIdentity(_digest(config.as_dict()), _digest(code), code)
 
 
-@functools.lru_cache(maxsize=1)
-def code_version() -> dict[str, str]:
-    """trente-lab's, numpy's and numba's versions, and a sha256 of the :data:`SOURCE_FILES` (read
-    once a process: a run's numbers come from the code it started with)."""
+@functools.lru_cache(maxsize=4)
+def source_digest(patterns: tuple[str, ...] = SOURCE_FILES) -> str:
+    """A sha256 of the source files ``patterns`` name (globs from the project's root), paths included."""
     root = Path(__file__).resolve().parents[2]
     digest = hashlib.sha256()
-    for pattern in SOURCE_FILES:
+    for pattern in patterns:
         for path in sorted(root.glob(pattern)):
             digest.update(
                 path.relative_to(root).as_posix().encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest()
             )
+    return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def code_version() -> dict[str, str]:
+    """trente-lab's, numpy's and numba's versions, and a sha256 of the :data:`SOURCE_FILES` (read
+    once a process: a run's numbers come from the code it started with)."""
     return {
         "trente_lab": version(),
         "numpy": np.__version__,
         "numba": numba.__version__,
-        "sources": digest.hexdigest(),
+        "sources": source_digest(SOURCE_FILES),
     }
 
 

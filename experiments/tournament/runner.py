@@ -12,6 +12,7 @@ import multiprocessing
 import os
 import shutil
 import signal
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -22,9 +23,9 @@ from typing import Any
 import numba
 import numpy as np
 
+from experiments.backends import LOCAL, Backend, dask_client, run_on_dask
 from experiments.console import progress_bar, say, status
 from experiments.errors import TournamentError
-from experiments.tournament.backends import LOCAL, Backend, dask_client, run_on_dask
 from experiments.tournament.checkpoints import (
     BLOCK_ARRAYS,
     Checkpoints,
@@ -66,6 +67,8 @@ def run_task(
     """
     rules = config.ruleset()
     policies = [make_strategy(config.specs[s], rules) for s in group]
+    if "torch" in sys.modules:  # a trained model: one torch thread (several fight over the cores, 20x slower
+        sys.modules["torch"].set_num_threads(1)  # on a busy machine); the run's parallelism is its processes
     start, stop = config.block_range(b)
     seeds = _block_seeds(config.seed, start, stop)
     keep = max(0, min(trajectory_sessions(config), stop) - start)
@@ -164,7 +167,7 @@ def run_tasks(
     :param max_tasks: stop (raising :class:`TournamentInterrupted`) after this many new tasks: an
         interruption, on purpose (tests).
     :param saved: called with the number of tasks done each time one is saved.
-    :param client: a Dask client (:func:`~experiments.tournament.backends.dask_client`): the tasks are
+    :param client: a Dask client (:func:`~experiments.backends.dask_client`): the tasks are
         played on its workers (``workers`` is then not used), and saved here.
     """
     groups = config.groups()
@@ -193,7 +196,8 @@ def run_tasks(
     threads = workers if config.all_compiled() else 1
     try:
         if client is not None:
-            run_on_dask(client, run_task, todo, groups, blocks.save, finish, (config,))
+            tasks = (((b, i), (config, b, groups[i])) for b, i in todo)
+            run_on_dask(client, run_task, tasks, lambda task, result: (blocks.save(task[0], result), finish(*task)))
         elif workers <= 1 or limit <= 1 or threads > 1:
             for b, i in todo:
                 blocks.save(b, run_task(config, b, groups[i], threads))
@@ -293,7 +297,7 @@ def run_tournament(
     :param max_tasks: stop after this many new tasks (raises :class:`TournamentInterrupted`).
     :param resume: ``out`` holds an interrupted run of this ``config``: keep its saved tasks.
         Without it, ``out`` must not already hold another run's checkpoints.
-    :param backend: where the tasks are played (:mod:`experiments.tournament.backends`); the files
+    :param backend: where the tasks are played (:mod:`experiments.backends`); the files
         are the same to the byte on every backend.
     :param keep_blocks: keep the block files (``OUT/blocks``) once the run is complete; by default
         they are removed, since the per-session table holds every session's results.

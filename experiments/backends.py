@@ -1,9 +1,9 @@
-"""Where a tournament's tasks are played: on this machine, or on a Dask cluster.
+"""Where long work is done: on this machine, or on a Dask cluster (``--backend`` of ``trente-lab
+tournament`` and ``trente-lab sweep``).
 
 ``--backend`` takes:
 
-* ``local`` (the default): this process, the compiled loop on threads, or worker processes for
-  models and plugins (:func:`experiments.tournament.runner.run_tasks`);
+* ``local`` (the default): this machine (threads or worker processes, as each command does);
 * ``dask``: a Dask ``LocalCluster`` of ``--workers`` processes bound to 127.0.0.1, started for the
   run and stopped after it;
 * ``dask://HOST:PORT`` (or ``tcp://HOST:PORT``): the scheduler of a running cluster (started with
@@ -11,13 +11,14 @@
 * ``dask-scheduler-file:PATH``: the scheduler that wrote ``PATH`` (``dask scheduler
   --scheduler-file PATH``).
 
-Whatever the backend, a task is one block of sessions of one group of systems, seeded from the
-root seed and the block's index only (:func:`~experiments.tournament.runner.run_task`); a worker
-returns its arrays and this process saves them as block files, which are put together in block
-order. So the result files are identical to the byte on every backend, with any number of workers,
-after a worker died mid-run (Dask plays its tasks again elsewhere) and after a resume on another
-backend. Before any work, every worker must run the same versions of trente-lab (its source
-files), numpy, numba and Python as this process.
+Whatever the backend, a task's result depends on its arguments only, never on the worker or the
+order tasks end: a tournament's task is one block of sessions of one group of systems, seeded from
+the root seed and the block's index (:func:`~experiments.tournament.runner.run_task`); a sweep's is
+one training run and its evaluation (:func:`~experiments.rl.sweep.play_run`). A worker returns its
+results and this process writes them, and puts them together in a fixed order. So the files are the
+same on every backend, with any number of workers, after a worker died mid-run (Dask plays its
+tasks again elsewhere) and after a resume on another backend. Before any work, every worker must
+run the same versions of trente-lab (its source files), numpy, numba and Python as this process.
 
 Dask is imported only here, when a Dask backend is asked for: ``pip install "trente-lab[distributed]"``.
 """
@@ -25,10 +26,13 @@ Dask is imported only here, when a Dask backend is asked for: ``pip install "tre
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import platform
 import re
-from collections.abc import Callable, Iterator, Sequence
+import signal
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -83,11 +87,16 @@ def parse_backend(text: str) -> Backend:
 # -- the cluster ------------------------------------------------------------------------------------
 
 
-def worker_versions() -> dict[str, str]:
-    """What must be the same on every worker as here for the numbers to be the same."""
-    from experiments.tournament.checkpoints import code_version
+#: The source files a worker must share with this process: all of trente-lab's.
+ALL_SOURCES = ("trente_env/**/*.py", "strategies/**/*.py", "experiments/**/*.py")
 
-    return {**code_version(), "python": platform.python_version()}
+
+def worker_versions() -> dict[str, str]:
+    """What must be the same on every worker as here for the numbers to be the same: trente-lab's
+    source files (all of them), the versions of numpy, numba and Python."""
+    from experiments.tournament.checkpoints import code_version, source_digest
+
+    return {**code_version(), "sources": source_digest(ALL_SOURCES), "python": platform.python_version()}
 
 
 def check_versions(here: dict[str, str], workers: dict[str, dict[str, str]]) -> None:
@@ -116,17 +125,18 @@ def dask_client(backend: Backend, workers: int, scratch: Path) -> Iterator[Any]:
         for name in ("distributed", "distributed.worker", "distributed.scheduler", "distributed.nanny"):
             logging.getLogger(name).setLevel(logging.CRITICAL)
         if backend.address is None and backend.scheduler_file is None:
-            cluster = stack.enter_context(
-                LocalCluster(
-                    n_workers=workers,
-                    threads_per_worker=1,
-                    processes=True,
-                    host="127.0.0.1",
-                    dashboard_address=None,
-                    local_directory=str(scratch),
-                    silence_logs=logging.CRITICAL,
-                )  # fmt: skip
-            )
+            with _workers_ignore_ctrl_c():
+                cluster = stack.enter_context(
+                    LocalCluster(
+                        n_workers=workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        host="127.0.0.1",
+                        dashboard_address=":0",
+                        local_directory=str(scratch),
+                        silence_logs=logging.CRITICAL,
+                    )  # fmt: skip
+                )
             client = stack.enter_context(Client(cluster))
         else:
             where = backend.address or f"the scheduler of {backend.scheduler_file}"
@@ -143,6 +153,20 @@ def dask_client(backend: Backend, workers: int, scratch: Path) -> Iterator[Any]:
         yield client
 
 
+@contextlib.contextmanager
+def _workers_ignore_ctrl_c() -> Iterator[None]:
+    """Start processes that ignore Ctrl-C: they share the terminal's process group, and stopping
+    them is this process's business (it cancels their tasks and keeps the finished ones)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited by the processes started here
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip() or type(exc).__name__
     return " ".join(text.splitlines()[0].split())
@@ -151,43 +175,37 @@ def _first_line(exc: BaseException) -> str:
 def run_on_dask(
     client: Any,
     play: Callable[..., Any],
-    todo: Iterator[tuple[int, int]],
-    groups: Sequence[tuple[int, ...]],
-    save: Callable[[int, Any], None],
-    finish: Callable[[int, int], None],
-    args: tuple[Any, ...],
+    tasks: Iterator[tuple[Any, tuple[Any, ...]]],
+    done: Callable[[Any, Any], None],
 ) -> None:
-    """Play the tasks ``todo`` ((block, group index)) on the cluster: ``play(*args, b, group)`` on a
-    worker, ``save(b, result)`` and ``finish(b, i)`` here as each ends, at most two tasks queued per
-    worker thread. On Ctrl-C the queued tasks are cancelled and the finished ones saved."""
+    """Play ``tasks`` ((key, arguments) pairs, taken as workers get free) on the cluster:
+    ``play(*arguments)`` on a worker, then ``done(key, result)`` here as each ends, at most two
+    tasks queued per worker thread. On Ctrl-C the queued tasks are cancelled and the finished ones
+    still handed to ``done``."""
     from distributed import as_completed
 
     slots = 2 * max(1, sum(client.nthreads().values()))
-    running: dict[Any, tuple[int, int]] = {}
+    running: dict[Any, Any] = {}
 
     def submit(n: int) -> list[Any]:
         new = []
-        for b, i in [task for _, task in zip(range(n), todo)]:
-            future = client.submit(play, *args, b, groups[i], pure=False)
-            running[future] = (b, i)
+        for key, arguments in itertools.islice(tasks, n):
+            future = client.submit(play, *arguments, pure=False)  # the same arguments twice are two tasks
+            running[future] = key
             new.append(future)
         return new
 
     queue = as_completed(submit(slots))
     try:
         for future in queue:
-            b, i = running.pop(future)
-            save(b, future.result())
-            finish(b, i)
+            done(running.pop(future), future.result())
             for new in submit(1):
                 queue.add(new)
     finally:
         finished = [f for f in running if f.done() and f.status == "finished"]
         client.cancel([f for f in running if f not in finished])
         for future in finished:
-            b, i = running.pop(future)
-            save(b, future.result())
-            finish(b, i)
+            done(running.pop(future), future.result())
 
 
 __all__ = ["LOCAL", "Backend", "check_versions", "dask_client", "parse_backend", "run_on_dask", "worker_versions"]

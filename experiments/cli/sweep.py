@@ -1,0 +1,76 @@
+"""``trente-lab sweep``: many training runs, each trained and evaluated as alone (:mod:`experiments.rl.sweep`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from experiments.cli.options import JsonOption
+from experiments.console import out, print_json
+from experiments.limits import MAX_WORKERS
+
+
+def command(
+    grid: Annotated[
+        Path,
+        typer.Argument(
+            help="The sweep: a TOML file whose sweep table lists algos, tables, seeds, timesteps..., or the name of "
+            "a shipped one (sweep-seeds).",
+            metavar="SWEEP.toml",
+        ),
+    ],
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Output folder (default runs/sweep-<file name>).")
+    ] = None,
+    backend: Annotated[
+        str,
+        typer.Option(
+            "--backend",
+            help="Where the runs are played: local, dask (a Dask cluster of --workers processes on this machine), "
+            "dask://HOST:PORT or dask-scheduler-file:PATH (a running Dask cluster).",
+        ),
+    ] = "local",
+    workers: Annotated[
+        int,
+        typer.Option("--workers", "-w", min=1, max=MAX_WORKERS, help="Runs played at once (one torch thread each)."),
+    ] = 1,
+    as_json: JsonOption = False,
+) -> None:
+    """Train and evaluate many agents (seeds x algorithms x tables x hyper-parameters), then one table
+    and one plot of their returns per unit staked beside the exact expectation.
+
+    A finished run is kept: run the same command again after Ctrl-C to play only the others.
+    Each run's numbers are those of the same run done alone with `trente-lab train` and `evaluate`.
+    """
+    from experiments.backends import parse_backend
+    from experiments.rl.sweep import load_sweep, run_sweep
+
+    where = parse_backend(backend)
+    sweep = load_sweep(grid)
+    folder = out_dir if out_dir is not None else Path("runs") / f"sweep-{grid.stem}"
+    document = run_sweep(sweep, folder, where, workers, progress=True)
+    if as_json:
+        print_json(document)
+        return
+    from rich.table import Table
+
+    table = Table("run", "return/unit", "95% interval", "expected", "p", box=None, header_style="bold")
+    for row in document["runs"]:
+        if row["return_per_unit"] is None:
+            table.add_row(row["name"], "no stakes", "", "", "")
+            continue
+        p = row.get("p_value")
+        table.add_row(
+            row["name"], f"{row['return_per_unit']:+.2%}", f"{row['ci_low']:+.2%} to {row['ci_high']:+.2%}",
+            f"{row['expected_return_per_unit']:+.2%}", "" if p is None else f"{p:.2g}",
+        )  # fmt: skip
+    out.print(table)
+    out.print(
+        "expected: the exact return of the stakes each agent placed (the house edge on a fair table); "
+        "p: how often chance alone ends this far from it (one-sided above 0 on a rigged table). "
+        "Each run's verdict is in sweep.csv.",
+        style="dim",
+    )
+    out.print(f"Files in {folder}: sweep.csv, sweep.json, sweep.png, runs/<name>/.", style="dim")
