@@ -5,7 +5,9 @@ Measured, each as the median of ``--repeats`` runs unless said otherwise:
 * ``default_run``: ``trente-lab tournament`` with no options (every system of the line-up,
   the default sessions and coups, all CPUs as workers), through the plain function
   :func:`experiments.tournament.run_tournament`: wall time including worker start-up, files and
-  plots; ``session_coups_per_second`` over the whole line-up and all workers;
+  plots; ``after_play_seconds``, the part of it after the last coup (reading the blocks, the
+  summary, the files and the plots); ``session_coups_per_second`` over the whole line-up and all
+  workers;
 * ``one_worker``: the same run with one worker (``--no-one-worker`` skips it), to show what the
   workers buy;
 * ``compiled_block``: one block of the line-up (2,000 sessions x 200 coups x 19 systems) on the
@@ -19,7 +21,8 @@ Measured, each as the median of ``--repeats`` runs unless said otherwise:
   half the coups), one run each, to show that time grows linearly with sessions x coups.
 
 Figures on a shared machine are noisy: compare the ratios, which are measured in the same run.
-Printed as one JSON document. Run: ``python benchmarks/bench_tournament.py [--repeats 3]``.
+Printed as one JSON document (a status line on stderr says which step is running). Run:
+``python benchmarks/bench_tournament.py [--repeats 3]``.
 """
 
 from __future__ import annotations
@@ -30,10 +33,12 @@ import os
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
+from experiments.console import status
 from experiments.tournament.config import make_config
 from experiments.tournament.defaults import DEFAULT_BLOCK
 from experiments.tournament.runner import run_tournament
@@ -45,7 +50,12 @@ def timed_run(config, workers: int) -> dict[str, float]:
         doc = run_tournament(config, Path(folder) / "run", workers=workers, progress=False, plots=True)
         wall = time.perf_counter() - start
     work = config.sessions * config.coups * len(config.specs)
-    return {"wall_seconds": wall, "play_seconds": doc["seconds"], "session_coups_per_second": work / doc["seconds"]}
+    return {
+        "wall_seconds": wall,
+        "play_seconds": doc["seconds"],
+        "after_play_seconds": wall - doc["seconds"],
+        "session_coups_per_second": work / doc["seconds"],
+    }
 
 
 def median_of(runs: list[dict[str, float]]) -> dict[str, float]:
@@ -93,10 +103,25 @@ def main() -> None:
     parser.add_argument("--no-one-worker", action="store_true", help="skip the one-process run")
     parser.add_argument("--no-scaling", action="store_true", help="skip the three-size table")
     args = parser.parse_args()
+    with status() as doing:
+        report = measure(args, doing)
+    print(json.dumps(report, indent=2))
+
+
+def measure(args: argparse.Namespace, doing: Callable[[str], None]) -> dict:
+    """Every figure of the module's docstring; ``doing`` is told each step as it starts."""
     config = make_config()
     work = config.sessions * config.coups * len(config.specs)
-    # warm-up: numba's caches and the first-coup tables, off the clock
+    doing("warming up (numba's caches, the first-coup tables), off the clock")
     timed_run(make_config(sessions=200, coups=20), 1)
+
+    def runs(what: str, count: int, workers: int) -> list[dict[str, float]]:
+        done = []
+        for i in range(count):
+            doing(f"{what}: run {i + 1} of {count}")
+            done.append(timed_run(config, workers))
+        return done
+
     report: dict = {
         "cpus": os.cpu_count(),
         "workers": args.workers,
@@ -107,19 +132,23 @@ def main() -> None:
             "coups": config.coups,
             "session_coups": work,
         },
-        "default_run": median_of([timed_run(config, args.workers) for _ in range(args.repeats)]),
+        "default_run": median_of(runs("default run", args.repeats, args.workers)),
     }
     if not args.no_one_worker:
-        report["one_worker"] = median_of([timed_run(config, 1) for _ in range(max(1, args.repeats // 2))])
+        report["one_worker"] = median_of(runs("one worker", max(1, args.repeats // 2), 1))
         report["workers_speed_up"] = round(
             report["default_run"]["session_coups_per_second"] / report["one_worker"]["session_coups_per_second"], 2
         )
-    rates = [block_rates(args.workers, config.coups) for _ in range(args.repeats)]
+    rates = []
+    for i in range(args.repeats):
+        doing(f"one block, compiled loop and vector env: run {i + 1} of {args.repeats}")
+        rates.append(block_rates(args.workers, config.coups))
     fast = statistics.median(r[0] for r in rates)
     slow = statistics.median(r[1] for r in rates)
     report["compiled_block"] = {"session_coups_per_second": round(fast)}
     report["vector_env_block"] = {"session_coups_per_second": round(slow)}
     report["compiled_vs_vector_env"] = round(fast / slow, 2)
+    doing("the vector env alone")
     ref = statistics.median(reference_env_rate(DEFAULT_BLOCK, config.coups) for _ in range(args.repeats))
     report["reference_env"] = {"sessions": DEFAULT_BLOCK, "session_coups_per_second": round(ref)}
     report["tournament_vs_reference_env"] = round(report["default_run"]["session_coups_per_second"] / ref, 3)
@@ -130,12 +159,13 @@ def main() -> None:
             (config.sessions, config.coups // 2),
         ]
         rows = []
-        for sessions, coups in sizes:
+        for i, (sessions, coups) in enumerate(sizes):
+            doing(f"scaling: {sessions:,} sessions x {coups} coups ({i + 1} of {len(sizes)})")
             run = timed_run(make_config(sessions=sessions, coups=coups), args.workers)
             rows.append({"sessions": sessions, "coups": coups, **{k: round(v, 3) for k, v in run.items()}})
         rows.append({"sessions": config.sessions, "coups": config.coups, **report["default_run"]})
         report["scaling"] = rows
-    print(json.dumps(report, indent=2))
+    return report
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@
   training and evaluation;
 * :mod:`experiments.teaching`: the gambler's fallacy, a table for students, the HTML report;
 * shared: :mod:`~experiments.stats` (estimators and intervals), :mod:`~experiments.files` (atomic
-  writes), :mod:`~experiments.console` (terminal output, the progress bar),
+  writes), :mod:`~experiments.console` (terminal output, the progress bar, the status line),
+  :mod:`~experiments.plotting` (percent ticks and the edge's label, shared by every plot),
   :mod:`~experiments.errors` (what the libraries raise), :mod:`~experiments.limits` (the ranges of
   every number a command takes).
 

@@ -3,8 +3,10 @@ stdout and one-line notices."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from rich.console import Console
@@ -36,6 +38,22 @@ def progress_bar(enabled: bool = True) -> Progress:
     return Progress(*columns, console=err, transient=True, disable=not enabled or not err.is_terminal)
 
 
+@contextlib.contextmanager
+def status(enabled: bool = True) -> Iterator[Callable[[str], None]]:
+    """A status line with a spinner on stderr for work whose length is not counted (writing files,
+    drawing plots), gone when done; yields a function that says what is being done now. A no-op
+    when ``enabled`` is False or stderr is not a terminal, like :func:`progress_bar`::
+
+        with status(show) as doing:
+            doing("drawing final_bankroll.png")
+    """
+    if not enabled or not err.is_terminal:
+        yield lambda _: None
+        return
+    with err.status("", spinner="dots") as line:
+        yield lambda text: line.update(text)
+
+
 def print_json(document: Any) -> None:
     """Write ``document`` to stdout as JSON (numpy numbers allowed)."""
     sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False, default=json_default) + "\n")
@@ -46,4 +64,4 @@ def say(line: str) -> None:
     err.print(f"trente-lab: {line}", markup=False, soft_wrap=True, highlight=False)
 
 
-__all__ = ["err", "out", "print_json", "progress_bar", "say"]
+__all__ = ["err", "out", "print_json", "progress_bar", "say", "status"]

@@ -25,12 +25,13 @@ from experiments.backends import Backend, check_versions, parse_backend, worker_
 from experiments.cli import app  # noqa: E402
 from experiments.errors import TournamentError  # noqa: E402
 from experiments.tournament.config import make_config  # noqa: E402
+from experiments.tournament.output import sessions_file  # noqa: E402
 from experiments.tournament.runner import TournamentInterrupted, resume_tournament, run_tournament  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 runner = CliRunner()
 #: The files of a run that must not depend on where it was played.
-RESULT_FILES = ("results.json", "results.csv", "sessions.csv", "trajectories.csv")
+RESULT_FILES = ("results.json", "results.csv", sessions_file(), "trajectories.csv")
 
 
 #: A line-up with progressions and a scoreboard reader, in 6 blocks of 40 sessions.

@@ -171,3 +171,14 @@ def test_the_browser_check_catches_a_broken_page(tmp_path: Path) -> None:
     dom = _chromium(tmp_path, page, "--dump-dom")
     assert any("undefinedFunction" in line for line in _console_messages(dom.stderr))
     assert 'data-images-ok="no"' in dom.stdout and "render check: 0 of 1" in dom.stdout
+
+
+def test_the_page_lists_the_files_of_the_run_with_their_sizes(tournament: Path) -> None:
+    manifest = {"files": ["manifest.json", "results.json", "sessions.parquet"], "blocks_kept": False,
+                "sizes": {"results.json": 25_469, "sessions.parquet": 1_999_218}}  # fmt: skip
+    (tournament / "manifest.json").write_text(json.dumps(manifest))
+    page = build_report(tournament, coups=1000, sessions=0).read_text(encoding="utf-8")
+    assert (
+        "Files of the run: manifest.json, results.json (25.5 kB), sessions.parquet (2.0 MB); "
+        "block files removed once complete." in page
+    )

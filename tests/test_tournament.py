@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 from experiments.errors import TournamentError
 from experiments.tournament.checkpoints import Checkpoints, DamagedBlock, run_identity, task_path
 from experiments.tournament.config import make_config, read_config_file, shipped_configs, split_strategies
-from experiments.tournament.output import RUN_KEYS
+from experiments.tournament.output import RUN_KEYS, read_sessions, sessions_file
 from experiments.tournament.runner import TournamentInterrupted, collect, resume_tournament, run_tournament
 from strategies.registry import LINEUP
 from strategies.runner import SESSION_FIELDS, session_seed
@@ -26,6 +27,11 @@ TIMING_KEYS = ("seconds", "session_coups_per_second", "out")
 def _numbers(document: dict) -> dict:
     """A results document without what legitimately differs between runs (timings, folder)."""
     return {k: v for k, v in document.items() if k not in TIMING_KEYS}
+
+
+def _sessions_bytes(folder: Path) -> bytes:
+    """The bytes of the per-session table (Parquet or gzip-compressed CSV, as installed)."""
+    return (folder / sessions_file()).read_bytes()
 
 
 def _reference_session(seed: int, coups: int, stake: int = 1, box: int = 0, bankroll: float = 1000.0) -> dict:
@@ -58,7 +64,7 @@ def _reference_session(seed: int, coups: int, stake: int = 1, box: int = 0, bank
 def test_flat_noir_totals_match_the_env_by_hand(tmp_path):
     config = make_config("flat,never", sessions=3, coups=5, seed=11, block=2)
     doc = run_tournament(config, tmp_path, plots=False)
-    sessions = collect(config, tmp_path)
+    sessions = read_sessions(tmp_path)
     flat = sessions["flat"]
     expected = [_reference_session(session_seed(11, i), 5) for i in range(3)]
     assert flat["net"].tolist() == pytest.approx([e["net"] for e in expected])
@@ -91,7 +97,7 @@ def test_common_random_numbers_noir_and_rouge_mirror_each_other(tmp_path):
     # add up to minus what the refaits took (never positive), and to exactly 0 without a refait.
     config = make_config("flat,flat:box=rouge", sessions=200, coups=30, seed=3)
     run_tournament(config, tmp_path, plots=False)
-    s = collect(config, tmp_path)
+    s = read_sessions(tmp_path)
     total = s["flat"]["net"] + s["flat:box=rouge"]["net"]
     assert (total <= 1e-9).all()
     assert (np.abs(total) < 1e-9).mean() > 0.3  # P(no refait in 30 coups) = 0.978^30 ~ 0.51
@@ -105,7 +111,7 @@ def test_martingale_books_table_max_hits_and_bankroll_limits(tmp_path):
     doc = run_tournament(config, tmp_path, plots=False)
     row = doc["strategies"]["martingale"]
     assert row["table_max_hits"] > 0 and 0 < row["sessions_with_table_max_hit"] < 1
-    s = collect(config, tmp_path)["martingale"]
+    s = read_sessions(tmp_path)["martingale"]
     assert row["table_max_hits"] == int(s["table_max_hits"].sum())
     assert (s["staked"] <= 8 * s["coups"]).all()
 
@@ -114,7 +120,7 @@ def test_ruin_ends_the_session(tmp_path):
     # 20 units and a grand martingale: many sessions are ruined before 200 coups.
     config = make_config("grand-martingale", sessions=200, coups=200, bankroll=20, seed=2)
     doc = run_tournament(config, tmp_path, plots=False)
-    s = collect(config, tmp_path)["grand-martingale"]
+    s = read_sessions(tmp_path)["grand-martingale"]
     ruined = s["ruined"]
     assert ruined.any() and doc["strategies"]["grand-martingale"]["p_ruin"] == pytest.approx(ruined.mean())
     assert (s["final_bankroll"][ruined] < 1).all()
@@ -125,7 +131,7 @@ def test_ruin_ends_the_session(tmp_path):
 def test_walk_away_ends_the_session(tmp_path):
     config = make_config("flat:stop_win=3,stop_loss=3", sessions=100, coups=400, seed=4)
     doc = run_tournament(config, tmp_path, plots=False)
-    s = collect(config, tmp_path)["flat:stop_win=3,stop_loss=3"]
+    s = read_sessions(tmp_path)["flat:stop_win=3,stop_loss=3"]
     assert s["walked"].mean() > 0.9 and doc["strategies"]["flat:stop_win=3,stop_loss=3"]["p_walked"] > 0.9
     assert (s["coups"][s["walked"]] < 400).all()
     assert (np.abs(s["net"][s["walked"]]) >= 3).all()
@@ -139,8 +145,8 @@ def test_same_seed_same_numbers_and_block_size_does_not_matter(tmp_path):
     d = run_tournament(make_config(specs, sessions=40, coups=25, seed=10, block=40), tmp_path / "d", plots=False)
     assert _numbers(a) == _numbers(b)
     assert a["strategies"] == c["strategies"]
-    assert (tmp_path / "a" / "sessions.csv").read_bytes() == (tmp_path / "b" / "sessions.csv").read_bytes()
-    assert (tmp_path / "a" / "sessions.csv").read_bytes() == (tmp_path / "c" / "sessions.csv").read_bytes()
+    assert _sessions_bytes(tmp_path / "a") == _sessions_bytes(tmp_path / "b")
+    assert _sessions_bytes(tmp_path / "a") == _sessions_bytes(tmp_path / "c")
     assert a["strategies"]["flat"]["net"] != d["strategies"]["flat"]["net"]
 
 
@@ -149,7 +155,8 @@ def test_workers_1_and_2_give_identical_numbers(tmp_path):
     one = run_tournament(config, tmp_path / "one", workers=1, plots=False)
     two = run_tournament(config, tmp_path / "two", workers=2, plots=False)
     assert _numbers(one) == _numbers(two)
-    for name in ("sessions.csv", "results.csv", "trajectories.csv"):
+    assert _sessions_bytes(tmp_path / "one") == _sessions_bytes(tmp_path / "two")
+    for name in ("results.csv", "trajectories.csv"):
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
 
 
@@ -167,13 +174,13 @@ def test_resume_after_an_interruption_equals_an_uninterrupted_run(tmp_path):
     assert stop.value.done == 4
     done = resume_tournament(tmp_path / "cut", plots=False)
     assert _numbers(done) == _numbers(whole)
-    assert (tmp_path / "cut" / "sessions.csv").read_bytes() == (tmp_path / "whole" / "sessions.csv").read_bytes()
+    assert _sessions_bytes(tmp_path / "cut") == _sessions_bytes(tmp_path / "whole")
     assert json.loads((tmp_path / "cut" / "manifest.json").read_text())["complete"] is True
 
 
 def test_a_damaged_checkpoint_is_played_again(tmp_path):
     config = make_config("flat", sessions=20, coups=10, seed=2, block=10)
-    whole = run_tournament(config, tmp_path, plots=False)
+    whole = run_tournament(config, tmp_path, plots=False, keep_blocks=True)
     task_path(tmp_path, 1, 0).write_bytes(b"not a zip file")
     with pytest.raises(DamagedBlock, match="cannot be read"):
         Checkpoints(tmp_path, config, run_identity(config)).load(1, 0)
@@ -191,8 +198,9 @@ def test_files_and_their_schema(tmp_path):
     config = make_config("flat,martingale,never", sessions=30, coups=15, seed=1, trajectories=10)
     doc = run_tournament(config, tmp_path)
     names = {p.name for p in tmp_path.iterdir()}
-    expected = {"manifest.json", "results.json", "results.csv", "sessions.csv", "trajectories.csv", "blocks"}
+    expected = {"manifest.json", "results.json", "results.csv", sessions_file(), "trajectories.csv"}
     assert expected | {"final_bankroll.png", "ahead_vs_return.png", "trajectories.png"} <= names
+    assert "blocks" not in names  # removed once the run is complete
     assert not [n for n in names if n.endswith(".tmp")]
     for png in ("final_bankroll.png", "ahead_vs_return.png", "trajectories.png"):
         assert (tmp_path / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -208,16 +216,63 @@ def test_files_and_their_schema(tmp_path):
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     assert manifest["complete"] and manifest["config"]["seed"] == 1 and "git_commit" in manifest
     assert manifest["seconds"] == doc["seconds"] and manifest["backend"] == "local"
-    assert set(manifest["files"]) == names - {"blocks", ".lock"}  # every file, and only files, listed
+    assert set(manifest["files"]) == names - {".lock"}  # every file, and only files, listed
+    assert manifest["sizes"] == {n: (tmp_path / n).stat().st_size for n in manifest["files"] if n != "manifest.json"}
+    assert manifest["blocks_kept"] is False
     assert manifest["config"]["rule_values"]["decks"] == 6
-    sessions_csv = (tmp_path / "sessions.csv").read_text().splitlines()
-    assert sessions_csv[0] == "strategy,session," + ",".join(SESSION_FIELDS)
-    assert len(sessions_csv) == 1 + 3 * 30
+    sessions = read_sessions(tmp_path)
+    assert list(sessions) == ["flat", "martingale", "never"]
+    assert all(set(s) == set(SESSION_FIELDS) and s["net"].size == 30 for s in sessions.values())
     trajectories = (tmp_path / "trajectories.csv").read_text().splitlines()
     assert len(trajectories) == 1 + 3 * 16
-    assert collect(config, tmp_path)["flat"]["trajectories"].shape == (10, 16)
     results_csv = (tmp_path / "results.csv").read_text().splitlines()
     assert results_csv[0].startswith("strategy,spec,") and len(results_csv) == 4
+
+
+def test_keep_blocks_keeps_them_and_a_resume_checks_them(tmp_path):
+    config = make_config("flat,martingale", sessions=30, coups=15, seed=1, trajectories=10, block=10)
+    doc = run_tournament(config, tmp_path, plots=False, keep_blocks=True)
+    assert sorted(p.name for p in (tmp_path / "blocks").iterdir()) == [
+        task_path(tmp_path, b, s).name for b in range(3) for s in range(2)
+    ]
+    assert json.loads((tmp_path / "manifest.json").read_text())["blocks_kept"] is True
+    assert collect(config, tmp_path)["flat"]["trajectories"].shape == (10, 16)
+    assert _numbers(resume_tournament(tmp_path, plots=False, keep_blocks=True)) == _numbers(doc)
+
+
+def test_resume_of_a_complete_run_without_blocks_says_so_in_one_line(tmp_path, capsys):
+    config = make_config("flat,martingale", sessions=20, coups=10, seed=3, block=10)
+    doc = run_tournament(config, tmp_path, plots=False)
+    before = {p.name: p.stat().st_mtime_ns for p in tmp_path.iterdir() if p.name != ".lock"}
+    capsys.readouterr()
+    again = resume_tournament(tmp_path, plots=False)
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(lines) == 1 and "complete run whose block files were removed" in lines[0] and "results.json" in lines[0]
+    assert again == json.loads(json.dumps(doc))  # its results.json, as written
+    assert {p.name: p.stat().st_mtime_ns for p in tmp_path.iterdir() if p.name != ".lock"} == before  # untouched
+    (tmp_path / "results.json").write_text(json.dumps({**doc, "seed": 4}))
+    with pytest.raises(TournamentError, match="not the results of the run its manifest describes"):
+        resume_tournament(tmp_path, plots=False)
+
+
+def test_the_per_session_table_is_the_same_in_parquet_and_in_gzip_csv(tmp_path, monkeypatch):
+    pytest.importorskip("pyarrow")
+    from experiments.tournament import output
+
+    config = make_config("flat,martingale:box=rouge,never", sessions=25, coups=12, seed=7)
+    run_tournament(config, tmp_path / "parquet", plots=False)
+    monkeypatch.setattr(output, "sessions_file", lambda: output.CSV_GZ)  # as without pyarrow
+    run_tournament(config, tmp_path / "csv", plots=False)
+    assert (tmp_path / "parquet" / output.PARQUET).is_file() and (tmp_path / "csv" / output.CSV_GZ).is_file()
+    parquet, text = read_sessions(tmp_path / "parquet"), read_sessions(tmp_path / "csv")
+    assert list(parquet) == list(text) == list(config.strategies)
+    for label in parquet:
+        for name in SESSION_FIELDS:
+            assert parquet[label][name].dtype == text[label][name].dtype, name
+            np.testing.assert_allclose(parquet[label][name], text[label][name], rtol=0, atol=5e-7)  # CSV: 6 decimals
+    with gzip.open(tmp_path / "csv" / output.CSV_GZ, "rt") as f:
+        header = f.readline().strip()
+    assert header == "strategy,session," + ",".join(SESSION_FIELDS)
 
 
 def test_unit_is_the_default_base(tmp_path):
@@ -364,22 +419,24 @@ def test_the_readme_tournament_table_is_what_the_default_run_prints(tmp_path):
     (0.1%), and the table-max hits when shown. A code change that moves a number moves the README."""
     doc = run_tournament(make_config(), tmp_path, workers=2, plots=False)
     lines = _readme_tournament_table()
-    header = lines[0]
+    rule = next(i for i, line in enumerate(lines) if "───" in line)  # headings above, rows below
+    header = next(line for line in lines[:rule] if "(ahead)" in line)  # "P" / "(ahead)" on two lines
     shown = 0
-    for line in lines[1:]:
+    for line in lines[rule + 1 :]:
         match = re.match(r"\s*(\S+)\s+([-+]?\d+\.\d\d)% ±(\d+\.\d\d)%", line)
         if not match:
             continue
         row = doc["strategies"][match[1]]
         assert f"{row['return_per_unit'] * 100:.2f}" == match[2].lstrip("+"), line
         assert f"{(row['ci_high'] - row['ci_low']) / 2 * 100:.2f}" == match[3], line
-        ahead = header.index("P(ahead)")  # the column's figure ends where its heading ends
-        figure = line[: ahead + len("P(ahead)") + 1].split()[-1]
+        ahead = header.index("(ahead)")  # the column's figure ends where its heading ends
+        figure = line[: ahead + len("(ahead)") + 1].split()[-1]
         assert figure == f"{row['p_ahead'] * 100:.1f}%", line
-        if "tablemax" in header:
-            assert line.split()[-1] == f"{row['table_max_hits']:,}", line
         shown += 1
     assert shown >= 10  # the table was read, not skipped
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    hits = re.search(r"table\s+maximum ([\d,]+) times", readme)  # the prose under the compact table
+    assert hits and hits[1] == f"{doc['strategies']['martingale']['table_max_hits']:,}"
 
 
 def _medium_run(tmp_path: Path) -> dict:

@@ -4,6 +4,7 @@ run too large for the machine is refused before any work."""
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import shutil
@@ -22,6 +23,7 @@ from experiments.cli import app
 from experiments.errors import TournamentError
 from experiments.tournament.checkpoints import BLOCK_ARRAYS, Checkpoints, DamagedBlock, run_identity, task_path
 from experiments.tournament.config import TournamentConfig, make_config
+from experiments.tournament.output import sessions_file
 from experiments.tournament.runner import (
     TournamentInterrupted,
     collect,
@@ -50,7 +52,7 @@ def _config(**changes):
 def whole(tmp_path_factory):
     """An uninterrupted run: what every repaired run must give back, digit for digit."""
     out = tmp_path_factory.mktemp("whole")
-    return run_tournament(_config(), out, plots=False), out
+    return run_tournament(_config(), out, plots=False, keep_blocks=True), out
 
 
 def _stderr_lines(capsys) -> list[str]:
@@ -114,7 +116,7 @@ def test_the_identity_changes_with_every_field_and_the_code(monkeypatch):
 def _foreign(path: Path, tmp_path: Path) -> None:
     """The same block of a run with another seed."""
     other = tmp_path / "other"
-    run_tournament(_config(seed=99), other, plots=False)
+    run_tournament(_config(seed=99), other, plots=False, keep_blocks=True)
     shutil.copy(task_path(other, 1, 0), path)
 
 
@@ -192,7 +194,7 @@ def _bad_coups(path: Path, tmp_path: Path) -> None:
 )
 def test_a_bad_block_is_reported_in_one_line_and_recomputed(tmp_path, capsys, whole, damage, line):
     config = _config()
-    run_tournament(config, tmp_path / "run", plots=False)
+    run_tournament(config, tmp_path / "run", plots=False, keep_blocks=True)
     path = task_path(tmp_path / "run", 1, 0)
     damage(path, tmp_path)
     capsys.readouterr()
@@ -201,19 +203,19 @@ def test_a_bad_block_is_reported_in_one_line_and_recomputed(tmp_path, capsys, wh
     assert "\n" not in str(error.value)
     with pytest.raises(TournamentError, match=r"run with --resume .* to recompute it"):
         collect(config, tmp_path / "run")  # never summed in
-    again = resume_tournament(tmp_path / "run", plots=False)
+    again = resume_tournament(tmp_path / "run", plots=False, keep_blocks=True)
     assert _stderr_lines(capsys) == [f"trente-lab: {error.value}; recomputing it"]
     assert line in str(error.value)
     assert _numbers(again) == _numbers(whole[0])
-    assert (tmp_path / "run" / "sessions.csv").read_bytes() == (whole[1] / "sessions.csv").read_bytes()
+    assert (tmp_path / "run" / sessions_file()).read_bytes() == (whole[1] / sessions_file()).read_bytes()
     Checkpoints(tmp_path / "run", config, run_identity(config)).load(1, 0)  # rewritten whole
 
 
 def test_a_rerun_on_the_same_folder_checks_the_blocks_too(tmp_path, capsys, whole):
-    run_tournament(_config(), tmp_path, plots=False)
+    run_tournament(_config(), tmp_path, plots=False, keep_blocks=True)
     _shortened(task_path(tmp_path, 0, 2), tmp_path)
     capsys.readouterr()
-    again = run_tournament(_config(), tmp_path, plots=False)
+    again = run_tournament(_config(), tmp_path, plots=False, keep_blocks=True)
     assert _stderr_lines(capsys) == [
         "trente-lab: block b00000-s002 has net as float64 (9,), expected float64 (10,); recomputing it"
     ]
@@ -221,11 +223,11 @@ def test_a_rerun_on_the_same_folder_checks_the_blocks_too(tmp_path, capsys, whol
 
 
 def test_many_bad_blocks_are_reported_in_a_few_lines(tmp_path, capsys, whole, monkeypatch):
-    run_tournament(_config(), tmp_path, plots=False)
+    run_tournament(_config(), tmp_path, plots=False, keep_blocks=True)
     monkeypatch.setattr(checkpoints, "code_version", lambda: {"sources": "edited"})  # the code changed
     monkeypatch.setattr(checkpoints, "REPORT_BLOCKS", 4)
     capsys.readouterr()
-    again = resume_tournament(tmp_path, plots=False)
+    again = resume_tournament(tmp_path, plots=False, keep_blocks=True)
     lines = _stderr_lines(capsys)
     assert len(lines) == 5
     assert all("was computed by other code" in line for line in lines[:-1])
@@ -234,7 +236,7 @@ def test_many_bad_blocks_are_reported_in_a_few_lines(tmp_path, capsys, whole, mo
 
 
 def test_a_bad_block_on_resume_through_the_cli(tmp_path, whole):
-    run_tournament(_config(), tmp_path, plots=False)
+    run_tournament(_config(), tmp_path, plots=False, keep_blocks=True)
     _truncated(task_path(tmp_path, 2, 1), tmp_path)
     result = runner.invoke(app, ["tournament", "--resume", str(tmp_path), "--no-plots", "--json"])
     assert result.exit_code == 0, result.output
@@ -258,13 +260,13 @@ def _edit_manifest(folder: Path, **changes) -> None:
 
 
 def test_a_hand_edited_seed_is_a_new_run_whose_blocks_do_not_match(tmp_path, capsys):
-    run_tournament(_config(), tmp_path / "run", plots=False)
+    run_tournament(_config(), tmp_path / "run", plots=False, keep_blocks=True)
     _edit_manifest(tmp_path / "run", seed=7)
     capsys.readouterr()
-    edited = resume_tournament(tmp_path / "run", plots=False)
+    edited = resume_tournament(tmp_path / "run", plots=False, keep_blocks=True)
     lines = _stderr_lines(capsys)
     assert lines[0].startswith("trente-lab: block b00000-s000 belongs to another run (config hash ")
-    fresh = run_tournament(_config(seed=7), tmp_path / "fresh", plots=False)
+    fresh = run_tournament(_config(seed=7), tmp_path / "fresh", plots=False, keep_blocks=True)
     assert _numbers(edited) == _numbers(fresh)
 
 
@@ -297,7 +299,7 @@ def test_a_bad_manifest_is_one_line_and_exit_2(tmp_path, changes, message):
         run_tournament(_config(), folder, plots=False, max_tasks=1)
     _edit_manifest(folder, **changes)
     with pytest.raises(TournamentError) as error:
-        resume_tournament(folder, plots=False)
+        resume_tournament(folder, plots=False, keep_blocks=True)
     assert message in str(error.value) and "\n" not in str(error.value)
     assert str(error.value).startswith(f"{folder / 'manifest.json'}: ")
     result = runner.invoke(app, ["tournament", "--resume", str(folder), "--no-plots"])
@@ -307,7 +309,7 @@ def test_a_bad_manifest_is_one_line_and_exit_2(tmp_path, changes, message):
 
 
 def test_a_manifest_whose_config_is_not_a_table(tmp_path):
-    run_tournament(_config(), tmp_path, plots=False)
+    run_tournament(_config(), tmp_path, plots=False, keep_blocks=True)
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     manifest["config"] = ["flat"]
     (tmp_path / "manifest.json").write_text(json.dumps(manifest))
@@ -326,16 +328,16 @@ def test_ctrl_c_while_writing_the_files_keeps_the_manifest_true(tmp_path, monkey
     def interrupted(*args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(output, "_write_sessions_csv", interrupted)
+    monkeypatch.setattr(output, "_write_sessions", interrupted)
     with pytest.raises(TournamentInterrupted) as stop:
-        run_tournament(_config(), tmp_path, plots=False)
+        run_tournament(_config(), tmp_path, plots=False, keep_blocks=True)
     assert (stop.value.done, stop.value.total) == (3, 3)
     manifest = _manifest(tmp_path)
     assert manifest["tasks_done"] == manifest["tasks_total"] == 3 and manifest["complete"] is False
-    assert manifest["files"] == ["results.json", "results.csv"]  # whole; sessions.csv was not written
-    assert not (tmp_path / "sessions.csv").exists() and not list(tmp_path.glob(".*.tmp"))
+    assert manifest["files"] == ["results.json", "results.csv"]  # whole; the per-session table was not written
+    assert not (tmp_path / sessions_file()).exists() and not list(tmp_path.glob(".*.tmp"))
     monkeypatch.undo()
-    done = resume_tournament(tmp_path, plots=False)
+    done = resume_tournament(tmp_path, plots=False, keep_blocks=True)
     assert _numbers(done) == _numbers(whole[0])
     manifest = _manifest(tmp_path)
     assert manifest["complete"] is True
@@ -349,7 +351,7 @@ def test_ctrl_c_while_putting_the_blocks_together(tmp_path, monkeypatch):
 
     monkeypatch.setattr(tournament, "collect", interrupted)
     with pytest.raises(TournamentInterrupted):
-        run_tournament(_config(), tmp_path, plots=False)
+        run_tournament(_config(), tmp_path, plots=False, keep_blocks=True)
     manifest = _manifest(tmp_path)
     assert (manifest["tasks_done"], manifest["complete"], manifest["files"]) == (3, False, [])
 
@@ -370,12 +372,12 @@ def test_ctrl_c_with_worker_processes_counts_every_saved_task(tmp_path, monkeypa
     monkeypatch.setattr(tournament, "wait", interrupted)
     config = _config()
     with pytest.raises(TournamentInterrupted) as stop:
-        run_tournament(config, tmp_path, workers=2, plots=False)
+        run_tournament(config, tmp_path, workers=2, plots=False, keep_blocks=True)
     saved = Checkpoints(tmp_path, config, run_identity(config)).scan(config.groups())
     # the tasks still running at Ctrl-C finish, are saved and counted
     assert 1 <= stop.value.done == int(saved.sum()) == _manifest(tmp_path)["tasks_done"]
     monkeypatch.undo()
-    assert _numbers(resume_tournament(tmp_path, plots=False)) == _numbers(whole[0])
+    assert _numbers(resume_tournament(tmp_path, plots=False, keep_blocks=True)) == _numbers(whole[0])
 
 
 def test_the_manifest_counts_the_tasks_as_they_are_saved(tmp_path, monkeypatch):
@@ -387,12 +389,12 @@ def test_the_manifest_counts_the_tasks_as_they_are_saved(tmp_path, monkeypatch):
         return real(*args)
 
     monkeypatch.setattr(tournament, "run_task", watched)
-    run_tournament(_config(), tmp_path, plots=False)
+    run_tournament(_config(), tmp_path, plots=False, keep_blocks=True)
     assert seen == [0, 1, 2]
 
 
 def test_a_rerun_does_not_leave_an_old_complete_manifest(tmp_path, monkeypatch):
-    run_tournament(_config(), tmp_path, plots=False)
+    run_tournament(_config(), tmp_path, plots=False, keep_blocks=True)
     assert _manifest(tmp_path)["complete"] is True
     real, seen = tournament.collect, []
 
@@ -401,7 +403,7 @@ def test_a_rerun_does_not_leave_an_old_complete_manifest(tmp_path, monkeypatch):
         return real(*args)
 
     monkeypatch.setattr(tournament, "collect", watched)
-    run_tournament(_config(), tmp_path, plots=False)
+    run_tournament(_config(), tmp_path, plots=False, keep_blocks=True)
     assert seen[0]["complete"] is False and seen[0]["files"] == [] and seen[0]["tasks_done"] == 3
 
 
@@ -444,34 +446,37 @@ def test_the_limit_is_the_machine_memory(tmp_path, monkeypatch):
     need = memory_needed(config)
     monkeypatch.setattr(tournament, "machine_memory", lambda: need - 1)
     with pytest.raises(TournamentError, match="this machine has"):
-        run_tournament(config, tmp_path, plots=False)
+        run_tournament(config, tmp_path, plots=False, keep_blocks=True)
     monkeypatch.setattr(tournament, "machine_memory", lambda: need)
-    run_tournament(config, tmp_path, plots=False)
+    run_tournament(config, tmp_path, plots=False, keep_blocks=True)
 
 
 def test_the_estimate_covers_what_collect_holds(tmp_path):
     config = make_config(SPECS, sessions=500, coups=40, trajectories=300, block=100)
-    run_tournament(config, tmp_path, plots=False)
+    run_tournament(config, tmp_path, plots=False, keep_blocks=True)
     held = sum(a.nbytes for s in collect(config, tmp_path).values() for a in s.values())
     assert held <= memory_needed(config) - tournament.BASE_MEMORY
     per_session = sum(np.dtype(BLOCK_ARRAYS[k]).itemsize for k in SESSION_FIELDS)
     assert memory_needed(make_config(SPECS, sessions=10**7)) >= 3 * 10**7 * per_session
 
 
-def test_sessions_csv_is_streamed_in_chunks_with_the_same_bytes(tmp_path, monkeypatch, whole):
+def test_the_csv_table_is_streamed_in_chunks_with_the_same_bytes(tmp_path, monkeypatch):
+    monkeypatch.setattr(output, "sessions_file", lambda: output.CSV_GZ)  # as without pyarrow
+    run_tournament(_config(), tmp_path / "whole", plots=False)
     monkeypatch.setattr(output, "CSV_CHUNK", 7)  # 30 sessions: chunks of 7, 7, 7, 7 and 2
-    run_tournament(_config(), tmp_path, plots=False)
-    assert (tmp_path / "sessions.csv").read_bytes() == (whole[1] / "sessions.csv").read_bytes()
+    run_tournament(_config(), tmp_path / "chunks", plots=False)
+    whole, chunks = ((tmp_path / k / output.CSV_GZ).read_bytes() for k in ("whole", "chunks"))
+    assert whole == chunks and len(gzip.decompress(whole).splitlines()) == 1 + 3 * 30
 
 
 def test_the_refusal_says_what_to_change(tmp_path, monkeypatch):
     config = _config()
     monkeypatch.setattr(tournament, "machine_memory", lambda: memory_needed(config, 1))
     with pytest.raises(TournamentError, match="on 8 workers.*: use fewer workers$"):
-        run_tournament(config, tmp_path, workers=8, plots=False)
+        run_tournament(config, tmp_path, workers=8, plots=False, keep_blocks=True)
     monkeypatch.setattr(tournament, "machine_memory", lambda: memory_needed(config, 1) - 1)
     with pytest.raises(TournamentError, match="on 1 worker\\).*: play fewer sessions, coups or strategies$"):
-        run_tournament(config, tmp_path, plots=False)
+        run_tournament(config, tmp_path, plots=False, keep_blocks=True)
 
 
 def test_a_models_file_is_part_of_the_identity(tmp_path, monkeypatch):

@@ -40,7 +40,7 @@ def test_json_document(tmp_path):
 def test_table_and_conclusion(tmp_path):
     result = _invoke("--strategies", "flat,never", *SMALL, "--out", str(tmp_path), "--no-plots")
     assert result.exit_code == 0, result.output
-    assert "return per unit" in result.stdout and "flat" in result.stdout and "never" in result.stdout
+    assert "return/unit" in result.stdout and "flat" in result.stdout and "never" in result.stdout
     assert "Every system played the same 20 sessions" in result.stdout
     assert "Holm" in result.stdout
     assert not (tmp_path / "final_bankroll.png").exists()

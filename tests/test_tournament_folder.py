@@ -93,7 +93,7 @@ def test_the_folder_is_held_from_the_manifest_check_to_the_last_file(tmp_path, m
     monkeypatch.setattr(tournament, "read_manifest", lambda *a: (try_claim(), real_read(*a))[1])
     monkeypatch.setattr(tournament, "run_task", lambda *a: (try_claim(), real_task(*a))[1])
     monkeypatch.setattr(tournament, "write_outputs", lambda *a: (real_outputs(*a), try_claim())[0])
-    run_tournament(SMALL, tmp_path, plots=False)  # a fresh folder: no manifest to check
+    run_tournament(SMALL, tmp_path, plots=False, keep_blocks=True)  # a fresh folder: no manifest to check
     assert len(refused) == 2 + 1
     run_tournament(SMALL, tmp_path, plots=False)  # again: the manifest is checked under the lock
     assert len(refused) == 3 + 2  # the manifest, the files (every block is saved already)

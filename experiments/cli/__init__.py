@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 import os
 import sys
+from typing import Annotated
 
 INTERRUPTED = "trente-lab: interrupted"
 
@@ -126,6 +127,26 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=True,  # --install-completion and --show-completion (bash, zsh, fish, PowerShell)
 )
+
+
+def _show_version(asked: bool) -> None:
+    if asked:
+        from experiments import version
+
+        typer.echo(f"trente-lab {version()} (Python {sys.version.split()[0]})")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    show_version: Annotated[
+        bool,
+        typer.Option("--version", callback=_show_version, is_eager=True, help="Show trente-lab's version and exit."),
+    ] = False,
+) -> None:
+    """Trente et Quarante (Rouge et Noir): exact odds, simulations, betting systems and RL agents."""
+
+
 app.command("edge")(edge.command)
 app.command("simulate")(simulate.command)
 app.command("deal")(deal.command)

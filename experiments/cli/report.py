@@ -14,11 +14,12 @@ from experiments.limits import MAX_COUPS, MAX_TABLES
 
 def command(
     folder: Annotated[
-        Path | None, typer.Argument(help="A tournament output folder (results.json, plots). Optional.")
+        Path | None,
+        typer.Argument(metavar="DIR", help="A tournament output folder (results.json, plots). Optional."),
     ] = None,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="The HTML file to write.")] = None,
     rules: Annotated[
-        str | None, typer.Option("--rules", "-r", help="Rules to describe [default: the tournament's, else classic].")
+        str | None, typer.Option("--rules", "-r", help="Rules to describe (default: the tournament's, else classic).")
     ] = None,
     coups: Annotated[
         int,

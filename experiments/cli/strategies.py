@@ -14,7 +14,9 @@ from experiments.console import print_json
 def command(
     spec: Annotated[
         str | None,
-        typer.Argument(help="Show one strategy, e.g. martingale:base=2,box=rouge (plugins and models run code)."),
+        typer.Argument(
+            metavar="SPEC", help="Show one strategy, e.g. martingale:base=2,box=rouge (plugins and models run code)."
+        ),
     ] = None,
     rules: RulesOption = "classic",
     as_json: JsonOption = False,

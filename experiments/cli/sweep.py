@@ -16,7 +16,7 @@ def command(
     grid: Annotated[
         Path,
         typer.Argument(
-            help="The sweep: a TOML file with a [sweep] table (algos, tables, seeds, timesteps...), or the name of "
+            help="The sweep: a TOML file whose sweep table lists algos, tables, seeds, timesteps..., or the name of "
             "a shipped one (sweep-seeds).",
             metavar="SWEEP.toml",
         ),

@@ -107,6 +107,22 @@ def command(
         ),
     ] = None,
     no_plots: Annotated[bool, typer.Option("--no-plots", help="Skip the PNG plots.")] = False,
+    keep_blocks: Annotated[
+        bool,
+        typer.Option(
+            "--keep-blocks",
+            help="Keep the block files (OUT/blocks) once the run is complete, so that a later --resume can check "
+            "them again; by default they are removed, the per-session table holds every session.",
+        ),
+    ] = False,
+    wide: Annotated[
+        bool,
+        typer.Option(
+            "--wide",
+            help="Show every column of the table (the exact edge, final bankroll, coups, stakes, drawdown, losing "
+            "run, table-maximum hits); the default fits 80 columns.",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Every betting system on the same shoes: return per unit staked against the exact house edge.
@@ -131,7 +147,9 @@ def command(
             manifest = folder.read_manifest(resume)  # its configuration is validated on resume
             if workers is None:
                 workers = runner.default_workers(manifest["config"])
-            document = runner.resume_tournament(resume, workers, progress=True, plots=not no_plots, backend=where)
+            document = runner.resume_tournament(
+                resume, workers, progress=True, plots=not no_plots, backend=where, keep_blocks=keep_blocks
+            )
         else:
             options: dict[str, Any] = config.file_options(config_file) if config_file is not None else {}
             file_workers = options.pop("workers", None)
@@ -139,7 +157,9 @@ def command(
             chosen = config.make_config(**options)
             if workers is None:
                 workers = file_workers if file_workers is not None else runner.default_workers(chosen.as_dict())
-            document = runner.run_tournament(chosen, out_dir, workers, progress=True, plots=not no_plots, backend=where)
+            document = runner.run_tournament(
+                chosen, out_dir, workers, progress=True, plots=not no_plots, backend=where, keep_blocks=keep_blocks
+            )
     except runner.TournamentInterrupted as exc:
         err.print(
             f"trente-lab: interrupted: {exc.done} of {exc.total} tasks are saved in {exc.out}; "
@@ -151,7 +171,7 @@ def command(
     if as_json:
         print_json(document)
         return
-    output.print_table(document)
+    output.print_table(document, wide)
     rate = document.get("session_coups_per_second")
     err.print(
         f"Files in {document['out']}. {document['session_coups']:,} session-coups in {document['seconds']:.1f} s"

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from experiments.files import atomic_write_json, pyplot, save_figure
+from experiments.plotting import edge_label
 from experiments.rl.evaluate import evaluate_model
 from experiments.rl.train import train_agent
 
@@ -71,7 +72,7 @@ def draw(curves: dict[str, Path], results: dict[str, Any], figure: Path) -> None
         ax.plot(t, y, marker="o", ms=3, color=colour, label=label)
     edge = results["classic"]["evaluation"]["house_edge"] * 100
     ax.axhline(0, color="black", lw=0.8)
-    ax.axhline(-edge, color="red", ls="--", lw=1, label=f"a fair table's expectation: {-edge:.2f}% (the house edge)")
+    ax.axhline(-edge, color="red", ls="--", lw=1, label=edge_label(edge / 100))
     ax.set_xlabel("timesteps (coups, all tables)")
     ax.set_ylabel("return per unit staked (%), greedy policy")
     ax.set_title(f"{results['algo']}: same settings and seed, fair vs rigged table (95% CI over sessions)")

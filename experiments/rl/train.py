@@ -33,6 +33,7 @@ from experiments.files import (
     pyplot,
     save_figure,
 )
+from experiments.plotting import edge_label
 from experiments.rl.config import RLConfig, algo_class, load_config, set_threads
 from experiments.rl.evaluate import evaluation_report, watch_sessions
 from experiments.rl.rig import Venue, parse_venue, sb3_env
@@ -305,7 +306,7 @@ def plot_curve(path: Path, rows: list[dict[str, float]], venue: Venue, algo: str
     top.fill_between(t, 100 * low, 100 * high, alpha=0.25, label="95% CI over sessions")
     top.plot(t, 100 * ratio, marker="o", ms=3, label="agent (greedy)")
     top.axhline(0, color="black", lw=0.8)
-    top.axhline(-100 * edge, color="red", ls="--", lw=1, label=f"-house edge ({-edge:.2%})")
+    top.axhline(-100 * edge, color="red", ls="--", lw=1, label=edge_label(edge))
     top.set_ylabel("return per unit staked (%)")
     title = f"{algo} on {venue.name}" + ("  [POSITIVE CONTROL: rigged table]" if venue.rig else "")
     top.set_title(title)

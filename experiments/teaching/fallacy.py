@@ -50,6 +50,7 @@ from rich.text import Text
 from experiments.console import out, progress_bar
 from experiments.errors import load_rules
 from experiments.files import atomic_write_json, pyplot, save_figure
+from experiments.plotting import edge_label
 from experiments.stats import binomial_quantile, ratio_estimate, wilson
 from strategies.registry import make_strategy
 from strategies.runner import play, session_seeds
@@ -411,7 +412,7 @@ def plot_systems(systems: dict[str, Any], path: Path) -> Path:
     lo = r - np.array([s["low"] for s in rows]) * 100
     hi = np.array([s["high"] for s in rows]) * 100 - r
     ax.errorbar(r, y, xerr=[lo, hi], fmt="o", capsize=4, color="#2c3e50")
-    ax.axvline(rows[0]["minus_edge"] * 100, color="#c0392b", ls="--", label=f"−house edge {rows[0]['minus_edge']:.2%}")
+    ax.axvline(rows[0]["minus_edge"] * 100, color="#c0392b", ls="--", label=edge_label(-rows[0]["minus_edge"]))
     ax.axvline(0, color="grey", lw=0.8)
     ax.set_yticks(y, [f"{system_label(s['spec'])}\n({s['spec']})" for s in rows])
     ax.invert_yaxis()

@@ -44,8 +44,9 @@ from trente_env.odds import first_coup, house_edges
 KNOWN_PLOTS = {
     "final_bankroll.png": "Final bankroll of each session, per system.",
     "trajectories.png": "The bankroll coup after coup: median, 50% and 90% bands.",
-    "ahead_vs_return.png": "Chance a session ends ahead against the return per unit staked: "
-    "systems trade frequent small wins for rare large losses, and all sit at −edge.",
+    "ahead_vs_return.png": "Each system's return per unit staked with its 95% interval, sorted, beside the "
+    "exact −edge, and on the same row the chance a session ends ahead and of ruin: systems trade frequent "
+    "small wins for rare large losses, and all sit at −edge.",
     "fallacy.png": "Frequencies after k wins in a row, with 95% intervals: a flat line.",
     "systems.png": "Following the streak, betting against it, or flat: the same return per unit staked.",
 }
@@ -134,7 +135,34 @@ def tournament_section(folder: Path) -> str:
             )
     elif (folder / "results.csv").exists():
         parts.append(_csv_table(folder / "results.csv"))
-    return "\n".join(parts)
+    parts.append(folder_files(folder))
+    return "\n".join(p for p in parts if p)
+
+
+def folder_files(folder: Path) -> str:
+    """The files the run left, with their sizes, as its manifest lists them ("" without a list)."""
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ""
+    files = manifest.get("files") if isinstance(manifest, dict) else None
+    sizes = manifest.get("sizes") if isinstance(manifest, dict) else None
+    if not isinstance(files, list) or not files:
+        return ""
+    sizes = sizes if isinstance(sizes, dict) else {}
+    listed = ", ".join(
+        f"{_e(name)} ({_bytes(sizes[name])})" if isinstance(sizes.get(name), int) else _e(name) for name in files
+    )
+    blocks = {True: "; block files kept", False: "; block files removed once complete"}.get(manifest.get("blocks_kept"))
+    return f'<p class="note">Files of the run: {listed}{blocks or ""}.</p>'
+
+
+def _bytes(n: int) -> str:
+    for unit in ("bytes", "kB", "MB"):
+        if n < 1000 or unit == "MB":
+            return f"{n:,} bytes" if unit == "bytes" else f"{n:,.1f} {unit}"
+        n /= 1000
+    raise AssertionError
 
 
 def _tournament_table(rows: list[tuple[str, Mapping[str, Any]]], edge: Any) -> str:

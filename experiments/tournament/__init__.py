@@ -69,7 +69,8 @@ command, files and plots included, about 10 s (``benchmarks/bench_tournament.py`
 * :mod:`.output`: the results files and the table on the terminal;
 * :mod:`.plots`: the three pictures.
 
-**The files it writes** (``manifest.json``, ``results.json``, ``results.csv``, ``sessions.csv``,
-``trajectories.csv``, the plots, ``blocks/``, ``.lock``) are described field by field in
+**The files it writes** (``manifest.json``, ``results.json``, ``results.csv``, ``sessions.parquet``
+or ``sessions.csv.gz``, ``trajectories.csv``, the plots, ``blocks/`` until the run is complete,
+``.lock``) are described field by field in
 ``docs/tournament-files.md``.
 """

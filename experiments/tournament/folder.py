@@ -100,7 +100,8 @@ def write_manifest(
     extra: Mapping[str, Any] | None = None,
 ) -> None:
     """Write ``OUT/manifest.json`` (atomically): the configuration, the run's identity, how many
-    tasks are done, whether the run is complete and the output files written so far."""
+    tasks are done, whether the run is complete, the output files written so far and their sizes
+    in bytes (``sizes``: every file but the manifest itself)."""
     manifest = {
         "schema": MANIFEST_SCHEMA,
         "command": "trente-lab tournament",
@@ -116,9 +117,17 @@ def write_manifest(
         "tasks_done": done,
         "tasks_total": total,
         "files": list(files),
+        "sizes": {name: _size(Path(out) / name) for name in files if name != "manifest.json"},
         **(extra or {}),
     }
     atomic_write_text(Path(out) / "manifest.json", json.dumps(manifest, indent=2, default=json_default) + "\n")
+
+
+def _size(path: Path) -> int | None:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None
 
 
 def read_manifest(folder: str | Path) -> dict[str, Any]:

@@ -1,10 +1,13 @@
-"""A tournament's results on disk and on the terminal: ``results.json``, ``results.csv``,
-``sessions.csv`` (streamed), ``trajectories.csv``, the plots, and the verdict table
-(``docs/tournament-files.md`` describes every field)."""
+"""A tournament's results on disk and on the terminal: ``results.json``, ``results.csv``, the
+per-session table (``sessions.parquet`` with the ``parquet`` extra, else ``sessions.csv.gz``),
+``trajectories.csv``, the plots, and the verdict table (``docs/tournament-files.md`` describes
+every field)."""
 
 from __future__ import annotations
 
 import csv
+import gzip
+import importlib.util
 import io
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -17,9 +20,17 @@ from rich.console import Console
 from rich.table import Table
 
 from experiments.console import out
+from experiments.errors import TournamentError
 from experiments.files import atomic_write, json_default
 from experiments.stats import Z95
+from experiments.tournament.checkpoints import BLOCK_ARRAYS
 from strategies.runner import SESSION_FIELDS
+
+#: The per-session table: Parquet when pyarrow is installed (the ``parquet`` extra), else CSV
+#: compressed with gzip (``docs/tournament-files.md`` compares their sizes and write times).
+PARQUET, CSV_GZ = "sessions.parquet", "sessions.csv.gz"
+#: The type of each column of the per-session table (``ahead``, ``ruined``, ``walked``: 0/1 in CSV).
+SESSION_TYPES = {k: BLOCK_ARRAYS[k] for k in SESSION_FIELDS}
 
 SUMMARY_COLUMNS = (
     "spec", "sessions", "return_per_unit", "ci_low", "ci_high", "se", "edge", "expected_return", "verdict",
@@ -43,26 +54,38 @@ def write_outputs(
     sessions: Mapping[str, Mapping[str, np.ndarray]],
     plots: bool = True,
     written: list[str] | None = None,
+    doing: Callable[[str], None] | None = None,
 ) -> list[str]:
-    """Write results.json/csv, sessions.csv, trajectories.csv and the plots, each atomically;
-    returns their names, and adds each to ``written`` as soon as it is whole."""
+    """Write results.json/csv, the per-session table (:func:`sessions_file`), trajectories.csv and
+    the plots, each atomically; returns their names, and adds each to ``written`` as soon as it is
+    whole. ``doing`` is told, before each file, what is being written (a status line)."""
     written = [] if written is None else written
+    doing = doing or (lambda _: None)
 
     def write(name: str, fill: Callable[[io.BufferedWriter], None]) -> None:
+        doing(f"writing {name}")
         atomic_write(out / name, fill)
         written.append(name)
 
     results = {k: v for k, v in document.items() if k not in RUN_KEYS}
     write("results.json", _text(json.dumps(results, indent=2, default=json_default) + "\n"))
     write("results.csv", _text(_csv([["strategy", *SUMMARY_COLUMNS]] + _summary_rows(document))))
-    write("sessions.csv", lambda f: _write_sessions_csv(f, sessions))
+    name = sessions_file()
+    write(name, lambda f: _write_sessions(f, sessions, name))
     bands = trajectory_bands(sessions)
     write("trajectories.csv", _text(_trajectories_csv(bands)))
     if plots:
+        doing("drawing the plots (loading matplotlib)")
         from experiments.tournament.plots import draw_all  # matplotlib, only to draw
 
-        written.extend(draw_all(out, document, sessions, bands))
+        draw_all(out, document, sessions, bands, written, doing)
     return written
+
+
+def sessions_file() -> str:
+    """The name of the per-session table this installation writes: :data:`PARQUET` when pyarrow is
+    installed, else :data:`CSV_GZ`."""
+    return PARQUET if importlib.util.find_spec("pyarrow") is not None else CSV_GZ
 
 
 def _text(text: str) -> Callable[[io.BufferedWriter], None]:
@@ -96,12 +119,42 @@ def _csv(rows: Iterable[Sequence[Any]]) -> str:
     return buffer.getvalue()
 
 
-#: Sessions per chunk of sessions.csv: the rows being written are held as Python values.
+#: Sessions per chunk of the CSV table: the rows being written are held as Python values.
 CSV_CHUNK = 65_536
 
 
-def _write_sessions_csv(f: io.BufferedWriter, sessions: Mapping[str, Mapping[str, np.ndarray]]) -> None:
-    """Stream the per-session table into ``f``, :data:`CSV_CHUNK` sessions of one strategy at a time."""
+def _write_sessions(f: io.BufferedWriter, sessions: Mapping[str, Mapping[str, np.ndarray]], name: str) -> None:
+    if name == PARQUET:
+        import pyarrow.parquet
+
+        pyarrow.parquet.write_table(_arrow_table(sessions), f, compression="zstd")
+    else:
+        with gzip.GzipFile(fileobj=f, mode="wb", compresslevel=1, mtime=0) as packed:  # mtime 0: same bytes
+            _write_sessions_csv(packed, sessions)
+
+
+def _arrow_table(sessions: Mapping[str, Mapping[str, np.ndarray]]) -> Any:
+    """Every session in one columnar table: ``strategy`` (dictionary-encoded), ``session`` and
+    :data:`SESSION_FIELDS`, each strategy's sessions in order, in line-up order."""
+    import pyarrow
+
+    labels = list(sessions)
+    sizes = [sessions[k]["net"].size for k in labels]
+    codes = np.repeat(np.arange(len(labels), dtype=np.int32), sizes)
+    columns = {
+        "strategy": pyarrow.DictionaryArray.from_arrays(codes, pyarrow.array(labels, pyarrow.string())),
+        "session": pyarrow.array(np.concatenate([np.arange(n, dtype=np.int64) for n in sizes])),
+    }
+    for name in SESSION_FIELDS:
+        columns[name] = pyarrow.array(
+            np.concatenate([np.asarray(sessions[k][name], dtype=SESSION_TYPES[name]) for k in labels])
+        )
+    return pyarrow.table(columns)
+
+
+def _write_sessions_csv(f: Any, sessions: Mapping[str, Mapping[str, np.ndarray]]) -> None:
+    """Stream the per-session table into the binary file ``f``, :data:`CSV_CHUNK` sessions of one
+    strategy at a time (money to 6 decimals, flags as 0/1)."""
     text = io.TextIOWrapper(f, encoding="utf-8", newline="", write_through=True)
     writer = csv.writer(text, lineterminator="\n")
     writer.writerow(["strategy", "session", *SESSION_FIELDS])
@@ -122,6 +175,45 @@ def _write_sessions_csv(f: io.BufferedWriter, sessions: Mapping[str, Mapping[str
     text.detach()
 
 
+def read_sessions(folder: str | Path) -> dict[str, dict[str, np.ndarray]]:
+    """The per-session table of the tournament in ``folder`` (Parquet or gzip-compressed CSV), per
+    strategy label in line-up order: :data:`SESSION_FIELDS` as arrays of :data:`SESSION_TYPES`, in
+    session order.
+
+    :raises TournamentError: no table, or one that cannot be read (Parquet without pyarrow).
+    """
+    folder = Path(folder)
+    if (folder / PARQUET).is_file():
+        try:
+            import pyarrow.parquet
+        except ImportError:
+            raise TournamentError(
+                f"{str(folder / PARQUET)!r} needs pyarrow to be read: pip install 'trente-lab[parquet]'"
+            ) from None
+        table = pyarrow.parquet.read_table(folder / PARQUET)
+        labels = table.column("strategy").to_numpy().astype(str)
+        columns = {name: table.column(name).to_numpy() for name in SESSION_FIELDS}
+    elif (folder / CSV_GZ).is_file():
+        with gzip.open(folder / CSV_GZ, "rt", encoding="utf-8", newline="") as f:
+            rows = list(csv.reader(f))
+        header, rows = rows[0], rows[1:]
+        if header != ["strategy", "session", *SESSION_FIELDS]:
+            raise TournamentError(f"{str(folder / CSV_GZ)!r} has the columns {', '.join(header)}")
+        labels = np.array([r[0] for r in rows], dtype=str)
+        data = list(zip(*(r[2:] for r in rows))) if rows else [()] * len(SESSION_FIELDS)
+        columns = {
+            name: np.array(values, dtype=np.float64).astype(SESSION_TYPES[name])
+            for name, values in zip(SESSION_FIELDS, data)
+        }
+    else:
+        raise TournamentError(f"no per-session table ({PARQUET} or {CSV_GZ}) in {str(folder)!r}")
+    order = list(dict.fromkeys(labels.tolist()))
+    return {
+        label: {name: np.asarray(columns[name][labels == label], dtype=SESSION_TYPES[name]) for name in SESSION_FIELDS}
+        for label in order
+    }
+
+
 def _trajectories_csv(bands: Mapping[str, Mapping[str, np.ndarray]]) -> str:
     rows: list[list[Any]] = [["strategy", "coup", "q05", "q25", "median", "q75", "q95", "mean"]]
     for label, b in bands.items():
@@ -130,13 +222,55 @@ def _trajectories_csv(bands: Mapping[str, Mapping[str, np.ndarray]]) -> str:
     return _csv(rows)
 
 
-def print_table(document: Mapping[str, Any], width: int = 150) -> None:
-    """The verdict table, sorted by P(session ahead), and the conclusion under it.
+#: The table's columns: (heading, justify, shown in the compact default). ``--wide`` shows them all.
+TABLE_COLUMNS = (
+    ("strategy", "left", True),
+    ("return/unit\n±95% CI", "right", True),
+    ("-edge", "right", False),
+    ("verdict", "left", True),
+    ("P\n(ahead)", "right", True),
+    ("P\n(ruin)", "right", True),
+    ("final\nmean", "right", False),
+    ("final\nmedian", "right", False),
+    ("mean\ncoups", "right", False),
+    ("staked/\nsession", "right", False),
+    ("max DD\n(mean)", "right", False),
+    ("losing\nrun", "right", False),
+    ("table-\nmax hits", "right", False),
+)
+#: The width of the table when stdout is not a terminal: 80 columns compact, 150 wide.
+TABLE_WIDTH = {False: 80, True: 150}
 
-    :param width: the table's width when stdout is not a terminal (a terminal uses its own).
-    """
+
+def table_cells(row: Mapping[str, Any]) -> list[str]:
+    """One system's cells, in the order of :data:`TABLE_COLUMNS`."""
+    if row["return_per_unit"] is None:
+        ret = "no stakes"
+    elif row["se"] is None:
+        ret = f"{row['return_per_unit']:+.2%}"
+    else:
+        ret = f"{row['return_per_unit']:+.2%} ±{Z95 * row['se']:.2%}"
+    return [
+        ret,
+        f"{-row['edge']:+.2%}" if row["total_staked"] else "",
+        row["verdict"],
+        f"{row['p_ahead']:.1%}",
+        f"{row['p_ruin']:.1%}",
+        f"{row['mean_final_bankroll']:,.1f}",
+        f"{row['median_final_bankroll']:,.0f}",
+        f"{row['mean_coups']:.0f}",
+        f"{row['mean_staked']:,.0f}",
+        f"{row['mean_max_drawdown']:,.0f}",
+        f"{row['longest_losing_run']}",
+        f"{row['table_max_hits']:,}",
+    ]
+
+
+def verdict_table(document: Mapping[str, Any], wide: bool = False) -> Table:
+    """The verdict table, sorted by P(session ahead): strategy, return per unit staked with its 95%
+    interval, verdict, P(ahead) and P(ruin); ``wide`` adds the exact edge, the final bankroll, the
+    coups, the stakes, the drawdown, the losing run and the table-maximum hits."""
     table = document["strategies"]
-    console = out if out.is_terminal else Console(width=width, highlight=False)
     view = Table(
         title=(
             f"{document['sessions']:,} sessions x up to {document['coups']:,} coups, bankroll "
@@ -150,50 +284,39 @@ def print_table(document: Mapping[str, Any], width: int = 150) -> None:
         pad_edge=False,
         collapse_padding=True,
     )
-    columns = (
-        ("strategy", "left"),
-        ("return per unit\nstaked ±95% CI", "right"),
-        ("-edge", "right"),
-        ("verdict", "left"),
-        ("P\n(ahead)", "right"),
-        ("P\n(ruin)", "right"),
-        ("final\nmean", "right"),
-        ("final\nmedian", "right"),
-        ("mean\ncoups", "right"),
-        ("staked/\nsession", "right"),
-        ("max DD\n(mean)", "right"),
-        ("losing\nrun", "right"),
-        ("table-\nmax hits", "right"),
-    )
-    for name, justify in columns:
+    shown = [i for i, (_, _, compact) in enumerate(TABLE_COLUMNS) if wide or compact]
+    for i in shown:
+        name, justify, _ = TABLE_COLUMNS[i]
         view.add_column(name, justify=justify, no_wrap=True)
     for label in document["order"]:
         r = table[label]
-        if r["return_per_unit"] is None:
-            ret = "no stakes"
-        elif r["se"] is None:
-            ret = f"{r['return_per_unit']:+.2%}"
-        else:
-            ret = f"{r['return_per_unit']:+.2%} ±{Z95 * r['se']:.2%}"
+        cells = [label, *table_cells(r)]
         alarm = r["consistent_with_edge"] is False or r["above_zero"]
-        view.add_row(
-            label,
-            ret,
-            f"{-r['edge']:+.2%}" if r["total_staked"] else "",
-            r["verdict"],
-            f"{r['p_ahead']:.1%}",
-            f"{r['p_ruin']:.1%}",
-            f"{r['mean_final_bankroll']:,.1f}",
-            f"{r['median_final_bankroll']:,.0f}",
-            f"{r['mean_coups']:.0f}",
-            f"{r['mean_staked']:,.0f}",
-            f"{r['mean_max_drawdown']:,.0f}",
-            f"{r['longest_losing_run']}",
-            f"{r['table_max_hits']:,}",
-            style="bold red" if alarm else None,
-        )
-    console.print(view)
+        view.add_row(*(cells[i] for i in shown), style="bold red" if alarm else None)
+    return view
+
+
+def print_table(document: Mapping[str, Any], wide: bool = False, console: Console | None = None) -> None:
+    """The verdict table (:func:`verdict_table`) and the conclusion under it, on ``console`` (default
+    stdout; when stdout is not a terminal, :data:`TABLE_WIDTH` columns wide)."""
+    if console is None:
+        console = out if out.is_terminal else Console(width=TABLE_WIDTH[wide], highlight=False)
+    console.print(verdict_table(document, wide))
     console.print(document["conclusion"])
 
 
-__all__ = ["CSV_CHUNK", "SUMMARY_COLUMNS", "print_table", "trajectory_bands", "write_outputs"]
+__all__ = [
+    "CSV_CHUNK",
+    "CSV_GZ",
+    "PARQUET",
+    "SESSION_TYPES",
+    "read_sessions",
+    "sessions_file",
+    "SUMMARY_COLUMNS",
+    "TABLE_COLUMNS",
+    "print_table",
+    "table_cells",
+    "trajectory_bands",
+    "verdict_table",
+    "write_outputs",
+]

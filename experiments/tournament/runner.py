@@ -10,6 +10,7 @@ import itertools
 import json
 import multiprocessing
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -23,7 +24,7 @@ import numba
 import numpy as np
 
 from experiments.backends import LOCAL, Backend, dask_client, run_on_dask
-from experiments.console import progress_bar
+from experiments.console import progress_bar, say, status
 from experiments.errors import TournamentError
 from experiments.tournament.checkpoints import (
     BLOCK_ARRAYS,
@@ -283,6 +284,7 @@ def run_tournament(
     max_tasks: int | None = None,
     resume: bool = False,
     backend: Backend = LOCAL,
+    keep_blocks: bool = False,
 ) -> dict[str, Any]:
     """Play a tournament, write its files to ``out`` and return the results document.
 
@@ -297,6 +299,8 @@ def run_tournament(
         Without it, ``out`` must not already hold another run's checkpoints.
     :param backend: where the tasks are played (:mod:`experiments.backends`); the files
         are the same to the byte on every backend.
+    :param keep_blocks: keep the block files (``OUT/blocks``) once the run is complete; by default
+        they are removed, since the per-session table holds every session's results.
     :raises TournamentError: bad input, a run too large for this machine (:func:`check_size`, before
         any work), or an output folder another run holds (:func:`claim_folder`).
     """
@@ -309,7 +313,7 @@ def run_tournament(
             old = read_manifest(out)
             if old["config"] != json.loads(json.dumps(config.as_dict())):
                 raise TournamentError(f"{str(out)!r} holds another tournament: choose a new --out, or --resume it")
-        return _play(config, out, workers, progress, plots, max_tasks, backend)
+        return _play(config, out, workers, progress, plots, max_tasks, backend, keep_blocks)
 
 
 #: Seconds between two updates of the manifest while tasks are being played.
@@ -324,12 +328,15 @@ def _play(
     plots: bool,
     max_tasks: int | None,
     backend: Backend = LOCAL,
+    keep_blocks: bool = False,
 ) -> dict[str, Any]:
-    """The run, in a folder this process holds: the tasks not yet saved, then every output file.
+    """The run, in a folder this process holds: the tasks not yet saved, then every output file,
+    then (unless ``keep_blocks``) the block files are removed.
 
     The manifest always tells the truth: at the start how many tasks are saved (and not complete),
     then at least once a second how many are done, then each output file once it is whole, and
-    ``complete`` only when every file is written. Ctrl-C at any point leaves it so.
+    ``complete`` only when every file is written, with the size of each file and whether the
+    blocks are kept. Ctrl-C at any point leaves it so (blocks are removed only after that).
     """
     identity = run_identity(config)
     blocks = Checkpoints(out, config, identity)
@@ -369,18 +376,24 @@ def _play(
     seconds = time.perf_counter() - start
     manifest(total)
     files: list[str] = []
-    try:
-        sessions = collect(config, out, identity)
-        document = summarize(config, sessions)
-        document["seconds"] = seconds
-        document["session_coups"] = work
-        document["session_coups_per_second"] = work / seconds if seconds > 0 else None
-        document["out"] = str(out)
-        write_outputs(out, document, sessions, plots, files)
-    except KeyboardInterrupt:
-        manifest(total, files=files)
-        raise TournamentInterrupted(out, total, total) from None
-    manifest(total, complete=True, files=["manifest.json", *files], seconds=seconds)
+    with status(progress) as doing:
+        try:
+            doing(f"reading the {config.n_blocks * len(config.specs):,} block files")
+            sessions = collect(config, out, identity)
+            doing("summing up: intervals, verdicts, risk")
+            document = summarize(config, sessions)
+            document["seconds"] = seconds
+            document["session_coups"] = work
+            document["session_coups_per_second"] = work / seconds if seconds > 0 else None
+            document["out"] = str(out)
+            write_outputs(out, document, sessions, plots, files, doing)
+        except KeyboardInterrupt:
+            manifest(total, files=files)
+            raise TournamentInterrupted(out, total, total) from None
+        manifest(total, complete=True, files=["manifest.json", *files], seconds=seconds, blocks_kept=keep_blocks)
+        if not keep_blocks:
+            doing("removing the block files (--keep-blocks keeps them)")
+            shutil.rmtree(out / "blocks", ignore_errors=True)
     return document
 
 
@@ -391,10 +404,14 @@ def resume_tournament(
     plots: bool = True,
     max_tasks: int | None = None,
     backend: Backend = LOCAL,
+    keep_blocks: bool = False,
 ) -> dict[str, Any]:
     """Finish the interrupted tournament in ``folder``: its manifest fixes the configuration
     (:func:`manifest_config`; the plugins and models it names are loaded, which runs their code),
-    its blocks that prove to be of this run are kept, every other one is played again."""
+    its blocks that prove to be of this run are kept, every other one is played again.
+
+    A complete run whose blocks were removed has nothing left to check or finish: it is said in
+    one line, and its ``results.json`` is returned as it stands (:func:`finished_document`)."""
     folder = Path(folder)
     if not (folder / "manifest.json").is_file():
         raise TournamentError(f"nothing to resume in {str(folder)!r}: no readable manifest.json")
@@ -402,8 +419,42 @@ def resume_tournament(
         raise TournamentError(f"workers must be a whole number >= 1, got {workers!r}")
     with claim_folder(folder):
         config = manifest_config(folder)
+        finished = finished_document(folder, config)
+        if finished is not None:
+            say(
+                f"{folder} is a complete run whose block files were removed: nothing to finish or re-check, its "
+                "results.json stands (to recompute it, run its configuration again with a new --out)"
+            )
+            return finished
         check_size(config, workers)
-        return _play(config, folder, workers, progress, plots, max_tasks, backend)
+        return _play(config, folder, workers, progress, plots, max_tasks, backend, keep_blocks)
+
+
+def finished_document(folder: Path, config: TournamentConfig) -> dict[str, Any] | None:
+    """The results document of the complete run of ``config`` in ``folder`` whose blocks were
+    removed; None when the run is not complete or its blocks are there (a resume then checks them).
+
+    :raises TournamentError: the manifest says complete but results.json is missing, or is not
+        this run's (another seed, sessions, coups or line-up).
+    """
+    manifest = read_manifest(folder)
+    if not manifest.get("complete") or (folder / "blocks").exists():
+        return None
+    path = folder / "results.json"
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raise TournamentError(
+            f"{str(folder)!r} says it is complete but has no readable results.json, and its blocks were removed: "
+            "run its configuration again with a new --out"
+        ) from None
+    mine = {"seed": config.seed, "sessions": config.sessions, "coups": config.coups, "order": set(config.strategies)}
+    theirs = {k: document.get(k) for k in ("seed", "sessions", "coups")} | {"order": set(document.get("order", ()))}
+    if mine != theirs:
+        raise TournamentError(f"{str(path)!r} is not the results of the run its manifest describes")
+    seconds = manifest.get("seconds")  # the run's own figures (RUN_KEYS), kept in its manifest
+    rate = document.get("session_coups") / seconds if isinstance(seconds, (int, float)) and seconds > 0 else None
+    return {**document, "seconds": seconds, "session_coups_per_second": rate, "out": str(folder)}
 
 
 #: Below this many session-coups a run is too short to pay for starting worker processes.
@@ -426,6 +477,7 @@ __all__ = [
     "check_size",
     "collect",
     "default_workers",
+    "finished_document",
     "memory_needed",
     "resume_tournament",
     "run_task",
