@@ -1,4 +1,6 @@
-"""Environment speed (SPEC 6): medians of repeated runs, and ratios against references run alongside.
+"""Environment speed (docs/rules.md#speed-is-measured-by-benchmarks).
+
+Medians of repeated runs, and ratios against references run alongside.
 
 * single env: steps/s of ``TrenteEtQuarante-v0`` against ``Blackjack-v1``, both through
   ``gymnasium.make``, stepped with random actions and reset at each episode end, the two measured

@@ -1,4 +1,5 @@
-"""RL training speed: steps per second of each algorithm on our env against CartPole-v1 (SPEC 6).
+"""RL training speed: steps per second of each algorithm on our env against CartPole-v1
+(docs/rules.md#speed-is-measured-by-benchmarks).
 
 Every algorithm trains with the hyper-parameters of ``experiments/configs/rl.toml`` and one torch
 thread, on ``n_envs`` tables of the native vector environment (``experiments.rl.rig.sb3_env``, the

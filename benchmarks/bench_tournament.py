@@ -1,4 +1,6 @@
-"""Tournament speed (issue 5, SPEC 6): session-coups per second and the wall time of the default run.
+"""Tournament speed (issue 5, docs/rules.md#speed-is-measured-by-benchmarks).
+
+Session-coups per second and the wall time of the default run.
 
 Measured, each as the median of ``--repeats`` runs unless said otherwise:
 

@@ -2,8 +2,9 @@
 verdicts, and the interval of a frequency (the fallacy table). The one home of trente-lab's
 estimators and of the normal quantile ``z`` behind every interval it prints.
 
-**Sessions are the independent units** (SPEC 5). Session ``i`` of a system stakes ``x_i`` in total
-and ends ``y_i`` up or down (net result, prisoners settled). The headline is the ratio of totals::
+**Sessions are the independent units** (docs/rules.md#sessions-are-the-independent-units). Session ``i``
+of a system stakes ``x_i`` in total and ends ``y_i`` up or down (net result, prisoners settled). The
+headline is the ratio of totals::
 
     R = sum(y) / sum(x)          (net result per unit staked)
 

@@ -1,4 +1,5 @@
-"""The invariants every coup must keep (SPEC 7), checked on arrays with one row per table.
+"""The invariants every coup must keep (docs/rules.md#invariants-of-every-coup),
+checked on arrays with one row per table.
 
 Shared by the fuzz tests of the single environment, the vector environment and the tournament loop.
 """

@@ -103,7 +103,7 @@ def test_cut_card_ends_the_shoe_after_the_coup_that_brings_it_out():
     assert (coups.start[new_shoe_starts] == 0).all()
     assert last[new_shoe_starts - 1].all()
     per_shoe = np.bincount(coups.shoe)[:-1]  # the last shoe is cut short by the coup count
-    assert 24 <= per_shoe.mean() <= 26  # SPEC 3: about 25 coups a shoe
+    assert 24 <= per_shoe.mean() <= 26  # docs/rules.md#reference-numbers: about 25 coups a shoe
 
 
 def test_burn_cards_are_skipped_after_every_shuffle():
@@ -121,7 +121,7 @@ def test_dealt_to_exhaustion_a_shoe_ends_on_a_void_coup_or_on_its_last_card():
     assert (result[~last] != Result.VOID).all() and (end[~last] < 312).all()
     assert (result[last] == Result.VOID).mean() > 0.9  # a coup rarely ends exactly on the last card
     complete = np.bincount(coups.shoe[result != Result.VOID])
-    assert 28.5 <= complete.mean() <= 30  # SPEC 3: about 29 coups dealt to exhaustion
+    assert 28.5 <= complete.mean() <= 30  # docs/rules.md#reference-numbers: about 29 coups dealt to exhaustion
 
 
 def test_negative_coup_count_is_refused():

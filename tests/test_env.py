@@ -142,7 +142,7 @@ def test_flat_observation_is_the_flattened_dict_observation() -> None:
 
 
 def test_rewards_sum_to_the_change_in_bankroll_and_prisoners_follow_the_rules() -> None:
-    """Random full actions, insurance included, under prison with a second prison (SPEC 2.3)."""
+    """Random full actions, insurance included, under prison with a second prison (docs/rules.md#en-prison)."""
     env = TrenteEtQuaranteEnv("second-prison", bankroll=5000, history=2)
     rng = np.random.default_rng(4)
     obs, _ = env.reset(seed=4)
@@ -190,7 +190,7 @@ def test_reward_per_unit_staked_agrees_with_the_exact_house_edge() -> None:
     amount, so it is the standard error of the mean of the per-table returns). Each unit's outcome
     has a standard deviation near 0.97, so the SE is about 0.001; we allow 4 SE. Prisoners still
     in prison when a session stops count as lost, a bias of about 0.022 * 0.5 / 500 = 2e-5.
-    The exact edges (SPEC 3): classic 1.1208%, partage 1.0946%; both differ from 0 by > 10 SE.
+    The exact edges (docs/rules.md#house-edges): classic 1.1208%, partage 1.0946%; both differ from 0 by > 10 SE.
     """
     for preset, edge, seed in (("classic", 0.011208, 1), ("partage", 0.010946, 2)):
         n, steps = 2000, 500

@@ -1,5 +1,5 @@
 """Property tests of the single environment: any rules, any action (legal, absurd or malformed), any
-session length; every coup keeps the money and the cards honest (SPEC 7).
+session length; every coup keeps the money and the cards honest (docs/rules.md#invariants-of-every-coup).
 
 Each example builds an environment from a random preset (with a random low table maximum, tiny or
 huge bankroll, target and time limit), observation form, action form and ``observe_shoe``, then

@@ -1,5 +1,6 @@
 """Property tests of the native vector environment: 1 to 100,000 tables, any rules, any actions, both
-autoreset modes; every coup of every table keeps the money and the cards honest (SPEC 7).
+autoreset modes; every coup of every table keeps the money and the cards honest
+(docs/rules.md#invariants-of-every-coup).
 
 ``test_any_actions_at_a_few_tables`` (60 examples, 1 to 300 tables, up to 25 steps) draws a preset
 (with a random low table maximum), a tiny bankroll, a target and a time limit, the observation and

@@ -1,5 +1,5 @@
-"""Exact odds: SPEC 3's reference numbers, an independent brute-force enumeration on small shoes,
-the prison recursions, and the simulator against the calculator."""
+"""Exact odds: the reference numbers of docs/rules.md#reference-numbers, an independent brute-force enumeration
+on small shoes, the prison recursions, and the simulator against the calculator."""
 
 from fractions import Fraction
 from functools import cache
@@ -23,14 +23,14 @@ from trente_env.odds import (
 )
 from trente_env.rules import PRESETS, get_rules
 
-SPEC_TOTALS_6 = [
+REFERENCE_TOTALS_6 = [
     .14805778, .13782622, .12757665, .11686505, .10615167, .09499245, .08385900, .07230246, .06080086, .05156787,
 ]  # fmt: skip
-SPEC_TOTALS_INFINITE = [0.14806, 0.13791, 0.12751, 0.11689, 0.10605, 0.09500, 0.08375, 0.07232, 0.06072, 0.05180]
+REFERENCE_TOTALS_INFINITE = [0.14806, 0.13791, 0.12751, 0.11689, 0.10605, 0.09500, 0.08375, 0.07232, 0.06072, 0.05180]
 
 
 def check_spec_six_decks(odds: CoupOdds) -> None:
-    assert np.abs(odds.p_total - SPEC_TOTALS_6).max() < 1e-7
+    assert np.abs(odds.p_total - REFERENCE_TOTALS_6).max() < 1e-7
     assert abs(odds.p_refait - 0.02189137) < 1e-7
     assert abs(odds.p_apres - 0.08770754) < 1e-7
     assert abs(odds.p_noir - 0.44520054) < 1e-7
@@ -63,7 +63,7 @@ def test_cache_is_what_the_code_computes_for_every_deck_count():
 
 def test_infinite_deck_matches_spec():
     odds = infinite_odds()
-    assert np.abs(odds.p_total - SPEC_TOTALS_INFINITE).max() < 5e-6  # SPEC gives five decimals
+    assert np.abs(odds.p_total - REFERENCE_TOTALS_INFINITE).max() < 5e-6  # the reference gives five decimals
     assert abs(odds.p_refait - 0.0219220) < 5e-8
     assert abs(odds.p_apres - 0.0878254) < 5e-8
     assert abs(odds.p_noir - 0.4451263) < 5e-8
@@ -143,14 +143,14 @@ def test_shoe_composition_is_validated():
 
 # -- house edges ---------------------------------------------------------------------------------
 
-SPEC_EDGES = {  # SPEC 3, 6 decks, first-coup probabilities, given to 1e-6
+REFERENCE_EDGES = {  # docs/rules.md#house-edges, 6 decks, first-coup probabilities, given to 1e-6
     "partage": 0.010946,
     "classic": 0.011208,
     "second-prison": 0.011082,
 }
 
 
-@pytest.mark.parametrize(("preset", "edge"), SPEC_EDGES.items())
+@pytest.mark.parametrize(("preset", "edge"), REFERENCE_EDGES.items())
 def test_house_edges_match_spec(preset, edge):
     edges = house_edges(get_rules(preset))
     for box in ("noir", "rouge", "couleur", "inverse"):
@@ -166,7 +166,7 @@ def test_prison_that_stays_is_worth_half_and_matches_partage():
 def test_insured_stake_loses_the_premium_and_insurance_itself_is_favourable():
     edges = house_edges(get_rules("partage"))
     assert abs(edges.insured - 0.0100) < 1e-9
-    # the premium buys back half the stake on a refait: about +9.5% of the premium (SPEC 2.4)
+    # the premium buys back half the stake on a refait: about +9.5% of the premium (docs/rules.md#insurance)
     gain = first_coup(6).p_refait * 0.5 / 0.01 - 1
     assert abs(gain - 0.0946) < 5e-4
     assert house_edges(get_rules("family")).insured is None
@@ -229,7 +229,7 @@ def test_first_coups_dealt_match_the_exact_distribution(preset):
 
 
 def test_whole_shoes_keep_the_refait_rate():
-    # SPEC 3: over whole shoes to a cut card 52 from the end the refait rate stays about 2.19%.
+    # docs/rules.md#reference-numbers: over whole shoes to a cut card 52 from the end the refait rate stays about 2.19%.
     # Coups of one shoe are weakly dependent; 4 standard errors of independent coups leave room.
     n = 2_000_000
     coups = deal_coups(get_rules(), n, 5)

@@ -1,4 +1,5 @@
-"""Rule sets: every preset of SPEC 2.6 means what the table says, and impossible values are refused."""
+"""Rule sets: every preset of docs/rules.md#rule-presets means what the table says, and impossible values are
+refused."""
 
 import pytest
 

@@ -1,4 +1,5 @@
-"""Settlement: every path of SPEC 2.3-2.4, the chips conserved, and one source for both speeds."""
+"""Settlement: every path of docs/rules.md#ties and docs/rules.md#insurance, the chips conserved, and one
+source for both speeds."""
 
 import numpy as np
 import pytest

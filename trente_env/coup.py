@@ -1,4 +1,4 @@
-"""The outcome of a coup: who wins, Couleur or Inverse, après, refait (SPEC 2.2-2.3).
+"""The outcome of a coup: who wins, Couleur or Inverse, après, refait (docs/rules.md#a-coup, docs/rules.md#ties).
 
 A row is dealt card by card while its total is at most :data:`ROW_LIMIT`, so it ends on 31..40; the
 lower row wins, equal rows are an après, or the refait on :data:`REFAIT_TOTAL`. The result codes are

@@ -67,7 +67,8 @@ def make_legal(
     table_min: float,
     table_max: float,
 ) -> tuple[float, bool]:
-    """The stake a box really takes, and whether it is insured (SPEC 2.5, 7).
+    """The stake a box really takes, and whether it is insured (docs/rules.md#the-table,
+    docs/rules.md#invariants-of-every-coup).
 
     A negative, NaN or closed-box stake is 0; a stake over the table maximum is cut to the maximum;
     a stake whose cost (with its premium, :func:`~trente_env.settle.paid`) is over ``avail``, the

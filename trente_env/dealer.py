@@ -8,7 +8,9 @@ Drawing the card choices inside the compiled kernel lets the bulk dealer shuffle
 core at once. So a :class:`Shoe` and :func:`deal_coups` given the same seed deal the same coups,
 card for card.
 
-The shoe (SPEC 2.1): after the shuffle ``burn`` cards are discarded; a cut card lies ``cut_card``
+The shoe (docs/rules.md#cards-and-the-shoe).
+
+After the shuffle ``burn`` cards are discarded; a cut card lies ``cut_card``
 cards from the end. The coup during which the cut card comes out (the coup that deals the card at
 position ``n_cards - cut_card`` or beyond) is completed, then the shoe is reshuffled. A coup that
 cannot be completed because the shoe runs out is void, and the shoe is reshuffled after it (as it

@@ -39,7 +39,7 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
 
     The shoe (6 decks by default) is shuffled, dealt coup after coup until the cut card comes out,
     then shuffled again. No betting system changes the odds: every stake loses about 1.1% of itself
-    on average (see SPEC section 3 for the exact edge of each rule set).
+    on average (see docs/rules.md#house-edges for the exact edge of each rule set).
 
     ## Action Space
 

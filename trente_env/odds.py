@@ -16,7 +16,7 @@ few seconds; the results for full shoes of 1..8 decks are cached in ``data/first
 test regenerates them from this code. The infinite deck is a small Markov chain.
 
 The house edge of a box follows from the distribution of (Noir total, Rouge total), with the prison
-recursions of SPEC 2.3 solved in closed form; see :func:`house_edges`.
+recursions of docs/rules.md#en-prison solved in closed form; see :func:`house_edges`.
 """
 
 from __future__ import annotations
@@ -275,7 +275,7 @@ def prisoner_value(win: float, lose: float, refait: float, rules: RuleSet) -> fl
 
 def house_edges(rules: RuleSet, odds: CoupOdds | None = None) -> HouseEdge:
     """The house edge of every box under ``rules``, from ``odds`` (default: the first coup of a
-    full shoe of ``rules.decks`` packs; the convention of SPEC 3).
+    full shoe of ``rules.decks`` packs; the convention of docs/rules.md#reference-numbers).
 
     A box's edge is ``lose - win + refait * (1 - V)``, where ``V`` is what a stake caught by the
     refait is worth per unit: 1/2 for half, the prisoner's value for prison, the better of the two

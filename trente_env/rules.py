@@ -1,4 +1,4 @@
-"""Rule sets: every house rule of the game as one immutable, validated value (SPEC 2.6)."""
+"""Rule sets: every house rule of the game as one immutable, validated value (docs/rules.md#rule-presets)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Settlement: what a coup's result does to the stakes on the four boxes (SPEC 2.3-2.4).
+"""Settlement: what a coup's result does to the stakes on the four boxes (docs/rules.md#ties, docs/rules.md#insurance).
 
 The rules for one box live in :func:`settle_box`, plain Python on plain numbers. The same source is
 compiled with numba for whole batches of tables (:func:`settle`), so the single environment, the

@@ -191,8 +191,9 @@ def stake_noise(square_stakes: float, staked: float, venue: Venue) -> float:
 
     A coup's result less its exact expectation is a martingale difference: uncorrelated with every
     other coup's, even when a system sizes its stakes from the past, so their variances add. A stake
-    decided on its coup (Noir or Rouge won: probability ``P(decided)``, first coup, SPEC 3) moves the
-    bankroll by the whole stake, so the net result of the run varies by at least
+    decided on its coup (Noir or Rouge won: probability ``P(decided)``, first coup,
+    docs/rules.md#reference-numbers) moves the bankroll by the whole stake, so the net result of the run
+    varies by at least
     ``sqrt(P(decided) * sum(stake^2))`` units; divided by the units staked. The ratio estimate's own
     standard error measures the same spread from the differences between sessions, and a handful of
     sessions can show almost none of it: a martingale that won each of four short sessions looks

@@ -175,7 +175,8 @@ def expected_return(
     """What exact odds expect per unit staked for these stakes at ``venue``: minus the stake-weighted
     edge (:func:`trente_env.odds.stake_weighted_edge`, the tournament's), plus, on the positive
     control, the rig's bonus on the ``rigged_staked`` Noir units placed right after a Noir win
-    (``P(Noir) * (payout - 1)`` each, first-coup probabilities, SPEC 3). 0 when nothing was staked.
+    (``P(Noir) * (payout - 1)`` each, first-coup probabilities,
+    docs/rules.md#reference-numbers). 0 when nothing was staked.
 
     :param box_stakes: (2, 4) uninsured and insured units staked per box.
     :param to_prison: under the choice rule, what the player does on a refait (None: the better choice).

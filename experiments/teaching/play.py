@@ -295,7 +295,8 @@ class Game:
         self._tell(stakes, back - freed, premiums, freed, prisoners_lost, result)
         player.last_stakes, player.last_insured = stakes, insured
         if result in (Result.APRES, Result.VOID) and stakes.any():
-            # après: the stakes stay where they are for the next coup (SPEC 2.3); a void coup too
+            # après: the stakes stay where they are for the next coup (docs/rules.md#equal-rows-on-32-to-40);
+            # a void coup too
             player.stakes = stakes.copy()
             if self._cost(stakes, insured) > player.bankroll:
                 player.stakes[:] = 0
