@@ -1,6 +1,6 @@
 """The odds of the next coup from the unseen cards: an independent brute-force enumeration in exact
-fractions, SPEC 3 and today's first-coup odds, the symmetry of the rows, the nodes and the stated
-error of the fast paths, and bad input."""
+fractions, the reference numbers (docs/rules.md#reference-numbers) and today's first-coup odds, the
+symmetry of the rows, the nodes and the stated error of the fast paths, and bad input."""
 
 from fractions import Fraction
 from functools import cache
@@ -128,7 +128,7 @@ def test_brute_force_on_a_lopsided_shoe_where_couleur_differs_from_inverse():
     assert odds.p_void == pytest.approx(float(expected["void"]), abs=1e-13)
 
 
-# -- SPEC 3 and today's odds ---------------------------------------------------------------------
+# -- the reference numbers (docs/rules.md#reference-numbers) and today's odds -------------------
 
 
 @pytest.fixture(scope="module")

@@ -108,11 +108,6 @@ def teaching_commands() -> list[str]:
 
 
 @pytest.mark.slow  # the README gives no small sizes: two million coups for the fallacy table
-@pytest.mark.xfail(
-    strict=True,
-    reason="README: `trente-lab report results/tournament` needs a tournament in results/tournament, which no "
-    "command of the sequence (nor the quick start, which writes under runs/) makes: one line, exit 2",
-)
 def test_the_readme_teaching_sequence_runs_as_written(tmp_path):
     commands = teaching_commands()
     assert len(commands) >= 3 and all(c.startswith("trente-lab ") for c in commands), commands

@@ -60,7 +60,8 @@ EV, EV_INSURED, PRISONER = range(3)  #: columns of the (4, 3) table of :func:`bo
 
 def fresh_prisoner(rules: RuleSet) -> tuple[float, float]:
     """What a stake in first and in second prison is worth, per unit, when the next coup comes from
-    a freshly shuffled full shoe (SPEC 3's first-coup odds; later coups taken alike)."""
+    a freshly shuffled full shoe (the first-coup odds of docs/rules.md#reference-numbers; later
+    coups taken alike)."""
     odds = first_coup(rules.decks)
     win, apres = odds.p_noir, odds.p_apres
     first = prisoner_value(win, odds.p_rouge, odds.p_refait, rules)
