@@ -45,7 +45,8 @@ def test_bash_completion_completes_commands_and_options(words: str, offered: lis
 
 def test_the_completion_script_is_shown_for_bash() -> None:
     code = "import sys; from experiments.cli import app; sys.argv[0] = 'trente-lab'; app()"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # the shell is named rather than detected from the parent process (pytest's may be none)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"}
     result = subprocess.run(
         [sys.executable, "-c", code, "--show-completion", "bash"], env=env, capture_output=True, text=True, timeout=120
     )
