@@ -109,7 +109,9 @@ def test_any_action_keeps_the_money_and_the_cards_honest(setup: dict, seed: int,
             shoe = obs["shoe"] if setup["observation"] == "dict" else None
             if shoe is not None:
                 assert np.array_equal(shoe, full - seen)
-                left = rules.n_cards - rules.burn - (int(cards.counts[0].sum()) if not info["reshuffle"] else 0)
+                # the dead cards are never dealt, so never left to deal (docs/rules.md#cards-and-the-shoe)
+                dealable = rules.n_cards - rules.dead_cards - rules.burn
+                left = dealable - (int(cards.counts[0].sum()) if not info["reshuffle"] else 0)
                 assert obs["cards_left"][0] == left
         if info["reshuffle"]:
             cards.new_shoe(0)
