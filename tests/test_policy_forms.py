@@ -3,6 +3,8 @@ the bets the discrete form can express, and documented rounding otherwise."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -65,7 +67,9 @@ def test_sb3_evaluate_policy_scores_a_system_on_the_env_agents_train_on() -> Non
     # the form `trente-lab train` uses: discrete actions, flat observations, SB3's VecEnv
     venv = sb3_env(parse_venue("classic"), 4, seed=0, action_form="discrete", observation="flat")
     flat = in_form(make_strategy("flat"), venv)
-    rewards, lengths = evaluate_policy(flat, venv, n_eval_episodes=4, return_episode_rewards=True, warn=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "not wrapped with a Monitor" warning: the env records its sessions
+        rewards, lengths = evaluate_policy(flat, venv, n_eval_episodes=4, return_episode_rewards=True)
     assert len(rewards) == 4 and all(n > 0 for n in lengths)
     # one unit on Noir a coup: an episode's reward is a whole or half number of units per coup at most
     assert all(abs(r) <= n for r, n in zip(rewards, lengths))

@@ -38,18 +38,12 @@ INFINITE_P = np.array([1] * 9 + [4]) / 13  #: probability of each value 1..10 fr
 CACHE = Path(__file__).with_name("data") / "first_coup.json"
 
 
-@dataclass(frozen=True)
-class CoupOdds:
-    """The distribution of a coup's outcome.
+class RowOdds:
+    """What the joint distribution of the two rows' totals says: ``pair[i, j]`` is P(Noir ends on
+    31+i and Rouge on 31+j). The base of every odds class (:class:`CoupOdds`, the card counter's
+    ``ShoeOdds``), so each reads the boxes off ``pair`` the same way."""
 
-    ``pair[i, j]`` is P(Noir ends on 31+i and Rouge on 31+j); ``p_void`` is the chance the shoe runs
-    out before the coup is complete (0 for a full shoe).
-    """
-
-    p_total: np.ndarray  #: distribution of the Noir row's final total, 31..40
-    pair: np.ndarray  #: joint distribution of (Noir total, Rouge total), 10 x 10
-    p_void: float
-    cards_per_coup: float  #: expected cards dealt in a complete coup
+    pair: np.ndarray
 
     @property
     def p_refait(self) -> float:
@@ -67,6 +61,20 @@ class CoupOdds:
     @property
     def p_rouge(self) -> float:
         return float(np.tril(self.pair, -1).sum())
+
+
+@dataclass(frozen=True)
+class CoupOdds(RowOdds):
+    """The distribution of a coup's outcome.
+
+    ``pair[i, j]`` is P(Noir ends on 31+i and Rouge on 31+j); ``p_void`` is the chance the shoe runs
+    out before the coup is complete (0 for a full shoe).
+    """
+
+    p_total: np.ndarray  #: distribution of the Noir row's final total, 31..40
+    pair: np.ndarray  #: joint distribution of (Noir total, Rouge total), 10 x 10
+    p_void: float
+    cards_per_coup: float  #: expected cards dealt in a complete coup
 
     @property
     def p_couleur(self) -> float:

@@ -141,14 +141,19 @@ def vector_env(venue: Venue, num_envs: int, **kwargs: Any) -> TrenteEtQuaranteVe
 
 
 def sb3_env(venue: Venue, num_envs: int, seed: int, reward_scale: float = 1.0, **kwargs: Any):
-    """A stable-baselines3 ``VecEnv`` of ``num_envs`` tables, rewards multiplied by ``reward_scale``."""
-    from stable_baselines3.common.vec_env import VecEnvWrapper  # the rl extra: only to train an agent
+    """A stable-baselines3 ``VecEnv`` of ``num_envs`` tables, rewards multiplied by ``reward_scale``.
+
+    Its sessions are recorded by SB3's ``VecMonitor`` (in units, before the scaling), so that SB3's
+    ``evaluate_policy`` and its training logs read each session's return and length.
+    """
+    from stable_baselines3.common.vec_env import VecEnvWrapper, VecMonitor  # the rl extra: only to train
 
     from trente_env.wrappers import TrenteVecEnv  # built on stable-baselines3's VecEnv
 
     kwargs.setdefault("max_episode_steps", MAX_EPISODE_STEPS)
     venv = TrenteVecEnv(vector_env(venue, num_envs, autoreset_mode=AutoresetMode.SAME_STEP, **kwargs))
     venv.seed(seed)
+    venv = VecMonitor(venv)
     if reward_scale == 1.0:
         return venv
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from trente_env.cards import CARD_VALUE
 from trente_env.coup import ROW_LIMIT
+from trente_env.odds import RowOdds
 
 N_VALUES = 10  #: card values 1..10 (court cards count 10)
 #: The largest total of the cards of a coup before its last card: a Noir row (at most 40) and 30.
@@ -64,7 +65,7 @@ def full_counts(decks: int) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class ShoeOdds:
+class ShoeOdds(RowOdds):
     """The odds of the next coup from a remaining shoe.
 
     ``pair[i, j]`` is P(Noir ends on 31+i and Rouge on 31+j); ``first_edge[v-1]`` is P(the coup's
@@ -87,22 +88,6 @@ class ShoeOdds:
     def p_total(self) -> np.ndarray:
         """P(the coup is complete and the Noir row ends on 31..40); the Rouge row's is the same."""
         return self.pair.sum(1)
-
-    @property
-    def p_refait(self) -> float:
-        return float(self.pair[0, 0])
-
-    @property
-    def p_apres(self) -> float:
-        return float(np.trace(self.pair) - self.pair[0, 0])
-
-    @property
-    def p_noir(self) -> float:
-        return float(np.triu(self.pair, 1).sum())
-
-    @property
-    def p_rouge(self) -> float:
-        return float(np.tril(self.pair, -1).sum())
 
     @property
     def couleur_edge(self) -> float:
