@@ -44,7 +44,7 @@ import numpy as np
 
 from strategies.policy import Policy
 from strategies.sessions import SETTLE_LIMIT, is_compiled, play_compiled
-from trente_env.codes import no_actions
+from trente_env.codes import NOIR, Result, no_actions
 from trente_env.rules import RuleSet
 
 #: The per-session results of :func:`play`, one array each (one entry per session).
@@ -123,13 +123,15 @@ def play(
     :param coups: coups per session at most.
     :param seeds: one table seed per session (:func:`session_seeds`).
     :param keep: record the bankroll after every coup of the first ``keep`` sessions.
-    :param env_factory: the tables to play on (default: the native vector env).
+    :param env_factory: the tables to play on (default: the native vector env; the rules, rigged or
+        not, are the engine's).
     :param observer: called after every coup with a :class:`CoupView` (each policy's sessions in
         turn; it sends play to the vector env).
     :param threads: threads of the compiled loop (the numbers do not depend on it).
     :return: per policy, the :data:`SESSION_FIELDS` arrays, ``box_stakes`` ((2, 4): uninsured and
-        insured new stakes per box, summed over sessions) and ``trajectories`` ((keep, coups + 1)
-        float32; a finished session keeps its final bankroll).
+        insured new stakes per box, summed over sessions), ``rig_staked`` (the Noir units staked right
+        after a coup won by Noir, summed: what a rigged table pays differently) and ``trajectories``
+        ((keep, coups + 1) float32; a finished session keeps its final bankroll).
     """
     if env_factory is None and observer is None and policies and all(is_compiled(p) for p in policies):
         return play_compiled(policies, rules, bankroll, coups, seeds, keep, threads)
@@ -168,6 +170,7 @@ def play_on_env(
     state = None
     net = np.zeros(n)
     box_total = np.zeros((n, 4))  # new stakes per session and box
+    rig_staked = 0.0  # Noir units staked right after a coup won by Noir (what a rigged table pays differently)
     box_insured = np.zeros(4)  # of which insured, summed over sessions
     peak = np.full(n, float(bankroll))
     drawdown = np.zeros(n)
@@ -200,7 +203,7 @@ def play_on_env(
             active[:] = False
             actions = no_actions(n)
         playing = active.copy() if observer is not None else active
-        before = venv.tables.results[:, 0].copy() if observer is not None else None
+        before = venv.tables.results[:, 0].copy()  # the previous coup: a rigged table pays Noir by it
         played += active
         obs, reward, terminated, _, info = venv.step(actions)
         # rows of finished sessions (or of a table restarting after ruin) carry stale values
@@ -208,6 +211,7 @@ def play_on_env(
         stakes = info["stakes"]
         stakes *= counting[:, None]
         box_total += stakes
+        rig_staked += float(stakes[before == Result.NOIR, NOIR].sum())
         insured = info["insured"]
         if insured.any():
             box_insured += (stakes * insured).sum(axis=0)
@@ -249,6 +253,7 @@ def play_on_env(
         "table_max_hits": table_hits,
         "bankroll_hits": bank_hits,
         "box_stakes": np.stack([uninsured, box_insured]),
+        "rig_staked": np.float64(rig_staked),
         "trajectories": trajectories,
     }
 

@@ -32,7 +32,7 @@ import numpy as np
 from strategies import kernel
 from strategies.kernel import Kind
 from trente_env import jit
-from trente_env.codes import ACTION_WIDTH, NO_COUP, PRISON_SIZE, UNDECIDED, scoreboard_couleur
+from trente_env.codes import ACTION_WIDTH, NO_COUP, PRISON_SIZE, UNDECIDED, Result, scoreboard_couleur
 from trente_env.croupier import bet_and_settle, is_free, next_coup, table_rules
 from trente_env.rules import MAX_MONEY, RuleSet
 
@@ -70,6 +70,7 @@ class SessionTotals(NamedTuple):
     table_max_hits: np.ndarray
     bankroll_hits: np.ndarray
     box_stakes: np.ndarray  #: (systems, sessions, 2, 4): uninsured and insured new stakes per box
+    rig_staked: np.ndarray  #: (systems, sessions): Noir units staked right after a coup won by Noir
     trajectories: np.ndarray  #: (systems, keep, coups + 1) float32
 
 
@@ -106,6 +107,7 @@ def _play_block(systems, rules, plan, rows, seeds, out, short):  # fmt: skip
             f = floats[j]
             out.staked[j, r] = 0.0
             out.box_stakes[j, r] = 0.0
+            out.rig_staked[j, r] = 0.0
             state[:] = 0
             state[kernel.BOX] = -1
             state[kernel.JAIL_BOX] = -1
@@ -171,13 +173,13 @@ def _play_block(systems, rules, plan, rows, seeds, out, short):  # fmt: skip
                 couleur = couleurs[c]
                 before = money_in_hand
                 money_in_hand, _ = bet_and_settle(
-                    action, before, prison, result, couleur, rules.n_boxes, rules.insurance, rules.table_min,
-                    rules.table_max, rules.refait, rules.second_refait, rules.spares_couleur, rules.rate, placed,
-                    insured, back,
-                )  # fmt: skip
+                    action, before, prison, result, couleur, last_result, rules, placed, insured, back
+                )
                 for b in range(4):
                     out.box_stakes[j, r, 1 if insured[b] else 0, b] += placed[b]
                     out.staked[j, r] += placed[b]
+                if last_result == Result.NOIR:  # what a rigged table pays differently
+                    out.rig_staked[j, r] += placed[0]
                 gain = money_in_hand - before
                 gained += gain
                 money = gained + bankroll
@@ -290,6 +292,7 @@ def play_compiled(
         table_max_hits=np.zeros((n_systems, n), dtype=np.int64),
         bankroll_hits=np.zeros((n_systems, n), dtype=np.int64),
         box_stakes=np.zeros((n_systems, n, 2, 4)),
+        rig_staked=np.zeros((n_systems, n)),
         trajectories=np.full((n_systems, keep, coups + 1), bankroll, dtype=np.float32),
     )
     table = table_rules(rules)
@@ -310,13 +313,15 @@ def play_compiled(
         else:
             _play_block(systems, table, plan, todo, first_shuffles, out, short)
         todo, shuffles = todo[short], shuffles * 4
-    per_session = {key: value for key, value in out._asdict().items() if key not in ("box_stakes", "trajectories")}
+    totals = ("box_stakes", "rig_staked", "trajectories")
+    per_session = {key: value for key, value in out._asdict().items() if key not in totals}
     return [
         {
             **{key: value[j] for key, value in per_session.items()},
             "ahead": out.net[j] > 0,
             "ruined": out.final_bankroll[j] < rules.table_min,
             "box_stakes": out.box_stakes[j].sum(axis=0),
+            "rig_staked": out.rig_staked[j].sum(),  # a float64 scalar, as box_stakes is an array
             "trajectories": out.trajectories[j],
         }
         for j in range(n_systems)

@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from trente_env.cards import CARD_VALUE
+from trente_env.codes import NO_COUP
 from trente_env.rules import RuleSet
-from trente_env.settle import rule_codes, settle, settle_box
+from trente_env.settle import noir_payout, rule_codes, settle, settle_box
 
 
 def check_coup(
@@ -26,6 +27,7 @@ def check_coup(
     result: np.ndarray,
     couleur: np.ndarray,
     exact: np.ndarray | None = None,
+    last: np.ndarray | None = None,
 ) -> None:
     """One coup on ``n`` tables kept every rule of the money.
 
@@ -36,6 +38,8 @@ def check_coup(
     :param result: (n,) Result codes; ``couleur``: (n,) the scoreboard's code (0 Couleur won).
     :param exact: where ``after`` and ``prison_after`` are the table's own float64 values (elsewhere they
         come from a float32 observation and are compared within its precision).
+    :param last: (n,) the result code of the previous coup at each table (what a rigged table pays
+        Noir by); default: no previous coup.
     """
     n = before.shape[0]
     exact = np.ones(n, dtype=np.bool_) if exact is None else exact
@@ -52,8 +56,9 @@ def check_coup(
         assert (left >= 0).all()
     # settled by the rules (the numpy-facing settlement, its own compiled kernel)
     want = settle(
-        rules, stakes, result, couleur == 0, insured=insured, prison=prison_before, to_prison=rows[:, 8:] > 0.5
-    )
+        rules, stakes, result, couleur == 0, insured=insured, prison=prison_before, to_prison=rows[:, 8:] > 0.5,
+        last=last,
+    )  # fmt: skip
     assert np.array_equal(back, want.back)
     assert np.array_equal(prison_after[exact], want.prison[exact])
     assert np.allclose(prison_after[~exact], want.prison[~exact], rtol=1e-6)
@@ -70,15 +75,20 @@ def check_coup(
     assert (after >= 0).all()
 
 
-def check_settle_box_in_python(rules: RuleSet, rows: np.ndarray, stakes, insured, prison_before, back, result, couleur):
-    """The compiled settlement of a few tables equals the rule run as plain Python (:func:`settle_box`)."""
+def check_settle_box_in_python(
+    rules: RuleSet, rows: np.ndarray, stakes, insured, prison_before, back, result, couleur, last=None
+):
+    """The compiled settlement of a few tables equals the rule run as plain Python (:func:`settle_box`,
+    :func:`noir_payout` with ``last``, the previous coups' result codes; default: none)."""
     refait, second, spares, rate = rule_codes(rules)
+    last = np.full(len(stakes), NO_COUP) if last is None else np.asarray(last)
     for i in range(min(len(stakes), 4)):
+        noir_pays = noir_payout(int(last[i]), rules.noir_after_noir, rules.noir_otherwise)
         for b in range(4):
             out = settle_box(
                 b, float(stakes[i, b]), bool(insured[i, b]), float(prison_before[i, b, 0]),
                 float(prison_before[i, b, 1]), bool(rows[i, 8 + b] > 0.5), int(result[i]), bool(couleur[i] == 0),
-                refait, second, spares, rate,
+                refait, second, spares, rate, noir_pays if b == 0 else 1.0,
             )  # fmt: skip
             assert out[0] == back[i, b]
 

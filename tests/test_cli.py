@@ -93,7 +93,10 @@ def test_deal_shows_the_croupiers_layout_and_json():
 
 def test_presets_lists_every_preset():
     doc = run_json("presets")
-    assert set(doc) == set(PRESETS)
+    assert set(doc) == set(PRESETS) | {f"rigged-{name}" for name in PRESETS}
+    assert not any(doc[name]["positive_control"] for name in PRESETS)
+    assert doc["rigged-classic"]["positive_control"] and "POSITIVE CONTROL" in doc["rigged-classic"]["note"]
+    assert doc["rigged-classic"]["options"]["noir_after_noir"] == 1.5
     assert doc["family"]["options"]["decks"] == 2
     assert "lenient-couleur" in run("presets").stdout
 

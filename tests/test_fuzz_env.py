@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import trente_env  # noqa: F401  (registers the environments)
 from trente_env.cards import CARD_BLACK, CARD_VALUE, composition
-from trente_env.rules import MAX_MONEY, PRESETS, get_rules
+from trente_env.rules import MAX_MONEY, PRESETS, RIGGED_PRESETS, get_rules
 
 WEIRD = (np.nan, np.inf, -np.inf, -1.0, -1e300, 0.5, 1e300, 2.0**63, 37.5)
 FLAGS = (0.0, 1.0, 0.7, 0.2, np.nan, -1.0, 2.0)
@@ -28,7 +28,7 @@ MALFORMED = (np.zeros(11), np.zeros((2, 12)), np.zeros((3, 4)), np.array(["a"] *
 
 @st.composite
 def setups(draw: st.DrawFn) -> dict:
-    preset = draw(st.sampled_from(list(PRESETS)))
+    preset = draw(st.sampled_from([*PRESETS, *RIGGED_PRESETS]))
     table_max = draw(st.one_of(st.none(), st.integers(1, 60)))
     rules = get_rules(preset) if table_max is None else get_rules(preset, table_max=float(table_max))
     bankroll = draw(st.one_of(st.integers(1, 20_000).map(lambda c: c / 100), st.sampled_from([1e6, float(MAX_MONEY)])))
@@ -77,6 +77,7 @@ def test_any_action_keeps_the_money_and_the_cards_honest(setup: dict, seed: int,
     for _ in range(steps):
         action, malformed = _action(data.draw, env, setup, rng)
         before, prison_before, coups = table.bankroll, table.prison, int(table._tables.coups[0])
+        last = table._tables.results[:, 0].copy()  # the previous coup: what a rigged table pays Noir by
         if malformed:
             with pytest.raises(ValueError):
                 env.step(action)
@@ -88,11 +89,11 @@ def test_any_action_keeps_the_money_and_the_cards_honest(setup: dict, seed: int,
         one = lambda x: np.asarray(x)[None]  # noqa: E731
         check_coup(
             rules, one(before), one(prison_before), rows, one(info["stakes"]), one(info["insured"]), one(info["back"]),
-            one(table.prison), one(table.bankroll), one(info["result"]), one(info["couleur"]),
+            one(table.prison), one(table.bankroll), one(info["result"]), one(info["couleur"]), last=last,
         )  # fmt: skip
         check_settle_box_in_python(
             rules, rows, one(info["stakes"]), one(info["insured"]), one(prison_before), one(info["back"]),
-            one(info["result"]), one(info["couleur"]),
+            one(info["result"]), one(info["couleur"]), last,
         )  # fmt: skip
         assert reward == table.bankroll - before
         # the cards: each dealt once per shuffle, rows adding up to their totals

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from strategies import make_strategy
 from strategies.runner import play_on_env, session_seed
 from strategies.sessions import play_compiled
-from trente_env.rules import PRESETS, get_rules
+from trente_env.rules import PRESETS, RIGGED_PRESETS, get_rules
 
 UNITS = st.lists(st.integers(1, 9), min_size=1, max_size=5).map(lambda v: "-".join(map(str, v)))
 
@@ -85,7 +85,7 @@ def systems(draw: st.DrawFn, boxes: tuple[str, ...], insurance: bool, table_max:
 @settings(max_examples=40)
 @given(data=st.data())
 def test_random_systems_on_tiny_bankrolls_and_low_tables(data: st.DataObject) -> None:
-    preset = data.draw(st.sampled_from(list(PRESETS)))
+    preset = data.draw(st.sampled_from([*PRESETS, *RIGGED_PRESETS]))
     table_max = data.draw(st.integers(1, 40))
     rules = get_rules(preset, table_max=float(table_max))
     specs = data.draw(st.lists(systems(rules.boxes, rules.insurance, table_max), min_size=1, max_size=4))

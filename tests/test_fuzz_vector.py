@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trente_env.cards import new_shoe
-from trente_env.rules import PRESETS, get_rules
+from trente_env.rules import PRESETS, RIGGED_PRESETS, get_rules
 from trente_env.vector import TrenteEtQuaranteVectorEnv
 
 WEIRD = np.array([np.nan, np.inf, -np.inf, -1.0, -1e300, 0.5, 1e300, 37.5, 0.0, 1.0, 2.0, 5.0])
@@ -29,7 +29,7 @@ FLAGS = np.array([0.0, 1.0, 0.7, 0.2, np.nan, -1.0])
 
 @st.composite
 def setups(draw: st.DrawFn, sizes: st.SearchStrategy[int]) -> dict:
-    preset = draw(st.sampled_from(list(PRESETS)))
+    preset = draw(st.sampled_from([*PRESETS, *RIGGED_PRESETS]))
     table_max = draw(st.one_of(st.none(), st.integers(1, 60)))
     rules = get_rules(preset) if table_max is None else get_rules(preset, table_max=float(table_max))
     bankroll = draw(st.integers(1, 10_000)) / 100
@@ -100,6 +100,7 @@ def play(setup: dict, seed: int, steps: int, malformed_every: int) -> dict[str, 
         actions = _actions(venv, rng)
         rows = venv.layout.actions(actions, n)
         before, prison_before = tables.bankroll.copy(), tables.prison.copy()
+        last_result = tables.results[:, 0].copy()  # the previous coup: what a rigged table pays Noir by
         restarting = venv._done.copy() if venv.autoreset_mode is AutoresetMode.NEXT_STEP else np.zeros(n, bool)
         fresh |= restarting
         obs, reward, terminated, truncated, info = venv.step(actions)
@@ -121,11 +122,11 @@ def play(setup: dict, seed: int, steps: int, malformed_every: int) -> dict[str, 
         p = played
         check_coup(
             rules, before[p], prison_before[p], rows[p], info["stakes"][p], info["insured"][p], info["back"][p],
-            prison_after[p], after[p], info["result"][p], info["couleur"][p], exact=~final[p],
+            prison_after[p], after[p], info["result"][p], info["couleur"][p], exact=~final[p], last=last_result[p],
         )  # fmt: skip
         check_settle_box_in_python(
             rules, rows[p], info["stakes"][p], info["insured"][p], prison_before[p], info["back"][p],
-            info["result"][p], info["couleur"][p],
+            info["result"][p], info["couleur"][p], last_result[p],
         )  # fmt: skip
         assert np.array_equal(reward[p & ~final], (after - before)[p & ~final])
         assert np.allclose(reward[final], (after - before)[final], rtol=1e-6, atol=1e-3)

@@ -109,12 +109,15 @@ def _run(script: str, root: Path, cache: Path | None) -> dict:
 ONE_BET = """
     import json
     import numpy as np
+    from trente_env.croupier import table_rules
+    from trente_env.rules import get_rules
     from trente_env.tables import bet_and_settle
 
     action = np.zeros(12)
     action[:2] = 10
     prison, placed, insured, back = np.zeros((4, 2)), np.zeros(4), np.zeros(4, np.bool_), np.zeros(4)
-    bet_and_settle(action, 100.0, prison, 0, True, 4, True, 1.0, 1000.0, 1, 0, False, 0.01, placed, insured, back)
+    rules = table_rules(get_rules("classic"))
+    bet_and_settle(action, 100.0, prison, 0, True, 5, rules, placed, insured, back)
     hits = sum(bet_and_settle.stats.cache_hits.values())
     print(json.dumps({"noir": back[0], "hits": hits}))
 """
@@ -142,8 +145,8 @@ ONE_COUP = """
     print(json.dumps({"noir": tables.back[0, 0], "net": net, "hits": hits}))
 """
 
-WIN = "return 2.0 * stake + prison1, prison2, 0.0, premium - stake"
-BIGGER_WIN = "return 3.0 * stake + prison1, prison2, 0.0, premium - 2 * stake"
+WIN = "return stake + payout * stake + prison1, prison2, 0.0, premium - payout * stake"
+BIGGER_WIN = "return stake + 2 * payout * stake + prison1, prison2, 0.0, premium - 2 * payout * stake"
 
 
 def _edit_a_rule_and_replay(tmp_path: Path, script: str, packages: tuple[str, ...]) -> tuple[dict, dict, dict]:

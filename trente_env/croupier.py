@@ -26,7 +26,7 @@ from trente_env.codes import INSURE, PRISON
 from trente_env.coup import decide
 from trente_env.dealer import deal_next, shuffle
 from trente_env.rules import RuleSet
-from trente_env.settle import _paid, _settle_box, rule_codes
+from trente_env.settle import _noir_payout, _paid, _settle_box, rule_codes
 
 _decide = jit.kernel(decide)
 
@@ -46,6 +46,8 @@ class TableRules(NamedTuple):
     spares_couleur: bool  #: Couleur/Inverse stakes are returned on a refait
     rate: float  #: the insurance premium, a fraction of the stake
     dead_cards: int  #: the last cards of the shoe, never dealt
+    noir_after_noir: float  #: what a Noir win pays to 1 right after a Noir win (1.0 but on the rigged table)
+    noir_otherwise: float  #: what a Noir win pays to 1 otherwise (1.0 but on the rigged table)
 
 
 def table_rules(rules: RuleSet) -> TableRules:
@@ -53,7 +55,8 @@ def table_rules(rules: RuleSet) -> TableRules:
     refait, second, spares, rate = rule_codes(rules)
     return TableRules(
         new_shoe(rules.decks), rules.burn, rules.cut_card, len(rules.boxes), rules.insurance, float(rules.table_min),
-        float(rules.table_max), refait, second, spares, rate, rules.dead_cards,
+        float(rules.table_max), refait, second, spares, rate, rules.dead_cards, rules.noir_after_noir,
+        rules.noir_otherwise,
     )  # fmt: skip
 
 
@@ -120,14 +123,14 @@ def next_coup(cards, pos, needs_shuffle, seed, rules):  # fmt: skip
     return noir, rouge, result, couleur, pos, middle, end, reshuffle
 
 
-def bet_and_settle(
-    action, bankroll, prison, result, couleur, n_boxes, insurance, table_min, table_max, refait_rule, second_refait,
-    spares, rate, placed, insured, back,
-):  # fmt: skip
+def bet_and_settle(action, bankroll, prison, result, couleur, last_result, rules, placed, insured, back):  # fmt: skip
     """One table's coup for the player: make the ``action``'s bets legal (:func:`make_legal`, box by
-    box), then settle every box and its prisoners (``prison``, (4, 2), updated) on the result.
+    box), then settle every box and its prisoners (``prison``, (4, 2), updated) on the result, under
+    the table's ``rules`` (:class:`TableRules`).
 
-    The rule arguments are the fields of :class:`TableRules`, ``n_boxes`` to ``rate`` in order.
+    ``last_result`` is the :class:`~trente_env.codes.Result` code of the previous coup at this table
+    in this session (:data:`~trente_env.codes.NO_COUP` on its first coup): the rigged table pays a
+    Noir win by it (:func:`~trente_env.settle.noir_payout`; docs/rules.md#the-rigged-table-positive-control).
     Writes the stakes taken, their insurance and what came back into ``placed``, ``insured`` and
     ``back``; returns (bankroll, clipped): the bankroll after the coup and whether any wanted stake
     was changed. A box with no stake and no prisoner has nothing to settle.
@@ -137,6 +140,9 @@ def bet_and_settle(
     (:func:`make_legal`), so what is left stays >= 0, and the bankroll after the coup is what was left
     plus what came back (every ``back`` is >= 0). The caller's gain is the new bankroll minus the old.
     """
+    n_boxes, insurance, rate = rules.n_boxes, rules.insurance, rules.rate
+    table_min, table_max = rules.table_min, rules.table_max
+    noir_pays = _noir_payout(last_result, rules.noir_after_noir, rules.noir_otherwise)
     left = bankroll
     clipped = False
     for b in range(4):
@@ -162,8 +168,8 @@ def bet_and_settle(
             back[b] = 0.0
             continue
         out = _settle_box(
-            b, stake, insured[b], prison[b, 0], prison[b, 1], action[PRISON + b] > 0.5, result, couleur, refait_rule,
-            second_refait, spares, rate,
+            b, stake, insured[b], prison[b, 0], prison[b, 1], action[PRISON + b] > 0.5, result, couleur, rules.refait,
+            rules.second_refait, rules.spares_couleur, rate, noir_pays if b == 0 else 1.0,
         )  # fmt: skip
         back[b] = out[0]
         prison[b, 0] = out[1]

@@ -310,7 +310,9 @@ def house_edges(rules: RuleSet, odds: CoupOdds | None = None) -> HouseEdge:
     )
 
 
-def stake_weighted_edge(rules: RuleSet, box_stakes: np.ndarray, to_prison: bool | None = None) -> float:
+def stake_weighted_edge(
+    rules: RuleSet, box_stakes: np.ndarray, to_prison: bool | None = None, rig_staked: float | None = None
+) -> float:
     """The exact house edge of what a player staked: each box's edge weighted by the units staked on it.
 
     Used wherever a return per unit staked is set beside the exact odds (the tournament, ``evaluate``,
@@ -321,6 +323,9 @@ def stake_weighted_edge(rules: RuleSet, box_stakes: np.ndarray, to_prison: bool 
         row uninsured, the second insured (insured units count at the insured edge).
     :param to_prison: under the ``choice`` rule, whether the player sends its stakes to prison (True)
         or takes half (False) on a refait; None: the better of the two (a player who chooses well).
+    :param rig_staked: of the Noir units, those staked right after a coup won by Noir: on a rigged
+        table (:func:`rig_bonus`) they are paid differently from the others, so a rigged table needs
+        it (a ValueError without it); ignored on a fair table.
     :return: the edge, a fraction of the units staked (positive: the bank's take); the Noir edge when
         nothing was staked.
     """
@@ -333,4 +338,72 @@ def stake_weighted_edge(rules: RuleSet, box_stakes: np.ndarray, to_prison: bool 
         return float(edges.noir)
     per_box = np.array([edges.noir, edges.rouge, edges.couleur, edges.inverse])
     insured = edges.insured if edges.insured is not None else 0.0
-    return float((stakes[0] @ per_box + stakes[1].sum() * insured) / total)
+    bonus = 0.0
+    if rules.rigged:
+        if rig_staked is None:
+            raise ValueError("a rigged table's edge needs the Noir units staked right after a Noir win")
+        after, otherwise = rig_bonus(rules)
+        bonus = rig_staked * after + (stakes[:, 0].sum() - rig_staked) * otherwise
+    return float((stakes[0] @ per_box + stakes[1].sum() * insured - bonus) / total)
+
+
+# -- the rigged table (the positive control) -----------------------------------------------------
+
+
+def rig_bonus(rules: RuleSet, odds: CoupOdds | None = None) -> tuple[float, float]:
+    """What a rigged table (docs/rules.md#the-rigged-table-positive-control) adds to the expected
+    return of one unit staked on Noir, insured or not, as fractions: (right after a coup won by
+    Noir, on any other coup). Each is ``P(Noir wins) * (payout - 1)``: only a winning stake is paid
+    differently (a prisoner freed by a Noir win comes back unpaid at every table), so the refait
+    and the prison values are those of the fair table. (0, 0) on a fair table.
+
+    :param odds: the coup's odds (default: the first coup of a full shoe, docs/rules.md#reference-numbers).
+    """
+    p = (odds or first_coup(rules.decks)).p_noir
+    return p * (rules.noir_after_noir - 1.0), p * (rules.noir_otherwise - 1.0)
+
+
+@dataclass(frozen=True)
+class RigExpectations:
+    """The exact expected return per unit staked of the reference policies on one table (a fraction;
+    positive: the player gains), from the first-coup odds, **with consecutive coups taken as
+    independent**: the chance that the coup before a stake was won by Noir is ``P(Noir)`` of a full
+    shoe, and the first coup of a session (no coup before it) is left out. A real shoe deals its
+    coups without replacement, so they are slightly dependent; ``trente-lab control`` measures how
+    far real shoes are from this on the same shoes.
+    """
+
+    p_noir: float  #: P(Noir wins), first coup: also the share of coups that come right after a Noir win
+    always_noir: float  #: one unit on Noir every coup
+    flat: dict[str, float]  #: one unit on one box every coup, per open box (Noir is ``always_noir``)
+    never: float  #: never staking: nothing staked, a return of 0
+    noir_after_noir: float  #: the ideal state-aware rule: one unit on Noir only right after a Noir win
+    noir_otherwise: float  #: the opposite rule: one unit on Noir except right after a Noir win
+
+    @property
+    def best_unconditional(self) -> float:
+        """The best return of a policy that does not read the scoreboard: never staking (0) or the
+        best box staked every coup (any mixture of boxes and sizes lies between them)."""
+        return max(self.never, *self.flat.values())
+
+    def as_dict(self) -> dict[str, object]:
+        return {**asdict(self), "best_unconditional": self.best_unconditional}
+
+
+def rig_expectations(rules: RuleSet, odds: CoupOdds | None = None) -> RigExpectations:
+    """The exact expectations of :class:`RigExpectations` under ``rules`` (a rigged table or a fair
+    one, where the state-aware rules simply earn the Noir edge)."""
+    odds = odds or first_coup(rules.decks)
+    edges = house_edges(rules, odds)
+    after, otherwise = rig_bonus(rules, odds)
+    p = odds.p_noir
+    noir = -edges.noir + p * after + (1 - p) * otherwise
+    boxes = {"noir": noir, "rouge": -edges.rouge, "couleur": -edges.couleur, "inverse": -edges.inverse}
+    return RigExpectations(
+        p_noir=p,
+        always_noir=noir,
+        flat={box: boxes[box] for box in rules.boxes},
+        never=0.0,
+        noir_after_noir=-edges.noir + after,
+        noir_otherwise=-edges.noir + otherwise,
+    )

@@ -12,6 +12,8 @@ from trente_env.codes import BOXES
 #: The largest bankroll, stake or table limit anything accepts, in units: float64 holds every whole
 #: unit below it exactly, and stakes counted in int64 units cannot overflow.
 MAX_MONEY = 10**12
+#: The most a rigged table's Noir win may pay, to 1.
+MAX_PAYOUT = 100.0
 
 
 class Refait(str, Enum):
@@ -51,6 +53,11 @@ class RuleSet:
         lies counted from the real end (so it comes out ``max(cut_card - dead_cards, 0)`` cards before
         the dead ones), and a coup that would need a dead card is void (every bet returned), then the
         shoe is reshuffled.
+    :param noir_after_noir: what a winning Noir stake is paid, to 1, on the coup right after a coup won
+        by Noir. 1.0 (even money) in every real game: anything else is the **rigged table**, the
+        positive control of the RL experiments (docs/rules.md#the-rigged-table-positive-control).
+    :param noir_otherwise: what a winning Noir stake is paid, to 1, on any other coup (after a Rouge
+        win, an après, a refait, a void coup, or on the first coup of a session). 1.0 in a real game.
     """
 
     decks: int = 6
@@ -65,6 +72,8 @@ class RuleSet:
     table_max: float = 1000.0
     couleur_inverse: bool = True
     dead_cards: int = 0
+    noir_after_noir: float = 1.0
+    noir_otherwise: float = 1.0
 
     def __post_init__(self) -> None:
         try:
@@ -97,6 +106,18 @@ class RuleSet:
             raise ValueError(
                 f"table_max must be a finite number of units, at most {MAX_MONEY:.0e}, got {self.table_max!r}"
             )
+
+        for name in ("noir_after_noir", "noir_otherwise"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_PAYOUT:
+                raise ValueError(f"{name} is what a Noir win pays to 1: a number in (0, {MAX_PAYOUT}], got {value!r}")
+            object.__setattr__(self, name, float(value))
+
+    @property
+    def rigged(self) -> bool:
+        """Whether this is a rigged table (a positive control, never a real game): a Noir win is not
+        paid even money."""
+        return self.noir_after_noir != 1.0 or self.noir_otherwise != 1.0
 
     @property
     def n_cards(self) -> int:
@@ -133,7 +154,13 @@ class RuleSet:
             parts.append("Noir/Rouge only")
         elif self.refait_spares_couleur:
             parts.append("Couleur/Inverse returned on a refait")
-        return ", ".join(parts)
+        text = ", ".join(parts)
+        if self.rigged:
+            text = (
+                f"RIGGED (positive control): a Noir win pays {self.noir_after_noir:g} to 1 right after a coup won "
+                f"by Noir and {self.noir_otherwise:g} to 1 otherwise; " + text
+            )
+        return text
 
 
 _CLASSIC = RuleSet()
@@ -161,15 +188,35 @@ PRESET_NOTES: dict[str, str] = {
 }
 
 
+#: A preset called ``rigged-<preset>`` is the preset's table rigged as the positive control.
+RIGGED_PREFIX = "rigged-"
+#: The positive control's payouts (docs/rules.md#the-rigged-table-positive-control): a Noir win pays 3:2
+#: right after a Noir win and 1:2 otherwise. With the first-coup odds of 6 decks and coups taken as
+#: independent, always betting Noir returns about -3.6% per unit staked, every other box its fair
+#: edge (about -1.1%), and only a stake on Noir right after a Noir win gains (about +21%):
+#: every unconditional policy loses, and only one that reads the scoreboard wins.
+RIG = {"noir_after_noir": 1.5, "noir_otherwise": 0.5}
+#: ``rigged-<preset>`` for every preset: the positive control, never a real game and never the default.
+RIGGED_PRESETS: dict[str, RuleSet] = {RIGGED_PREFIX + name: rules.replace(**RIG) for name, rules in PRESETS.items()}
+RIGGED_NOTES: dict[str, str] = {
+    name: f"POSITIVE CONTROL, not a real game: {name.removeprefix(RIGGED_PREFIX)}, Noir paid 3:2 after a Noir win, "
+    "else 1:2"
+    for name in RIGGED_PRESETS
+}
+
+
 def get_rules(preset: str | RuleSet = "classic", **changes: object) -> RuleSet:
-    """The rule set named ``preset`` (see :data:`PRESETS`), with ``changes`` applied."""
+    """The rule set named ``preset`` (see :data:`PRESETS`, and :data:`RIGGED_PRESETS` for the positive
+    control), with ``changes`` applied."""
     if isinstance(preset, RuleSet):
         rules = preset
     else:
-        try:
-            rules = PRESETS[preset]
-        except KeyError:
-            raise ValueError(f"unknown rules preset {preset!r}; choose one of {', '.join(PRESETS)}") from None
+        rules = PRESETS.get(preset) or RIGGED_PRESETS.get(preset)
+        if rules is None:
+            raise ValueError(
+                f"unknown rules preset {preset!r}; choose one of {', '.join(PRESETS)} "
+                f"(or {RIGGED_PREFIX}<preset>, the positive control)"
+            )
     changes = {k: v for k, v in changes.items() if v is not None}
     return rules.replace(**changes) if changes else rules
 

@@ -8,8 +8,10 @@ Money flows, per box and coup (every chip is accounted for)::
 
     stake + premium + prisoners in  ==  back + prisoners out + bank
 
-``back`` is what returns to the player's bankroll (a win pays 1:1, so ``back = 2 * stake``; freed
-prisoners come back unpaid), ``bank`` is the bank's take (negative when it pays out).
+``back`` is what returns to the player's bankroll (a win pays ``payout`` to 1, so
+``back = stake + payout * stake``: 1:1 at every real table, other payouts on the Noir box of the rigged
+table, :func:`noir_payout`; freed prisoners come back unpaid), ``bank`` is the bank's take (negative
+when it pays out).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from trente_env import jit
-from trente_env.codes import COULEUR, Result, box_won, scoreboard_couleur
+from trente_env.codes import COULEUR, NO_COUP, Result, box_won, scoreboard_couleur
 from trente_env.rules import Refait, RuleSet, SecondRefait
 
 #: The codes of the refait rules and of the second refait, as the kernels read them (:func:`rule_codes`).
@@ -32,6 +34,14 @@ def paid(stake: float, insured: bool, rate: float) -> float:
     ``rate * stake``, summed exactly as :func:`settle_box` sums them (so every chip is counted the same
     way when it goes out and when it comes back)."""
     return stake + rate * stake if insured else stake
+
+
+def noir_payout(last_result: int, after_noir: float, otherwise: float) -> float:
+    """What a Noir win pays to 1 on this coup (docs/rules.md#the-rigged-table-positive-control):
+    ``after_noir`` if the previous coup at the table, ``last_result`` (its
+    :class:`~trente_env.codes.Result` code, or :data:`~trente_env.codes.NO_COUP` on the first coup of
+    a session), was won by Noir, else ``otherwise``. Both are 1.0 at every real table."""
+    return after_noir if last_result == Result.NOIR else otherwise
 
 
 def settle_box(
@@ -47,6 +57,7 @@ def settle_box(
     second_refait: int,
     spares_couleur: bool,
     rate: float,
+    payout: float,
 ) -> tuple[float, float, float, float]:
     """Settle one box. Returns (back, prison level 1, prison level 2, bank).
 
@@ -59,6 +70,8 @@ def settle_box(
         prison, False for half.
     :param result: the coup's :class:`~trente_env.codes.Result` code.
     :param couleur: whether Couleur (rather than Inverse) wins; ignored on ties and void coups.
+    :param payout: what a winning stake on this box is paid, to 1 (1.0 but on the rigged table's Noir
+        box, :func:`noir_payout`); prisoners freed by the win come back unpaid whatever it is.
     """
     premium = rate * stake if insured else 0.0
     if result == Result.VOID:  # every bet is returned, the premium too; prisoners wait
@@ -82,26 +95,30 @@ def settle_box(
             return back, jailed, prison1, bank + prison2
         return back, prison1 + jailed, prison2, bank  # stays
     if box_won(box, result, scoreboard_couleur(result, couleur)):
-        # paid 1:1; first prison freed unpaid, second prison moves up to the first
-        return 2.0 * stake + prison1, prison2, 0.0, premium - stake
+        # paid payout:1; first prison freed unpaid, second prison moves up to the first
+        return stake + payout * stake + prison1, prison2, 0.0, premium - payout * stake
     return 0.0, 0.0, 0.0, stake + premium + prison1 + prison2
 
 
 _settle_box = jit.kernel(settle_box)
 _paid = jit.kernel(paid)
+_noir_payout = jit.kernel(noir_payout)
 
 
 @jit.kernel
-def _settle_tables(stakes, insured, prison, to_prison, result, couleur, refait_rule, second_refait, spares, rate):
+def _settle_tables(
+    stakes, insured, prison, to_prison, result, couleur, last, rig, refait_rule, second_refait, spares, rate
+):
     n = stakes.shape[0]
     back = np.empty_like(stakes)
     new_prison = np.empty_like(prison)
     bank = np.zeros(n)
     for t in range(n):
+        noir_pays = _noir_payout(last[t], rig[0], rig[1])
         for b in range(stakes.shape[1]):
             r = _settle_box(
                 b, stakes[t, b], insured[t, b], prison[t, b, 0], prison[t, b, 1], to_prison[t, b],
-                result[t], couleur[t], refait_rule, second_refait, spares, rate,
+                result[t], couleur[t], refait_rule, second_refait, spares, rate, noir_pays if b == 0 else 1.0,
             )  # fmt: skip
             back[t, b] = r[0]
             new_prison[t, b, 0] = r[1]
@@ -134,6 +151,7 @@ def settle(
     insured: np.ndarray | None = None,
     prison: np.ndarray | None = None,
     to_prison: np.ndarray | None = None,
+    last: np.ndarray | int | None = None,
 ) -> Settlement:
     """Settle a coup on one table (``stakes`` of shape (4,)) or on many (shape (n, 4)).
 
@@ -144,6 +162,8 @@ def settle(
     :param prison: stakes in first and second prison, shape (..., 4, 2) (default none).
     :param to_prison: under the ``choice`` rule, which stakes go to prison on a refait (default
         none: half). Ignored by the other rules.
+    :param last: the result code of the previous coup at each table (default
+        :data:`~trente_env.codes.NO_COUP`: none); only a rigged table's Noir payout reads it.
     """
     stakes = np.asarray(stakes, dtype=np.float64)
     single = stakes.ndim == 1
@@ -158,7 +178,9 @@ def settle(
     if ((result < 0) | (result > Result.VOID)).any():
         raise ValueError(f"result codes are 0..{int(Result.VOID)} (see trente_env.codes.Result)")
     couleur = np.broadcast_to(np.asarray(couleur, dtype=np.bool_), (n,))
-    out = _settle_tables(stakes, insured, prison, to_prison, result, couleur, *rule_codes(rules))
+    last = np.broadcast_to(np.asarray(NO_COUP if last is None else last, dtype=np.int64), (n,))
+    rig = np.array([rules.noir_after_noir, rules.noir_otherwise])
+    out = _settle_tables(stakes, insured, prison, to_prison, result, couleur, last, rig, *rule_codes(rules))
     return Settlement(*(a[0] for a in out)) if single else Settlement(*out)
 
 

@@ -145,10 +145,8 @@ def _play(actions, skip, seeds, rules, state, record, view, at, target):  # fmt:
         )
         before = bankroll[t]
         bankroll[t], clipped[t] = bet_and_settle(
-            actions[t], before, prison[t], result, couleur, rules.n_boxes, rules.insurance, table_min,
-            rules.table_max, rules.refait, rules.second_refait, rules.spares_couleur, rules.rate, placed[t],
-            insured[t], back[t],
-        )  # fmt: skip
+            actions[t], before, prison[t], result, couleur, results[t, 0], rules, placed[t], insured[t], back[t]
+        )
         reward[t] = bankroll[t] - before
         coups[t] += 1
         for j in range(k - 1, 0, -1):

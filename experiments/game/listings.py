@@ -14,7 +14,7 @@ from rich.table import Table
 from experiments.console import out
 from experiments.errors import LabError
 from strategies.registry import ENTRY_POINT_GROUP, catalogue, describe, make_strategy, plugin_entry_points
-from trente_env.rules import PRESET_NOTES, PRESETS
+from trente_env.rules import PRESET_NOTES, PRESETS, RIGGED_NOTES, RIGGED_PRESETS
 
 #: The parameters every system takes, listed once under the table rather than on every row.
 COMMON_PARAMETERS = ("base", "on_limit", "refait", "stop_win", "stop_loss", "insure", "to_prison")
@@ -24,11 +24,16 @@ COMMON_PARAMETERS = ("base", "on_limit", "refait", "stop_win", "stop_loss", "ins
 
 
 def preset_table() -> dict[str, dict]:
-    """Every preset: its note, its one-line description and its options."""
+    """Every preset: its note, its one-line description and its options; then the rigged twin of
+    each, ``rigged-<preset>`` (``positive_control`` true: never a real game)."""
+    notes = PRESET_NOTES | RIGGED_NOTES
     return {
-        name: {"note": PRESET_NOTES[name], "description": rules.describe(), "options": asdict(rules)}
-        for name, rules in PRESETS.items()
-    }
+        name: {
+            "note": notes[name], "description": rules.describe(), "options": asdict(rules),
+            "positive_control": rules.rigged,
+        }
+        for name, rules in (PRESETS | RIGGED_PRESETS).items()
+    }  # fmt: skip
 
 
 def print_presets(table: dict[str, dict]) -> None:
@@ -38,7 +43,10 @@ def print_presets(table: dict[str, dict]) -> None:
     view.add_column("meaning")
     view.add_column("rules", style="dim")
     for name, row in table.items():
-        view.add_row(name, row["note"], row["description"])
+        if row.get("positive_control"):
+            view.add_row(f"[magenta]{escape(name)}[/]", f"[magenta]{escape(row['note'])}[/]", "as its preset")
+        else:
+            view.add_row(name, row["note"], row["description"])
     out.print(view)
 
 

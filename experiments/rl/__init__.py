@@ -3,7 +3,7 @@
 * :mod:`experiments.rl.algorithms`: the algorithms ``trente-lab train`` builds;
 * :mod:`experiments.rl.config`: an RL run's settings (``configs/rl.toml``) and the algorithm's class;
 * :mod:`experiments.rl.rig`: where an agent plays, a :class:`~experiments.rl.rig.Venue` (a preset,
-  or the rigged table of the positive control) and its vector environments;
+  fair or the rigged table of the positive control) and its vector environments;
 * :mod:`experiments.rl.features`: the policy network's input layer (torch);
 * :mod:`experiments.rl.train`: training, the learning curve and the model files (``trente-lab train``);
 * :mod:`experiments.rl.evaluate`: what a policy bets and earns, and the verdict (``trente-lab evaluate``);

@@ -1,13 +1,21 @@
 """The headline RL result, end to end: the same agent on the fair table and on the rigged one.
 
-A positive control. On the fair ``classic`` table no policy can beat the refait: the agent should
-learn to sit out, or lose about the house edge (1.12%) on what it stakes. On ``rigged-classic``
-(a Noir stake winning right after a Noir win is paid 3:2; see :mod:`experiments.rl.rig`) an edge
-exists in a situation shown on the scoreboard, and the same algorithm with the same settings and
-seed must find it: a return per unit staked significantly above 0.
+A positive control. On the fair table (``classic``) no policy can beat the refait: the agent should
+learn to sit out, or lose about the house edge (1.12%) on what it stakes. On its rigged twin
+(``rigged-classic``: a Noir win pays 3:2 right after a coup won by Noir and 1:2 otherwise,
+docs/rules.md#the-rigged-table-positive-control) every policy blind to the scoreboard still loses
+(always Noir about -3.6% per unit staked, any other box -1.1%, never betting 0); only a policy that
+reads the last coup and bets Noir right after a Noir win gains (about +21%). So an agent that ends
+above 0 there has read its observation; an agent that merely learnt to bet Noir would lose.
 
-Run: ``trente-lab control [--algo ppo] [--timesteps 100000] [--out runs/control]``. Writes into
-``--out`` only: both runs (models, curves), ``control.json`` (the two evaluations) and the figure
+Everything is played on the same shoes: the agent of each table and the reference policies (always
+Noir, flat Rouge, never, and the ideal state-aware rule) play the same evaluation sessions (the same
+session seeds) on the fair table and on the rigged one, each beside its exact expectation
+(:func:`trente_env.odds.rig_expectations`, first-coup odds with consecutive coups taken as
+independent; the measured returns of the reference policies show how far real shoes are from that).
+
+Run: ``trente-lab control [--algo ppo] [--timesteps 60000] [--out runs/control]``. Writes into
+``--out`` only: both runs (models, curves), ``control.json`` (every figure) and the figure
 ``rl_control.png``. The README's figure ``docs/rl_control.png`` is a copy of it, made by hand.
 """
 
@@ -20,36 +28,127 @@ from typing import Any
 import numpy as np
 
 from experiments.files import atomic_write_json, pyplot, save_figure
-from experiments.plotting import edge_label
-from experiments.rl.evaluate import evaluate_model
+from experiments.rl.evaluate import evaluate_model, evaluation_report, watch_sessions
+from experiments.rl.rig import RIGGED_PREFIX, parse_venue
 from experiments.rl.train import train_agent
+from strategies.registry import make_strategy
+from trente_env.codes import NOIR, Result
+from trente_env.odds import rig_expectations
 
+#: The fair table of the control; its rigged twin is ``rigged-<PRESET>``.
+PRESET = "classic"
 #: The two tables of the control: the fair one, and its rigged twin.
-TABLES = ("classic", "rigged-classic")
+TABLES = (PRESET, RIGGED_PREFIX + PRESET)
+#: The evaluation sessions' seed (session ``i`` plays the table seeded ``session_seed(EVAL_SEED, i)``),
+#: away from the training seeds: every policy of the control plays these same shoes.
+EVAL_SEED = 10_000
+#: The control's settings, the same on both tables (over the config file's): what a stake earns is
+#: settled on its own coup, and no bet changes the coups that follow (only the bankroll), so nothing
+#: is lost by not discounting the future (gamma 0), which removes the noise of later coups from every
+#: advantage; a larger step learns the rule in some 40,000 coups. Checked with seeds 0 and 1.
+CONTROL_HYPER = {"gamma": 0.0, "learning_rate": 0.001}
+#: Timesteps between two evaluations of the learning curve.
+CONTROL_EVAL_EVERY = 10_000
+#: The reference policies, by row name: (strategy spec or "ideal", what its exact expectation is called).
+REFERENCES = {
+    "always Noir": ("flat:box=noir", "always_noir"),
+    "flat Rouge": ("flat:box=rouge", "rouge"),
+    "never": ("never", "never"),
+    "ideal: Noir after Noir": ("ideal", "noir_after_noir"),
+}
+
+
+class NoirAfterNoir:
+    """The ideal state-aware rule of the rigged table: one unit on Noir right after a coup won by
+    Noir (the last coup on the scoreboard), nothing otherwise."""
+
+    def act(self, obs: dict[str, np.ndarray], state: Any = None) -> tuple[np.ndarray, Any]:
+        actions = np.zeros((obs["results"].shape[0], 12))
+        actions[obs["results"][:, 0] == Result.NOIR, NOIR] = 1.0
+        return actions, state
+
+
+def _exact(expectations: Any, key: str) -> float:
+    return expectations.flat[key] if key in expectations.flat else getattr(expectations, key)
+
+
+def reference_rows(table: str, episodes: int, coups: int) -> dict[str, dict[str, Any]]:
+    """Each reference policy on ``table``'s evaluation sessions: its exact expectation (per unit
+    staked, :func:`~trente_env.odds.rig_expectations`), the exact expectation of the very stakes it
+    placed, and its measured return with the 95% interval."""
+    venue = parse_venue(table)
+    expectations = rig_expectations(venue.rules)
+    rows = {}
+    for name, (spec, key) in REFERENCES.items():
+        policy = NoirAfterNoir() if spec == "ideal" else make_strategy(spec, venue.rules)
+        report = evaluation_report(watch_sessions(policy, venue, episodes, coups, EVAL_SEED), venue)
+        rows[name] = _row(report, _exact(expectations, key))
+    return rows
+
+
+def _row(report: dict[str, Any], exact: float | None) -> dict[str, Any]:
+    r = report["return_per_unit_staked"]
+    b = report["behaviour"]
+    return {
+        "exact": exact,
+        "exact_for_its_stakes": report["expected_return_per_unit"] if report["total_staked"] else 0.0,
+        "return_per_unit": r["ratio"] if report["total_staked"] else 0.0,
+        "ci_low": r["ci_low"] if report["total_staked"] else 0.0,
+        "ci_high": r["ci_high"] if report["total_staked"] else 0.0,
+        "total_staked": report["total_staked"],
+        "sat_out": b["sat_out"],
+        "p_noir_after_noir": b["p_noir_after_noir"],
+        "p_noir_otherwise": b["p_noir_otherwise"],
+    }
 
 
 def run_control(
     algo: str = "ppo",
-    timesteps: int = 100_000,
+    timesteps: int = 60_000,
     seed: int = 0,
     out: str | Path = Path("runs/control"),
     episodes: int = 200,
     force: bool = False,
     progress: bool = False,
+    coups: int = 1000,
+    eval_every: int = CONTROL_EVAL_EVERY,
 ) -> dict[str, Any]:
-    """Train ``algo`` on the fair and the rigged table with the same settings and seed, evaluate
-    each on its table, and draw both learning curves into ``out/rl_control.png``.
+    """Train ``algo`` on the fair and the rigged table with the same settings and seed; evaluate each
+    agent and the reference policies on the same sessions of each table; draw both learning curves
+    with the reference lines into ``out/rl_control.png``; write every figure to ``out/control.json``.
 
+    :param episodes: evaluation sessions of ``coups`` coups, the same shoes for every policy.
     :param force: replace the models of an earlier control in ``out`` (refused otherwise).
-    :return: per table, the training summary and the evaluation; ``figure``: the PNG's path.
+    :param eval_every: timesteps between two evaluations of the learning curves.
+    :return: per table: the exact expectations, the rows (the reference policies and ``agent``), the
+        training summary and the agent's full evaluation; ``figure``: the PNG's path.
     """
     out = Path(out)
-    results: dict[str, Any] = {"algo": algo, "timesteps": timesteps, "seed": seed, "episodes": episodes}
+    results: dict[str, Any] = {
+        "algo": algo, "timesteps": timesteps, "seed": seed, "episodes": episodes, "coups": coups,
+        "eval_seed": EVAL_SEED, "hyper": CONTROL_HYPER, "eval_every": eval_every,
+        "assumption": "exact: first-coup odds of a full shoe, consecutive coups taken as independent",
+    }  # fmt: skip
     curves = {}
     for table in TABLES:
-        summary = train_agent(algo, timesteps, table, seed=seed, out_dir=out / table, progress=progress, force=force)
-        evaluation = evaluate_model(summary["files"]["model"], episodes=episodes, rules=table)
-        results[table] = {"training": summary, "evaluation": evaluation}
+        summary = train_agent(
+            algo, timesteps, table, seed=seed, out_dir=out / table, progress=progress, force=force,
+            hyper=CONTROL_HYPER, eval_every=eval_every,
+        )  # fmt: skip
+        evaluation = evaluate_model(
+            summary["files"]["model"], episodes=episodes, rules=table, seed=EVAL_SEED, coups=coups
+        )
+        rows = reference_rows(table, episodes, coups)
+        rows["agent"] = _row(evaluation, None)
+        expectations = rig_expectations(parse_venue(table).rules)
+        results[table] = {
+            "rules": evaluation["rules"],
+            "exact": expectations.as_dict(),
+            "rows": rows,
+            "agent_verdict": evaluation["verdict"],
+            "training": summary,
+            "evaluation": evaluation,
+        }
         curves[table] = out / table / "curve.csv"
     results["figure"] = str(out / "rl_control.png")
     draw(curves, results, out / "rl_control.png")
@@ -58,8 +157,9 @@ def run_control(
 
 
 def draw(curves: dict[str, Path], results: dict[str, Any], figure: Path) -> None:
-    """Both learning curves (return per unit staked, 95% bands) on one figure, written atomically."""
-    fig, ax = pyplot().subplots(figsize=(7.5, 4.2), constrained_layout=True)
+    """Both learning curves (return per unit staked, 95% bands) with the exact reference lines of the
+    rigged table, on one figure, written atomically."""
+    fig, ax = pyplot().subplots(figsize=(8, 5.4), constrained_layout=True)
     for (table, path), colour in zip(curves.items(), ("tab:blue", "tab:green")):
         with path.open(encoding="utf-8") as f:
             rows = list(csv.DictReader(f))
@@ -67,15 +167,22 @@ def draw(curves: dict[str, Path], results: dict[str, Any], figure: Path) -> None
         y = np.array([float(r["return_per_unit"]) for r in rows]) * 100
         lo = np.array([float(r["ci_low"]) for r in rows]) * 100
         hi = np.array([float(r["ci_high"]) for r in rows]) * 100
-        label = "fair table (classic)" if table == "classic" else "rigged table (positive control)"
+        label = f"agent, fair table ({table})" if table == PRESET else f"agent, rigged table ({table})"
         ax.fill_between(t, lo, hi, color=colour, alpha=0.2)
         ax.plot(t, y, marker="o", ms=3, color=colour, label=label)
-    edge = results["classic"]["evaluation"]["house_edge"] * 100
-    ax.axhline(0, color="black", lw=0.8)
-    ax.axhline(-edge, color="red", ls="--", lw=1, label=edge_label(edge / 100))
+    rigged = results[TABLES[1]]["exact"]
+    fair = results[TABLES[0]]["exact"]
+    lines = (
+        (rigged["noir_after_noir"], "tab:green", ":", "rigged, exact: Noir right after a Noir win"),
+        (0.0, "black", "-", "never betting (0): the best policy blind to the scoreboard"),
+        (fair["flat"]["rouge"], "red", "--", "any box, fair table; Rouge, rigged table (exact)"),
+        (rigged["always_noir"], "tab:purple", "--", "rigged, exact: always Noir"),
+    )
+    for value, colour, style, label in lines:
+        ax.axhline(100 * value, color=colour, ls=style, lw=1, label=f"{label}: {100 * value:+.1f}%")
     ax.set_xlabel("timesteps (coups, all tables)")
     ax.set_ylabel("return per unit staked (%), greedy policy")
-    ax.set_title(f"{results['algo']}: same settings and seed, fair vs rigged table (95% CI over sessions)")
-    ax.legend(loc="best", fontsize=8)
+    ax.set_title(f"{results['algo']}: same settings and seed, fair vs rigged table (95% CI over sessions)", fontsize=10)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=2, fontsize=7)
     figure.parent.mkdir(parents=True, exist_ok=True)
     save_figure(fig, figure)

@@ -9,7 +9,8 @@ stake is placed and prisoners settle on the following coups. Per session we add 
 ``x_i`` and the net result ``y_i``; the headline is ``R = sum(y) / sum(x)`` with the delta-method 95%
 interval over sessions (:func:`experiments.stats.ratio_estimate`), set beside what exact odds expect
 for the very stakes the policy placed (``-edge`` of :func:`trente_env.odds.stake_weighted_edge` on a
-fair table, plus the rig's bonus on the positive control). The same system on the same shoes gives
+fair table; on the positive control the Noir units staked right after a Noir win count at their own
+payout). The same system on the same shoes gives
 the same numbers here as in ``trente-lab tournament`` and in the fallacy companion game.
 
 **The verdict** says how unlikely the result is, never "bug" for sampling noise: with
@@ -24,7 +25,6 @@ plugin: evaluate only files you trust.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -34,13 +34,13 @@ from rich.table import Table
 from experiments.console import out
 from experiments.errors import RLError
 from experiments.rl.config import set_threads
-from experiments.rl.rig import RiggedVectorEnv, Venue, expected_return, parse_venue
+from experiments.rl.rig import Venue, expected_return, parse_venue
 from experiments.stats import ratio_estimate, z_pvalue
 from strategies.model import ModelPolicy
 from strategies.registry import StrategyError, make_strategy
 from strategies.runner import CoupView, play_on_env, session_seeds
 from trente_env.codes import BOXES, NO_COUP, NOIR, RESULT_CODES, Result
-from trente_env.odds import first_coup, house_edges, stake_weighted_edge
+from trente_env.odds import first_coup, house_edges, rig_expectations, stake_weighted_edge
 
 #: Starting bankroll of a strategy's sessions (a model plays with the bankroll it was trained with).
 DEFAULT_BANKROLL = 1000.0
@@ -65,8 +65,8 @@ class Behaviour:
     stakes: dict[float, int] = field(default_factory=dict)  #: stake size (per box) -> times placed
     after: np.ndarray = field(default_factory=lambda: np.zeros((RESULT_CODES, 2), dtype=np.int64))
     """(result codes, 2) per previous result: coups, coups with a stake"""
-    rigged_staked: float = 0.0  #: Noir units staked right after a Noir win (the rig's situation)
-    bonus: float = 0.0  #: rig bonuses received
+    noir_after: np.ndarray = field(default_factory=lambda: np.zeros(RESULT_CODES, dtype=np.int64))
+    """per previous result: coups with a stake on Noir"""
     square_stakes: float = 0.0  #: the sum of every stake's square, units squared (see :func:`stake_noise`)
 
     def __call__(self, view: CoupView) -> None:
@@ -81,12 +81,10 @@ class Behaviour:
         self.sat_out += int((placed == 0).sum())
         np.add.at(self.after, (before, 0), 1)
         np.add.at(self.after, (before, 1), (placed > 0).astype(np.int64))
+        np.add.at(self.noir_after, before, (stakes[:, NOIR] > 0).astype(np.int64))
         sizes, counts = np.unique(stakes[stakes > 0], return_counts=True)
         for s, c in zip(sizes.tolist(), counts.tolist()):
             self.stakes[s] = self.stakes.get(s, 0) + c
-        self.rigged_staked += float(stakes[before == Result.NOIR, NOIR].sum())
-        if "bonus" in view.info:
-            self.bonus += float(view.info["bonus"][on].sum())
 
 
 @dataclass
@@ -102,6 +100,7 @@ class SessionTotals:
     staked = property(lambda self: self.results["staked"], doc="new stakes per session, units")
     coups = property(lambda self: self.results["coups"], doc="coups played per session")
     box_stakes = property(lambda self: self.results["box_stakes"], doc="(2, 4) uninsured, insured units per box")
+    rig_staked = property(lambda self: self.results["rig_staked"], doc="Noir units staked right after a Noir win")
     ruined = property(lambda self: int(self.results["ruined"].sum()), doc="sessions that ended in ruin")
 
 
@@ -114,14 +113,12 @@ def watch_sessions(
 
     :param policy: anything with ``act(observation, state) -> (full-form actions, state)``: a
         strategy, a :class:`~strategies.model.ModelPolicy`, a plugin.
-    :param venue: where it plays (see :func:`experiments.rl.rig.parse_venue`); a rigged one plays on
-        :class:`~experiments.rl.rig.RiggedVectorEnv`.
+    :param venue: where it plays (see :func:`experiments.rl.rig.parse_venue`).
     :param seed: session ``i`` plays the table seeded :func:`~strategies.runner.session_seed` ``(seed, i)``.
     """
     behaviour = Behaviour()
-    factory = partial(RiggedVectorEnv, rig=venue.rig) if venue.rig is not None else None
     seeds = session_seeds(seed, sessions)
-    results = play_on_env(policy, venue.rules, bankroll, coups, seeds, env_factory=factory, observer=behaviour)
+    results = play_on_env(policy, venue.rules, bankroll, coups, seeds, observer=behaviour)
     return SessionTotals(results, behaviour, getattr(policy, "to_prison", None))
 
 
@@ -133,7 +130,7 @@ def evaluation_report(totals: SessionTotals, venue: Venue) -> dict[str, Any]:
     edge = house_edges(venue.rules).noir
     box_stakes = totals.box_stakes
     staked = float(totals.staked.sum())
-    expected = expected_return(venue, box_stakes, b.rigged_staked, totals.to_prison)
+    expected = expected_return(venue, box_stakes, totals.rig_staked, totals.to_prison)
     box_staked = box_stakes.sum(axis=0)
     behaviour = {
         "coups": coups,
@@ -146,20 +143,22 @@ def evaluation_report(totals: SessionTotals, venue: Venue) -> dict[str, Any]:
         "bet_rate_after": {
             RESULT_NAMES[r]: float(b.after[r, 1] / b.after[r, 0]) for r in range(RESULT_CODES) if b.after[r, 0] > 0
         },
+        **noir_dependence(b),
     }
     reward_per_coup = float(totals.net.sum() / coups) if coups else float("nan")
     noise = stake_noise(b.square_stakes, staked, venue)
     judged = verdict(estimate.ratio, estimate.se, estimate.ci_low, estimate.ci_high, expected, staked, venue, noise)
+    always_noir = rig_expectations(venue.rules).always_noir
     return {
         "table": venue.name,
         "rules": venue.rules.describe(),
-        "positive_control": venue.rig.describe() if venue.rig else None,
+        "positive_control": venue.rules.describe() if venue.rigged else None,
         "sessions": totals.n,
         "ruined": totals.ruined,
         "behaviour": behaviour,
         "total_staked": staked,
         "net": float(totals.net.sum()),
-        "rig_bonus": b.bonus,
+        "rig_staked": totals.rig_staked,
         "return_per_unit_staked": {
             "ratio": estimate.ratio,
             "se": estimate.se,
@@ -168,22 +167,29 @@ def evaluation_report(totals: SessionTotals, venue: Venue) -> dict[str, Any]:
             "level": estimate.level,
         },
         "house_edge": edge,
-        "edge": stake_weighted_edge(venue.rules, box_stakes, totals.to_prison),
+        "edge": stake_weighted_edge(venue.rules, box_stakes, totals.to_prison, totals.rig_staked),
         "expected_return_per_unit": expected,
         "reward_per_coup": {
             "agent": reward_per_coup,
             "never_bet": 0.0,
-            "flat_1_noir": -edge + (_rig_flat(venue) if venue.rig else 0.0),
-            "flat_same_stakes": (-edge + _rig_flat(venue)) * staked / coups if coups else float("nan"),
+            "flat_1_noir": always_noir,
+            "flat_same_stakes": always_noir * staked / coups if coups else float("nan"),
         },
         **judged,
     }
 
 
-def _rig_flat(venue: Venue) -> float:
-    """What flat 1 unit on Noir gains per coup from the rig (it is in the rigged situation 44.5% of coups)."""
-    p = first_coup(venue.rules.decks).p_noir
-    return p * p * (venue.rig.payout - 1.0) if venue.rig else 0.0
+def noir_dependence(b: Behaviour) -> dict[str, float]:
+    """How often the policy staked on Noir right after a coup won by Noir, and on the other coups
+    (after Rouge, a tie, a void coup, or none yet): a policy blind to the scoreboard has both equal
+    (up to chance); the ideal rule of the rigged table has 1 and 0."""
+    after_noir, total = b.after[Result.NOIR, 0], b.after[:, 0].sum()
+    other = total - after_noir
+    noir_bets = b.noir_after[Result.NOIR]
+    return {
+        "p_noir_after_noir": float(noir_bets / after_noir) if after_noir else float("nan"),
+        "p_noir_otherwise": float((b.noir_after.sum() - noir_bets) / other) if other else float("nan"),
+    }
 
 
 def stake_noise(square_stakes: float, staked: float, venue: Venue) -> float:
@@ -244,11 +250,12 @@ def verdict(
         return judged("too few sessions for an interval")
     ci = f"95% CI {low:+.2%} to {high:+.2%}"
     z = (ratio - expected) / s
-    if venue.rig is not None:
+    if venue.rigged:  # the best policy blind to the scoreboard returns 0 (never betting; every box loses)
         p = z_pvalue(ratio / s, "greater")
-        test = "one-sided: a return at least this far above 0 on a table without an edge"
+        test = "one-sided: a return at least this far above 0, the best a policy blind to the scoreboard expects"
         if low > 0:
-            return judged(f"finds the rigged edge: return per unit staked significantly above 0 ({ci})", p, test, False)
+            text = f"finds the rigged edge: above 0, which no policy blind to the scoreboard reaches ({ci})"
+            return judged(text, p, test, False)
         return judged(f"does NOT show the rigged edge: the {ci} reaches 0 or below", p, test, False)
     if ratio > 0:
         p = z_pvalue(z, "greater")
@@ -300,13 +307,12 @@ def evaluate_model(
         meta = policy.meta
         trained_on = meta.get("table")
         name = rules or trained_on or "classic"
-        payout = meta.get("payout") if name.startswith("rigged-") or rigged else None
         bankroll = float(meta.get("bankroll", DEFAULT_BANKROLL))
     else:
         if algo is not None:
             raise RLError(f"--algo is for a model file; {model!r} is a strategy")
-        policy, meta, trained_on, name, payout, bankroll = None, {}, None, rules or "classic", None, DEFAULT_BANKROLL
-    venue = parse_venue(name, rigged, payout)
+        policy, meta, trained_on, name, bankroll = None, {}, None, rules or "classic", DEFAULT_BANKROLL
+    venue = parse_venue(name, rigged)
     if policy is None:
         try:
             policy = make_strategy(model, venue.rules)
@@ -351,6 +357,10 @@ def print_report(report: dict[str, Any]) -> None:
     view.add_row("stakes placed (size: times)", ", ".join(f"{s}: {c:,}" for s, c in b["stakes"].items()) or "none")
     if b["insured_share"]:
         view.add_row("insured", f"{b['insured_share']:.1%} of units")
+    if b["p_noir_after_noir"] == b["p_noir_after_noir"]:
+        view.add_row(
+            "bets Noir: after a Noir win / otherwise", f"{b['p_noir_after_noir']:.1%} / {b['p_noir_otherwise']:.1%}"
+        )
     view.add_row(
         "bets after last coup", ", ".join(f"{k} {v:.0%}" for k, v in b["bet_rate_after"].items() if k != "none yet")
     )

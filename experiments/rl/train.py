@@ -229,7 +229,7 @@ def train_agent(
     meta = {
         "algo": algo,
         "table": venue.name,
-        "payout": venue.rig.payout if venue.rig else None,
+        "rigged": venue.rigged,
         "boxes": len(venue.rules.boxes),
         "bankroll": 1000.0,
         "seed": seed,
@@ -249,7 +249,7 @@ def train_agent(
     return {
         "algo": algo,
         "table": venue.name,
-        "positive_control": venue.rig.describe() if venue.rig else None,
+        "positive_control": venue.rules.describe() if venue.rigged else None,
         "timesteps": int(model.num_timesteps),
         "n_envs": venv.num_envs,
         "seconds": seconds,
@@ -308,7 +308,7 @@ def plot_curve(path: Path, rows: list[dict[str, float]], venue: Venue, algo: str
     top.axhline(0, color="black", lw=0.8)
     top.axhline(-100 * edge, color="red", ls="--", lw=1, label=edge_label(edge))
     top.set_ylabel("return per unit staked (%)")
-    title = f"{algo} on {venue.name}" + ("  [POSITIVE CONTROL: rigged table]" if venue.rig else "")
+    title = f"{algo} on {venue.name}" + ("  [POSITIVE CONTROL: rigged table]" if venue.rigged else "")
     top.set_title(title)
     top.legend(loc="best", fontsize=8)
     bottom.plot(t, rpc, marker="o", ms=3, label="reward per coup (units)")

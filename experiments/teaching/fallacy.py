@@ -188,7 +188,7 @@ def compare_systems(
     systems = []
     for spec, policy, r in zip(specs, policies, results):
         estimate = ratio_estimate(r["net"], r["staked"])
-        edge = stake_weighted_edge(rules, r["box_stakes"], getattr(policy, "to_prison", None))
+        edge = stake_weighted_edge(rules, r["box_stakes"], getattr(policy, "to_prison", None), r.get("rig_staked"))
         systems.append(
             {
                 "spec": spec,

@@ -118,11 +118,13 @@ def _digest(value: Any) -> str:
 
 BLOCK_SCHEMA = "trente-lab/tournament-block/1"
 #: The arrays of a block file and their types: :data:`SESSION_FIELDS` (one value per session),
-#: ``box_stakes`` (2, 4) and ``trajectories`` (sessions kept, coups + 1).
+#: ``box_stakes`` (2, 4), ``rig_staked`` (a number: Noir units staked right after a Noir win) and
+#: ``trajectories`` (sessions kept, coups + 1).
 BLOCK_ARRAYS: dict[str, str] = {
     "net": "float64", "staked": "float64", "final_bankroll": "float64", "coups": "int64", "ahead": "bool",
     "ruined": "bool", "walked": "bool", "max_drawdown": "float64", "longest_losing_run": "int64",
-    "table_max_hits": "int64", "bankroll_hits": "int64", "box_stakes": "float64", "trajectories": "float32",
+    "table_max_hits": "int64", "bankroll_hits": "int64", "box_stakes": "float64", "rig_staked": "float64",
+    "trajectories": "float32",
 }  # fmt: skip
 #: Damaged blocks reported one by one before the rest are counted in one line.
 REPORT_BLOCKS = 10
@@ -154,7 +156,7 @@ class Checkpoints:
         start, stop = config.block_range(b)
         keep = max(0, min(trajectory_sessions(config), stop) - start)
         shapes = {k: [stop - start] for k in SESSION_FIELDS} | {
-            "box_stakes": [2, 4], "trajectories": [keep, config.coups + 1]
+            "box_stakes": [2, 4], "rig_staked": [], "trajectories": [keep, config.coups + 1]
         }  # fmt: skip
         return {
             "schema": BLOCK_SCHEMA,

@@ -256,7 +256,7 @@ def collect(
     for s, label in enumerate(config.strategies):
         merged = {k: np.empty(config.sessions, dtype=BLOCK_ARRAYS[k]) for k in SESSION_FIELDS}
         trajectories = np.empty((kept, config.coups + 1), dtype=BLOCK_ARRAYS["trajectories"])
-        box_stakes = []
+        box_stakes, rig_staked = [], []
         for b in range(config.n_blocks):
             try:
                 part = blocks.load(b, s)
@@ -269,7 +269,9 @@ def collect(
                 merged[k][start:stop] = part[k]
             trajectories[start : start + part["trajectories"].shape[0]] = part["trajectories"]
             box_stakes.append(part["box_stakes"])
+            rig_staked.append(part["rig_staked"])
         merged["box_stakes"] = np.sum(box_stakes, axis=0)
+        merged["rig_staked"] = np.sum(rig_staked, dtype=np.float64)
         merged["trajectories"] = trajectories
         results[label] = merged
     return results

@@ -13,7 +13,7 @@ from experiments import version
 from experiments.stats import ratio_estimate, verdicts
 from experiments.tournament.config import TournamentConfig
 from strategies.registry import make_strategy
-from trente_env.odds import house_edges, stake_weighted_edge
+from trente_env.odds import house_edges, rig_expectations, stake_weighted_edge
 from trente_env.rules import Refait
 
 RESULTS_SCHEMA = "trente-lab/tournament-results/1"
@@ -34,7 +34,7 @@ def summarize(config: TournamentConfig, sessions: Mapping[str, Mapping[str, np.n
     labels = list(config.strategies)
     estimates = [ratio_estimate(sessions[k]["net"], sessions[k]["staked"]) for k in labels]
     strategy_edges = [
-        stake_weighted_edge(rules, sessions[k]["box_stakes"], _to_prison(spec, rules))
+        stake_weighted_edge(rules, sessions[k]["box_stakes"], _to_prison(spec, rules), sessions[k].get("rig_staked"))
         for k, spec in zip(labels, config.specs)
     ]
     tests, correction = verdicts(estimates, strategy_edges)
@@ -92,6 +92,7 @@ def summarize(config: TournamentConfig, sessions: Mapping[str, Mapping[str, np.n
         "correction": correction,
         "strategies": table,
         "order": sort_order(table),
+        "positive_control": rig_expectations(rules).as_dict() if rules.rigged else None,
     }
     document["conclusion"] = conclusion(document)
     return document
@@ -150,7 +151,19 @@ def conclusion(document: Mapping[str, Any]) -> str:
             f"{len(on_edge)} of {m} cannot be told apart from the edge, and {', '.join(off_edge)} "
             "differs from it (Holm-corrected, family-wise 5%: expect this about one run in twenty)"
         )
-    if above:
+    rig = document.get("positive_control")
+    if rig:
+        text = (
+            "POSITIVE CONTROL, a rigged table (not a real game): Noir pays 3:2 right after a Noir win and 1:2 "
+            f"otherwise, so exact odds give always Noir {rig['always_noir']:+.2%} per unit staked, the other boxes "
+            f"their fair edge, and Noir only right after a Noir win {rig['noir_after_noir']:+.2%}; each system's "
+            "exact expectation counts its own Noir stakes placed right after a Noir win. " + text
+        )
+    if above and rig:
+        text += (
+            f"; {', '.join(above)} came out significantly above zero, as only a system that reads the last coup can. "
+        )
+    elif above:
         text += f", yet {', '.join(above)} came out significantly above zero, which would be a bug. "
     elif len(below) == m:
         text += ", and every interval lies below zero. "

@@ -34,7 +34,7 @@ import numpy as np
 
 from trente_env import jit
 from trente_env.cards import CARD_BLACK, CARD_VALUE, new_shoe
-from trente_env.codes import ACTION_WIDTH, INSURE, PRISON, STAKE
+from trente_env.codes import ACTION_WIDTH, INSURE, NO_COUP, PRISON, STAKE
 from trente_env.counting.advantage import (
     EV,
     EV_INSURED,
@@ -132,10 +132,8 @@ def _bet_row(action, box, insured, stake, values):
 def _play(action, prison, result, couleur, table, placed, insured, back):
     """The croupier settles one player's row (:func:`~trente_env.croupier.bet_and_settle`); returns
     the player's gain on the coup. The bankroll is :data:`PURSE`, enough for any stake of the study."""
-    after, _ = bet_and_settle(
-        action, PURSE, prison, result, couleur, table.n_boxes, table.insurance, table.table_min, table.table_max,
-        table.refait, table.second_refait, table.spares_couleur, table.rate, placed, insured, back,
-    )  # fmt: skip
+    # no previous coup: study_shoes refuses the rigged tables, the only ones that read it
+    after, _ = bet_and_settle(action, PURSE, prison, result, couleur, NO_COUP, table, placed, insured, back)
     return after - PURSE
 
 
@@ -394,6 +392,8 @@ def study_shoes(
         raise ValueError(f"the number of shoes must be at least 1, got {shoes}")
     if rules.table_min > 1:
         raise ValueError(f"the counters stake one unit, below the table minimum {rules.table_min:g}")
+    if rules.rigged:
+        raise ValueError("card counting is studied on real tables only, not on a rigged one (the positive control)")
     check_tiers(exact_box, coupled_cards)
     count = count or linear_count(effects_of_removal(rules))
     seeds = shuffle_seeds(np.random.default_rng(seed), shoes)
