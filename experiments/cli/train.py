@@ -74,7 +74,10 @@ def command(
         bool, typer.Option("--tensorboard", help="Also log to TensorBoard (OUT/tensorboard).")
     ] = False,
     rigged: Annotated[
-        bool, typer.Option("--rigged", help="POSITIVE CONTROL: rig the table so an edge exists (see docs).")
+        bool,
+        typer.Option(
+            "--rigged", help="POSITIVE CONTROL: play rigged-<preset> (Noir paid 3:2 right after a Noir win, else 1:2)."
+        ),
     ] = False,
     config: Annotated[
         Path | None, typer.Option("--config", help="Hyper-parameter TOML (default: configs/rl.toml).")
