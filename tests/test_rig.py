@@ -176,3 +176,13 @@ def test_the_tournament_plays_a_rigged_table_with_its_exact_figures(tmp_path) ->
     assert noir["expected_return"] == pytest.approx(rig.always_noir, abs=0.01)
     assert noir["expected_return"] < -0.02 and noir["verdict"] != "no stakes"
     assert doc["strategies"]["never"]["total_staked"] == 0
+
+
+def test_card_counting_refuses_a_rigged_table() -> None:
+    # the counters' exact odds know even money only: a rigged table is refused in one line, exit 2
+    result = CliRunner().invoke(app, ["count", "--rules", "rigged-classic"])
+    assert result.exit_code == 2 and "rigged positive control" in result.output and "Traceback" not in result.output
+    from trente_env.counting.counters import study_shoes
+
+    with pytest.raises(ValueError, match="real tables only"):
+        study_shoes(RIGGED, 1, 0)

@@ -95,6 +95,8 @@ def count_report(
     rules = load_rules(preset)
     if rules.table_min > 1:
         raise LabError(f"the counters stake one unit, below the table minimum {rules.table_min:g} of {preset!r}")
+    if rules.rigged:
+        raise LabError(f"card counting is studied on real tables only; {preset!r} is the rigged positive control")
     variants = stop_rules(rules, dead_cards, stops)
     start = time.perf_counter()
     effects = effects_of_removal(rules)
