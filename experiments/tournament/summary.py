@@ -176,15 +176,19 @@ def conclusion(document: Mapping[str, Any]) -> str:
         else f"returned only {ahead['return_per_unit']:+.2%} per unit staked, within chance of the edge"
     )
     text += (
-        f"The systems differ only in risk: {most_ahead} ended {ahead['p_ahead']:.0%} of its sessions ahead and {result}"
-    )
+        "Most often ahead: " if rig else "The systems differ only in risk: "
+    ) + f"{most_ahead} ended {ahead['p_ahead']:.0%} of its sessions ahead and {result}"
     risky = table[riskiest]
     if risky["p_ruin"] > 0:
         text += f"; {riskiest} was ruined in {risky['p_ruin']:.1%} of sessions"
-    text += (
-        f"; {steadiest} had the smallest swings for what it staked. A betting system only trades many "
-        "small wins for rare large losses (or the reverse); it cannot change the price of a unit staked."
-    )
+    text += f"; {steadiest} had the smallest swings for what it staked. "
+    if rig:
+        text += "Here a system that reads the last coup can win; at a real table none can."
+    else:
+        text += (
+            "A betting system only trades many small wins for rare large losses (or the reverse); it cannot "
+            "change the price of a unit staked."
+        )
     return text
 
 
