@@ -358,9 +358,7 @@ def print_report(report: dict[str, Any]) -> None:
     if b["insured_share"]:
         view.add_row("insured", f"{b['insured_share']:.1%} of units")
     if b["p_noir_after_noir"] == b["p_noir_after_noir"]:
-        view.add_row(
-            "bets Noir: after a Noir win / otherwise", f"{b['p_noir_after_noir']:.1%} / {b['p_noir_otherwise']:.1%}"
-        )
+        view.add_row("Noir after a Noir win / else", f"{b['p_noir_after_noir']:.1%} / {b['p_noir_otherwise']:.1%}")
     view.add_row(
         "bets after last coup", ", ".join(f"{k} {v:.0%}" for k, v in b["bet_rate_after"].items() if k != "none yet")
     )
