@@ -214,14 +214,20 @@ class ModelPolicy:
     def _greedy_network(self) -> Any:
         """The model's policy network when :meth:`_greedy` may stand in for SB3's ``predict``: greedy play
         of a feed-forward PPO, A2C or DQN policy with discrete or multi-discrete actions (else None:
-        sampled, masked or recurrent play goes through ``predict``)."""
+        sampled, masked or recurrent play, or a model that is not SB3's own, goes through ``predict``)."""
         from gymnasium import spaces
 
         if not self.deterministic or self.algo not in ("ppo", "a2c", "dqn"):
             return None
         if not isinstance(self.model.action_space, (spaces.Discrete, spaces.MultiDiscrete)):
             return None
-        return self.model.policy
+        try:
+            from stable_baselines3.common.policies import ActorCriticPolicy
+            from stable_baselines3.dqn.policies import DQNPolicy
+        except ImportError:  # not an SB3 model, and no SB3 to read one
+            return None
+        policy = getattr(self.model, "policy", None)
+        return policy if isinstance(policy, DQNPolicy if self.algo == "dqn" else ActorCriticPolicy) else None
 
     def _greedy(self, observation: np.ndarray | dict[str, np.ndarray]) -> np.ndarray:
         """The model's greedy actions for a batch in its own observation form: SB3's
