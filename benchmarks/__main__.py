@@ -26,6 +26,7 @@ from collections.abc import Callable
 import numba
 
 from benchmarks.bench_env import single_env_rate, vector_rate
+from experiments.console import status
 from trente_env.tables import PARALLEL_FROM
 
 FORMS = {
@@ -34,11 +35,19 @@ FORMS = {
 }
 
 
-def paired(ours: Callable[[], float], reference: Callable[[], float], repeats: int) -> tuple[float, float, float]:
+def paired(
+    ours: Callable[[], float],
+    reference: Callable[[], float],
+    repeats: int,
+    what: str = "",
+    doing: Callable[[str], None] | None = None,
+) -> tuple[float, float, float]:
     """Median rate of ``ours``, of ``reference`` and median of the paired ratios, the two timed in
-    alternation (the first of each pair alternating too)."""
+    alternation (the first of each pair alternating too); ``doing`` is told ``what`` and which run."""
     a, b = [], []
     for r in range(repeats):
+        if doing is not None:
+            doing(f"measuring {what}: run {r + 1} of {repeats}")
         if r % 2:
             b.append(reference())
             a.append(ours())
@@ -58,6 +67,11 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5, help="alternating runs of each pair (median)")
     parser.add_argument("--quick", action="store_true", help="a tenth of the steps (a rough table in seconds)")
     args = parser.parse_args()
+    with status() as doing:  # a status line on stderr: which row, which run
+        _table(args, doing)
+
+
+def _table(args: argparse.Namespace, doing: Callable[[str], None]) -> None:
     scale = 0.1 if args.quick else 1.0
     table_steps = int(2_000_000 * scale)
     single_steps = int(50_000 * scale)
@@ -74,6 +88,8 @@ def main() -> None:
                     lambda n=n, kwargs=kwargs, threads=threads: vector_rate(n, table_steps, threads=threads, **kwargs),
                     lambda n=n: vector_rate(n, table_steps, env_id="CartPole-v1"),
                     args.repeats,
+                    f"the native vector env, {n:,} tables, {form}",
+                    doing,
                 )
                 how = ", one thread" if threads is False else ""
                 print(
@@ -86,6 +102,8 @@ def main() -> None:
             lambda kwargs=kwargs: single_env_rate("TrenteEtQuarante-v0", single_steps, **kwargs),
             lambda: single_env_rate("CartPole-v1", single_steps),
             args.repeats,
+            f"the single env, {form}",
+            doing,
         )
         print(
             f"| single env via gym.make, {form} | {_rate(ours)} | CartPole-v1 via gym.make: {_rate(ref)} "

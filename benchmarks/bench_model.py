@@ -1,14 +1,19 @@
-"""A trained model in the tournament: session-coups per second, against the same model with torch's
-default threads, measured in the same run.
+"""A trained model in the tournament: session-coups per second of its greedy play, against SB3's
+``predict`` (the path it replaced), measured in the same run.
 
-    python benchmarks/bench_model.py [--sessions 2000] [--coups 100] [--repeats 5]
+    python benchmarks/bench_model.py [--sessions 2000 8000] [--coups 100] [--repeats 5]
 
 It trains a small PPO model (one update, the shipped network: [64, 64], discrete form) in a
-temporary folder, then plays one block of ``--sessions`` with it on the tournament's path for
-models (the vector env and the model's batched ``act``): with one torch thread (what the tournament
-sets) and with torch's default number of threads (what it left before), alternating, ``--repeats``
-times each. Figures are medians; on a
-shared machine the default threads fight over the cores and the ratio grows with the load.
+temporary folder, then, on one torch thread (what the tournament sets), for each block size of
+``--sessions``:
+
+* ``tournament``: one block on the tournament's path for models (:func:`strategies.runner.play_on_env`:
+  the vector env, the runner's bookkeeping and the model's batched ``act``);
+* ``policy``: the model's ``act`` alone on the observations of one block (what the network costs);
+
+each with the direct greedy play (``act``'s default) and with ``model.predict(deterministic=True)``
+(``reference``), alternating, ``--repeats`` times. Figures are medians; the ratios are
+direct over reference.
 """
 
 from __future__ import annotations
@@ -23,40 +28,64 @@ from pathlib import Path
 import torch
 
 from experiments.rl.train import train_agent
+from strategies.model import ModelPolicy
 from strategies.registry import make_strategy
-from strategies.runner import play_on_env, session_seeds
+from strategies.runner import observation_kwargs, play_on_env, session_seeds
 from trente_env.rules import get_rules
+from trente_env.vector import TrenteEtQuaranteVectorEnv
 
 
-def rate(policy, sessions: int, coups: int, threads: int) -> float:
-    """Session-coups per second of one block of sessions of ``policy`` on ``threads`` torch threads:
-    the tournament's path for a model (:func:`strategies.runner.play_on_env`)."""
-    torch.set_num_threads(threads)
+def tournament_rate(policy: ModelPolicy, sessions: int, coups: int) -> float:
+    """Session-coups per second of one block of ``sessions`` sessions on the tournament's path."""
     seeds = session_seeds(0, sessions)
     start = time.perf_counter()
     play_on_env(policy, get_rules("classic"), 1000.0, coups, seeds, keep=0)
     return sessions * coups / (time.perf_counter() - start)
 
 
+def policy_rate(policy: ModelPolicy, observation, coups: int) -> float:
+    """Session-coups per second of ``policy.act`` alone, asked ``coups`` times for one block's observations."""
+    sessions = len(observation["bankroll"]) if isinstance(observation, dict) else len(observation)
+    start = time.perf_counter()
+    for _ in range(coups):
+        policy.act(observation)
+    return sessions * coups / (time.perf_counter() - start)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sessions", type=int, default=2000)
+    parser.add_argument("--sessions", type=int, nargs="+", default=[2000, 8000])
     parser.add_argument("--coups", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    default_threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    report: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as scratch:
         model = train_agent("ppo", 2048, out_dir=Path(scratch) / "model", eval_every=10**9)["files"]["model"]
-        policy = make_strategy(f"model:{model}")
-        rate(policy, 50, 5, 1)  # warm up: compile, load
-        runs: dict[int, list[float]] = {1: [], default_threads: []}
-        for r in range(args.repeats):
-            for threads in runs:
-                runs[threads].append(rate(policy, args.sessions, args.coups, threads))
-                print(f"  {threads} thread(s), run {r + 1}/{args.repeats}: {runs[threads][-1]:,.0f}/s", flush=True)
-    medians = {f"{t} torch threads": statistics.median(v) for t, v in runs.items()}
-    ratio = statistics.median(runs[1]) / statistics.median(runs[default_threads])
-    print(json.dumps({"median_session_coups_per_second": medians, "one_thread_over_default": ratio}, indent=2))
+        direct = make_strategy(f"model:{model}")
+        reference = make_strategy(f"model:{model}")
+        reference.__dict__["_greedy_network"] = None  # no direct path: every batch goes through predict
+        paths = {"direct": direct, "reference": reference}
+        for policy in paths.values():
+            tournament_rate(policy, 50, 5)  # warm up: compile, load
+        for sessions in args.sessions:
+            venv = TrenteEtQuaranteVectorEnv(sessions, **observation_kwargs(direct))
+            observation, _ = venv.reset(seed=0)
+            runs: dict[str, list[float]] = {f"{kind} {path}": [] for kind in ("tournament", "policy") for path in paths}
+            for r in range(args.repeats):
+                for path, policy in paths.items():
+                    runs[f"tournament {path}"].append(tournament_rate(policy, sessions, args.coups))
+                    runs[f"policy {path}"].append(policy_rate(policy, observation, args.coups))
+                print(
+                    f"  block of {sessions}, run {r + 1}/{args.repeats}: "
+                    + ", ".join(f"{k} {v[-1]:,.0f}/s" for k, v in runs.items()),
+                    flush=True,
+                )
+            medians = {k: statistics.median(v) for k, v in runs.items()}
+            for kind in ("tournament", "policy"):
+                medians[f"{kind} ratio"] = medians[f"{kind} direct"] / medians[f"{kind} reference"]
+            report[f"block of {sessions}"] = medians
+    print(json.dumps({"median_session_coups_per_second": report}, indent=2))
 
 
 if __name__ == "__main__":

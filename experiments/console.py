@@ -10,7 +10,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from rich.console import Console
+from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.spinner import Spinner
 
 from experiments.files import json_default
 
@@ -50,8 +52,10 @@ def status(enabled: bool = True) -> Iterator[Callable[[str], None]]:
     if not enabled or not err.is_terminal:
         yield lambda _: None
         return
-    with err.status("", spinner="dots") as line:
-        yield lambda text: line.update(text)
+    spinner = Spinner("dots")
+    # what is printed meanwhile goes above the line when stdout is this terminal, to its file otherwise
+    with Live(spinner, console=err, transient=True, redirect_stdout=out.is_terminal, redirect_stderr=False):
+        yield lambda text: spinner.update(text=text)
 
 
 def print_json(document: Any) -> None:

@@ -201,12 +201,61 @@ class ModelPolicy:
         single = (
             np.asarray(observation["bankroll"]) if isinstance(observation, dict) else np.asarray(observation)
         ).ndim == 1
-        kwargs = {"action_masks": self.action_masks(observation)} if self.algo == "maskable-ppo" else {}
-        actions, state = self.model.predict(
-            self.model_observation(observation), state, episode_start, self.deterministic, **kwargs
-        )
+        model_observation = self.model_observation(observation)
+        if self._greedy_network is not None and state is None:
+            actions = self._greedy(model_observation)
+        else:
+            kwargs = {"action_masks": self.action_masks(observation)} if self.algo == "maskable-ppo" else {}
+            actions, state = self.model.predict(model_observation, state, episode_start, self.deterministic, **kwargs)
         rows = self.full_actions(actions)
         return (rows[0] if single else rows), state
+
+    @cached_property
+    def _greedy_network(self) -> Any:
+        """The model's policy network when :meth:`_greedy` may stand in for SB3's ``predict``: greedy play
+        of a feed-forward PPO, A2C or DQN policy with discrete or multi-discrete actions (else None:
+        sampled, masked or recurrent play, or a model that is not SB3's own, goes through ``predict``)."""
+        from gymnasium import spaces
+
+        if not self.deterministic or self.algo not in ("ppo", "a2c", "dqn"):
+            return None
+        if not isinstance(self.model.action_space, (spaces.Discrete, spaces.MultiDiscrete)):
+            return None
+        try:
+            from stable_baselines3.common.policies import ActorCriticPolicy
+            from stable_baselines3.dqn.policies import DQNPolicy
+        except ImportError:  # not an SB3 model, and no SB3 to read one
+            return None
+        policy = getattr(self.model, "policy", None)
+        return policy if isinstance(policy, DQNPolicy if self.algo == "dqn" else ActorCriticPolicy) else None
+
+    def _greedy(self, observation: np.ndarray | dict[str, np.ndarray]) -> np.ndarray:
+        """The model's greedy actions for a batch in its own observation form: SB3's
+        ``predict(deterministic=True)`` without its per-call work (the batch is handed to torch without
+        a copy, under ``torch.inference_mode``), so the same network on the same numbers picks the
+        same actions."""
+        import torch
+        from stable_baselines3.common.policies import BasePolicy
+
+        policy = self._greedy_network
+        space = self.model.observation_space
+        if isinstance(observation, dict):
+            tensor: Any = {
+                key: torch.as_tensor(np.asarray(value).reshape(-1, *space[key].shape))
+                for key, value in observation.items()
+            }
+        else:
+            tensor = torch.as_tensor(np.asarray(observation).reshape(-1, *space.shape))
+        policy.set_training_mode(False)
+        with torch.inference_mode():
+            if self.algo == "dqn":  # the action of highest value
+                actions = policy._predict(tensor, deterministic=True)
+            else:  # the most likely action of each part, as SB3's (Multi)CategoricalDistribution.mode
+                features = BasePolicy.extract_features(policy, tensor, policy.pi_features_extractor)
+                logits = policy.action_net(policy.mlp_extractor.forward_actor(features))
+                dims = getattr(policy.action_dist, "action_dims", [logits.shape[1]])
+                actions = torch.stack([_most_likely(part) for part in torch.split(logits, list(dims), dim=1)], 1)
+        return actions.numpy().reshape(-1, *self.model.action_space.shape)
 
     def action_masks(self, observation: np.ndarray | dict[str, np.ndarray]) -> np.ndarray:
         """The legal actions, in the model's action form, for a batch of env observations (dict or
@@ -221,6 +270,15 @@ class ModelPolicy:
 
     def spec(self) -> str:
         return f"{self.path}:algo={self.algo}"
+
+
+def _most_likely(logits: Any) -> Any:
+    """The index of the most likely action per row, computed as ``torch.distributions.Categorical``
+    does (logits normalised by their log-sum-exp, then softmax) so that ties break the same way."""
+    import torch
+
+    normalized = logits - logits.logsumexp(dim=-1, keepdim=True)
+    return torch.argmax(torch.softmax(normalized, dim=-1), dim=1)
 
 
 def _read_meta(path: Path) -> dict[str, Any]:

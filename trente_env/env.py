@@ -141,7 +141,9 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
     * ``history``: coups kept on the scoreboard (default 10).
     * ``observe_shoe``: add the shoe's unseen cards to the observation (default False).
     * ``stake_levels``: the stakes of the discrete form, in units (default 1, 5, 25, 100).
-    * ``render_mode``: ``"ansi"`` (the croupier's layout as text) or ``"human"`` (printed in colour).
+    * ``render_mode``: ``"ansi"`` (the croupier's layout as text), ``"human"`` (printed in colour) or
+      ``"rgb_array"`` (the table as a picture, ``(368, 640, 3)`` uint8: both rows of cards, the
+      scoreboard, the stakes and the bankroll; what gymnasium's ``RecordVideo`` films).
 
     ``gymnasium.make_vec("TrenteEtQuarante-v0", num_envs=N)`` builds the native
     :class:`~trente_env.vector.TrenteEtQuaranteVectorEnv` with the same arguments (and its own:
@@ -152,7 +154,7 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
     * v0: initial version.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 2}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
 
     def __init__(
         self,
@@ -229,8 +231,9 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
         """The legal actions now, for sb3-contrib's MaskablePPO (see the Action Space section)."""
         return self.layout.action_masks(self._tables.bankroll)[0]
 
-    def render(self) -> str | None:
-        """The croupier's layout of the last coup: both rows, totals, the announcement, the money."""
+    def render(self) -> str | np.ndarray | None:
+        """The croupier's layout of the last coup: both rows, totals, the announcement, the money (as
+        text for ``"ansi"``, printed for ``"human"``, a picture for ``"rgb_array"``)."""
         if self.render_mode is None:
             gym.logger.warn(
                 "You are calling render method without specifying any render mode. "
@@ -238,6 +241,12 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
                 'render_mode="ansi")'
             )
             return None
+        if self.render_mode == "rgb_array":
+            from trente_env.render import draw_table
+
+            t = self._tables
+            money = int(t.coups[0]), float(t.bankroll[0])
+            return draw_table(*money, t.prison[0], t.results[0], t.couleurs[0], self._last_info)
         text = self._render_text()
         if self.render_mode == "ansi":
             return text

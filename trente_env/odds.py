@@ -22,6 +22,7 @@ recursions of docs/rules.md#en-prison solved in closed form; see :func:`house_ed
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
@@ -239,9 +240,17 @@ def first_coup(decks: int, *, use_cache: bool = True) -> CoupOdds:
     return shoe_odds(composition(decks))
 
 
-def write_cache(decks: range = range(1, 9)) -> dict[str, dict]:
-    """Recompute the first-coup odds of full shoes and store them in :data:`CACHE`."""
-    table = {str(d): shoe_odds(composition(d)).to_dict() for d in decks}
+def write_cache(decks: range = range(1, 9), done: Callable[[int], None] | None = None) -> dict[str, dict]:
+    """Recompute the first-coup odds of full shoes and store them in :data:`CACHE` (tens of seconds
+    per deck count; ``python -m trente_env.odds`` shows a progress bar).
+
+    :param done: told each deck count as soon as its odds are computed.
+    """
+    table = {}
+    for d in decks:
+        table[str(d)] = shoe_odds(composition(d)).to_dict()
+        if done is not None:
+            done(d)
     CACHE.parent.mkdir(exist_ok=True)
     CACHE.write_text(json.dumps(table, indent=1) + "\n")
     return table
@@ -407,3 +416,20 @@ def rig_expectations(rules: RuleSet, odds: CoupOdds | None = None) -> RigExpecta
         noir_after_noir=-edges.noir + after,
         noir_otherwise=-edges.noir + otherwise,
     )
+
+
+def _rebuild_cache() -> None:
+    """``python -m trente_env.odds``: rebuild :data:`CACHE`, a progress bar on stderr (a few minutes)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        decks = range(1, 9)
+        task = bar.add_task("exact odds of the first coup, 1 to 8 decks", total=len(decks))
+        write_cache(decks, lambda d: bar.advance(task))
+    print(f"wrote {CACHE}")
+
+
+if __name__ == "__main__":
+    _rebuild_cache()

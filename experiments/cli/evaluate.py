@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from experiments.cli.options import JsonOption, SeedOption
-from experiments.console import print_json
+from experiments.console import print_json, status
 from experiments.limits import MAX_SESSION_COUPS, MAX_TABLES
 
 
@@ -48,7 +48,9 @@ def command(
     you trust."""
     from experiments.rl import evaluate
 
-    report = evaluate.evaluate_model(model, episodes, rules, seed, coups, algo)
+    with status(not as_json) as doing:  # loading torch and playing: seconds, on a spinner
+        doing(f"playing {episodes:,} sessions of up to {coups:,} coups with {model}")
+        report = evaluate.evaluate_model(model, episodes, rules, seed, coups, algo)
     if as_json:
         print_json(report)
     else:
