@@ -1,6 +1,7 @@
 """The tournament on a Dask cluster against the local backend, measured in the same run.
 
     python benchmarks/bench_dask.py [--sessions 16000] [--coups 200] [--workers 2] [--repeats 3]
+    python benchmarks/bench_dask.py --billion     # about 10**9 session-coups: minutes, one repeat
 
 Both play the default line-up (``--sessions`` x ``--coups``, classic rules, seed 0) without plots:
 
@@ -27,6 +28,8 @@ from experiments.backends import Backend
 from experiments.tournament.config import make_config
 from experiments.tournament.runner import run_tournament
 
+BILLION = 10**9
+
 
 def timed(config, workers: int, backend: Backend, folder: Path) -> dict[str, float]:
     start = time.perf_counter()
@@ -40,7 +43,14 @@ def main() -> None:
     parser.add_argument("--coups", type=int, default=200)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--billion", action="store_true", help="as many sessions as make about 10**9 session-coups (one repeat)"
+    )
     args = parser.parse_args()
+    if args.billion:
+        systems = len(make_config(coups=args.coups).specs)
+        args.sessions = -(-BILLION // (args.coups * systems))
+        args.repeats = 1
     config = make_config(sessions=args.sessions, coups=args.coups)
     work = config.sessions * config.coups * len(config.specs)
     tasks = config.n_blocks * len(config.groups())

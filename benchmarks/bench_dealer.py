@@ -1,10 +1,17 @@
 """Bulk dealer speed: coups per second against a plain pure-Python dealer timed in the same run.
 
-    python benchmarks/bench_dealer.py [--coups 5000000] [--repeats 7]
+    python benchmarks/bench_dealer.py [--coups 5000000] [--repeats 7] [--whole-process 100000000]
 
 Both dealers shuffle 6-deck shoes, deal Noir then Rouge rows to a cut card 52 from the end, and
 produce the two totals and the first card's colour of every coup. Figures are medians over the
 repeats; the ratio is taken within this run because shared machines are noisy.
+
+``--whole-process N`` also times ``trente-lab simulate --coups N --json`` as a subprocess, end to
+end (start-up, imports, loading the compiled kernels, the exact odds, dealing and counting, the JSON
+written), the median of ``--process-repeats`` runs, each run right after a run of the pure-Python
+reference so that both see the same load: ``whole_process_over_pure_python`` is N over the
+process's seconds, over the reference's coups per second. The process's own ``coups_per_second``
+(dealing and counting only) is given beside it.
 """
 
 from __future__ import annotations
@@ -13,11 +20,14 @@ import argparse
 import json
 import random
 import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numba
 
-from trente_env.dealer import Shoe, deal_coups
+from trente_env.dealer import Shoe, deal_coups, tally_coups
 from trente_env.rules import get_rules
 
 
@@ -52,13 +62,43 @@ def rate(fn, n: int, repeats: int) -> float:
     return n / statistics.median(times)
 
 
+def whole_process(n_coups: int, repeats: int, python_coups: int) -> dict[str, float]:
+    """``trente-lab simulate --coups n_coups`` timed end to end as a subprocess, ``repeats`` times,
+    each after a timing of the pure-Python reference; medians."""
+    root = Path(__file__).resolve().parents[1]
+    command = [sys.executable, "-m", "experiments.cli", "simulate", "--coups", str(n_coups), "--json"]
+    seconds, inside, reference = [], [], []
+    for _ in range(repeats):
+        reference.append(rate(pure_python_dealer, python_coups, 1))
+        start = time.perf_counter()
+        done = subprocess.run(command, cwd=root, capture_output=True, text=True, check=True)
+        seconds.append(time.perf_counter() - start)
+        inside.append(json.loads(done.stdout)["coups_per_second"])
+    process = statistics.median(seconds)
+    python = statistics.median(reference)
+    return {
+        "whole_process_coups": n_coups,
+        "whole_process_seconds": round(process, 2),
+        "whole_process_coups_per_second": round(n_coups / process),
+        "inside_process_coups_per_second": round(statistics.median(inside)),
+        "pure_python_coups_per_second_beside_it": round(python),
+        "whole_process_over_pure_python": round(n_coups / process / python, 1),
+        "inside_process_over_pure_python": round(statistics.median(inside) / python, 1),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--coups", type=int, default=5_000_000, help="coups per run of the bulk dealer")
     parser.add_argument("--python-coups", type=int, default=50_000, help="coups per run of the reference")
     parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument(
+        "--whole-process", type=int, default=0, metavar="N", help="also time `trente-lab simulate --coups N` end to end"
+    )
+    parser.add_argument("--process-repeats", type=int, default=3, help="runs of the whole process (median)")
     args = parser.parse_args()
     rules = get_rules()
+    tally_coups(rules, 1_000, 0)
     deal_coups(rules, 1_000, 0)  # compile (or load the compiled kernels) outside the timing
 
     def one_at_a_time(n: int, seed: int) -> None:
@@ -71,18 +111,19 @@ def main() -> None:
     bulk = rate(lambda n, s: deal_coups(rules, n, s), args.coups, args.repeats)
     reference = rate(pure_python_dealer, args.python_coups, args.repeats)
     table = rate(one_at_a_time, args.python_coups, args.repeats)
-    print(
-        json.dumps(
-            {
-                "threads": numba.get_num_threads(),
-                "bulk_coups_per_second": round(bulk),
-                "pure_python_coups_per_second": round(reference),
-                "one_coup_shoe_coups_per_second": round(table),
-                "bulk_over_pure_python": round(bulk / reference, 1),
-            },
-            indent=2,
-        )
-    )
+    tally = rate(lambda n, s: tally_coups(rules, n, s), args.coups, args.repeats)
+    figures = {
+        "threads": numba.get_num_threads(),
+        "bulk_coups_per_second": round(bulk),
+        "tally_coups_per_second": round(tally),
+        "pure_python_coups_per_second": round(reference),
+        "one_coup_shoe_coups_per_second": round(table),
+        "bulk_over_pure_python": round(bulk / reference, 1),
+        "tally_over_pure_python": round(tally / reference, 1),
+    }
+    if args.whole_process:
+        figures.update(whole_process(args.whole_process, args.process_repeats, args.python_coups))
+    print(json.dumps(figures, indent=2))
 
 
 if __name__ == "__main__":

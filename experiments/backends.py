@@ -1,5 +1,5 @@
 """Where long work is done: on this machine, or on a Dask cluster (``--backend`` of ``trente-lab
-tournament`` and ``trente-lab sweep``).
+tournament``, ``sweep``, ``simulate``, ``fallacy`` and ``count``).
 
 ``--backend`` takes:
 
@@ -20,6 +20,11 @@ same on every backend, with any number of workers, after a worker died mid-run (
 tasks again elsewhere) and after a resume on another backend. Before any work, every worker must
 run the same versions of trente-lab (its source files), numpy, numba and Python as this process.
 
+``trente-lab simulate``, ``fallacy`` and ``count`` cut their work into fixed shards
+(:func:`shard_sizes`), each seeded from the root seed and its index only (:func:`shard_generator`),
+and put the shards' results together in shard order (:func:`run_shards`), on every backend, local
+included.
+
 Dask is imported only here, when a Dask backend is asked for: ``pip install "trente-lab[distributed]"``.
 """
 
@@ -31,8 +36,9 @@ import logging
 import platform
 import re
 import signal
+import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -208,4 +214,73 @@ def run_on_dask(
             done(running.pop(future), future.result())
 
 
-__all__ = ["LOCAL", "Backend", "check_versions", "dask_client", "parse_backend", "run_on_dask", "worker_versions"]
+# -- shards: long jobs cut into fixed pieces -------------------------------------------------------
+
+
+def shard_sizes(total: int, size: int) -> list[int]:
+    """``total`` units of work (coups, shoes) cut into shards of ``size``, the last one shorter: the
+    cut depends on ``total`` and ``size`` only, never on the backend or the number of workers."""
+    if total < 0 or size < 1:
+        raise ValueError(f"cannot cut {total} into shards of {size}")
+    return [min(size, total - start) for start in range(0, total, size)]
+
+
+def shard_generator(seed: int, index: int) -> Any:
+    """The random generator of shard ``index`` of a job seeded ``seed``: from these two numbers only.
+
+    Shard 0 draws from the root seed's own stream (``numpy.random.default_rng(seed)``), so a job of
+    one shard deals what it dealt before jobs were cut into shards; shard ``i > 0`` draws from the
+    ``i``-th child of the root's :class:`numpy.random.SeedSequence` (``spawn_key=(i,)``), a stream
+    numpy makes independent of the root's and of every other child's.
+    """
+    import numpy as np
+
+    return np.random.default_rng(seed if index == 0 else np.random.SeedSequence(seed, spawn_key=(index,)))
+
+
+def run_shards(
+    play: Callable[..., Any],
+    shards: Sequence[tuple[Any, ...]],
+    reduce: Callable[[int, Any], None],
+    backend: Backend = LOCAL,
+    workers: int = 1,
+) -> None:
+    """``play(*shards[i])`` for every shard, and ``reduce(i, result)`` here **in shard order**, so
+    what ``reduce`` builds is the same on every backend. ``local`` plays the shards one after
+    another in this process; a Dask backend plays them on the cluster (:func:`dask_client`, a local
+    one of ``workers`` processes for ``dask``), holding the results that end early until their
+    turn. Ctrl-C (KeyboardInterrupt) cancels the shards not finished and is raised again once the
+    finished ones are reduced, in order, as far as none is missing."""
+    if backend.kind == "local":
+        for i, arguments in enumerate(shards):
+            reduce(i, play(*arguments))
+        return
+    waiting: dict[int, Any] = {}
+    turn = 0
+
+    def done(i: int, result: Any) -> None:
+        nonlocal turn
+        waiting[i] = result
+        while turn in waiting:
+            reduce(turn, waiting.pop(turn))
+            turn += 1
+
+    with (
+        tempfile.TemporaryDirectory(prefix="trente-lab-dask-") as scratch,
+        dask_client(backend, workers, Path(scratch)) as client,
+    ):
+        run_on_dask(client, play, iter(enumerate(shards)), done)
+
+
+__all__ = [
+    "LOCAL",
+    "Backend",
+    "check_versions",
+    "dask_client",
+    "parse_backend",
+    "run_on_dask",
+    "run_shards",
+    "shard_generator",
+    "shard_sizes",
+    "worker_versions",
+]

@@ -6,7 +6,8 @@ import pytest
 from typer.testing import CliRunner
 
 from experiments.cli import app
-from trente_env.rules import PRESETS
+from trente_env.codes import Result
+from trente_env.rules import PRESETS, get_rules
 
 runner = CliRunner()
 
@@ -70,6 +71,22 @@ def test_simulate_reports_observed_beside_exact_with_z_scores():
     assert refait["z"] == pytest.approx((refait["observed"] - refait["exact"]) / refait["se"])
     # same seed, same coups
     assert run_json("simulate", "--coups", "20000", "--seed", "3")["frequencies"] == doc["frequencies"]
+
+
+def test_simulate_adds_up_its_shards_each_dealt_from_its_own_stream(monkeypatch):
+    from experiments.backends import shard_generator
+    from experiments.game import simulate
+    from trente_env.dealer import TALLY_RESULTS, tally_coups
+
+    rules = get_rules("exhaustion")
+    one, void = simulate.count_outcomes(rules, 25_000, 6)  # one shard: the root seed's stream, as ever
+    assert one["refait"] + one["après"] + one["noir wins"] + one["rouge wins"] + void == 25_000
+    assert void == tally_coups(rules, 25_000, 6)[TALLY_RESULTS + 2 * Result.VOID]
+    monkeypatch.setattr(simulate, "SHARD", 10_000)  # three shards: 10,000, 10,000 and 5,000 coups
+    three, void = simulate.count_outcomes(rules, 25_000, 6)
+    tallies = sum(tally_coups(rules, n, shard_generator(6, i)) for i, n in enumerate((10_000, 10_000, 5_000)))
+    assert void == tallies[TALLY_RESULTS + 2 * Result.VOID]
+    assert three["refait"] == tallies[TALLY_RESULTS + 2 * Result.REFAIT] and three != one
 
 
 def test_simulate_counts_void_coups_when_dealt_to_exhaustion():

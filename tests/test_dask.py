@@ -243,3 +243,62 @@ def test_ctrl_c_on_a_local_cluster_is_one_line_and_leaves_no_process(tmp_path: P
         return False
 
     _wait_for(group_gone, 30, "the cluster's processes to stop")
+
+
+# -- simulate, fallacy and count: shards -------------------------------------------------------
+
+
+def test_a_shard_is_seeded_from_the_root_seed_and_its_index_only() -> None:
+    import numpy as np
+
+    from experiments.backends import shard_generator, shard_sizes
+
+    assert shard_sizes(10, 4) == [4, 4, 2] and shard_sizes(8, 4) == [4, 4] and shard_sizes(0, 4) == []
+    # shard 0 is the root seed's own stream: a job of one shard deals what it always dealt
+    assert shard_generator(5, 0).random() == np.random.default_rng(5).random()
+    draws = {(seed, i): shard_generator(seed, i).integers(2**62) for seed in (5, 6) for i in range(4)}
+    assert len(set(draws.values())) == len(draws)  # every shard of every seed its own stream
+    assert all(shard_generator(seed, i).integers(2**62) == x for (seed, i), x in draws.items())
+
+
+def _without_timing(value):
+    """A report with its timings taken out: the only numbers that may change from run to run."""
+    if isinstance(value, dict):
+        return {k: _without_timing(v) for k, v in value.items() if k not in ("seconds", "coups_per_second")}
+    if isinstance(value, list):
+        return [_without_timing(v) for v in value]
+    return value
+
+
+def _json_on(backend: str, *args: str) -> dict:
+    result = runner.invoke(app, [*args, "--json", "--backend", backend, "--workers", "2"])
+    assert result.exit_code == 0, result.output
+    return _without_timing(json.loads(result.stdout))
+
+
+@pytest.mark.timeout(600)  # the count's workers load many kernels: slow on a busy machine
+@pytest.mark.parametrize(
+    ("module", "attribute", "size", "args"),
+    [
+        # small shards, so that each run is cut into several, joined in order
+        ("experiments.game.simulate", "SHARD", 30_000, ("simulate", "--coups", "100000", "--seed", "4")),
+        ("experiments.teaching.fallacy", "SHARD", 30_000, ("fallacy", "-n", "100000", "-k", "5", "--sessions", "50")),
+        ("experiments.game.count", "BATCH", 2, ("count", "--shoes", "5", "--stop", "exhaustion")),
+    ],
+)
+def test_each_command_gives_the_same_json_on_a_local_cluster(
+    module: str, attribute: str, size: int, args: tuple[str, ...], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import importlib
+
+    monkeypatch.setattr(importlib.import_module(module), attribute, size)
+    monkeypatch.setenv("DASK_TEMPORARY_DIRECTORY", str(tmp_path))
+    local = _json_on("local", *args)
+    assert _json_on("dask", *args) == local
+
+
+@pytest.mark.parametrize("command", ["simulate", "fallacy", "count"])
+def test_a_bad_backend_of_each_command_is_one_line(command: str) -> None:
+    result = runner.invoke(app, [command, "--backend", "dask://nowhere"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1 and "unknown --backend 'dask://nowhere'" in result.stderr

@@ -8,7 +8,18 @@ from hypothesis import strategies as st
 
 from trente_env.cards import CARD_VALUE, card_code, new_shoe
 from trente_env.coup import Coup, Result, classify, couleur_wins
-from trente_env.dealer import Shoe, deal_coup, deal_coups, deal_row, shuffle
+from trente_env.dealer import (
+    TALLY_NOIR,
+    TALLY_RESULTS,
+    TALLY_ROUGE,
+    TALLY_SIZE,
+    Shoe,
+    deal_coup,
+    deal_coups,
+    deal_row,
+    shuffle,
+    tally_coups,
+)
 from trente_env.rules import RuleSet, get_rules
 
 
@@ -158,3 +169,21 @@ def test_bulk_dealing_does_not_depend_on_the_batch_size(seed, n, batch):
     b = deal_coups(rules, n, seed, batch_shoes=batch)
     for field in ("noir", "rouge", "first_black", "shoe", "start", "reshuffle"):
         assert np.array_equal(getattr(a, field), getattr(b, field)), field
+
+
+@pytest.mark.parametrize("preset", ["classic", "exhaustion", "dead-cards"])
+@pytest.mark.parametrize("n", [0, 1, 29, 4_321])
+def test_the_tally_counts_the_very_coups_deal_coups_deals(preset: str, n: int) -> None:
+    # tally_coups never writes a coup out: each count must be the one read off deal_coups' coups,
+    # the last shoe cut at the n-th coup (29: inside the first shoe; 4,321: a few hundred shoes)
+    rules = get_rules(preset)
+    coups = deal_coups(rules, n, 11)
+    expected = np.zeros(TALLY_SIZE, dtype=np.int64)
+    dealt = coups.noir > 0
+    np.add.at(expected, TALLY_NOIR + coups.noir[dealt].astype(int) - 31, 1)
+    np.add.at(expected, TALLY_ROUGE + coups.rouge[dealt].astype(int) - 31, 1)
+    decided = coups.result <= Result.ROUGE
+    couleur = (couleur_wins(coups.result, coups.first_black) & decided).astype(int)
+    np.add.at(expected, TALLY_RESULTS + 2 * coups.result.astype(int) + couleur, 1)
+    assert expected[TALLY_RESULTS:].sum() == n
+    assert np.array_equal(tally_coups(rules, n, 11), expected)

@@ -176,3 +176,32 @@ def test_bad_input_is_one_line(args: list[str], message: str) -> None:
     assert result.exit_code == 2
     assert message in result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(("n_coups", "shard"), [(300, 1), (3_000, 7), (20_000, 3_000), (20_000, 20_000)])
+def test_shards_joined_in_order_count_the_streaks_of_one_walk(n_coups: int, shard: int) -> None:
+    # the reference walks every shard's coups in one go, the streak running on from one shard into
+    # the next; the join must give the very same counts (shards of one coup: every shard's first
+    # streak is all of it; of 7: streaks often span several shards)
+    from experiments.backends import shard_generator, shard_sizes
+    from experiments.teaching.fallacy import FAMILIES, count_streaks
+    from trente_env.codes import Result
+    from trente_env.dealer import deal_coups
+
+    rules, k = get_rules(), 4
+    counts, decided, void = count_streaks(rules, n_coups, k, 9, shard=shard)
+    walk = {event: np.zeros((2, k + 2, 2), dtype=np.int64) for event, _ in FAMILIES}
+    state = {event: (-1, 0) for event, _ in FAMILIES}
+    for i, n in enumerate(shard_sizes(n_coups, shard)):
+        coups = deal_coups(rules, n, shard_generator(9, i))
+        won = coups.result <= Result.ROUGE
+        sides = {
+            "rouge": np.where(won, coups.result == Result.NOIR.value, -1).astype(np.int8),
+            "couleur": np.where(won, ~coups.couleur, -1).astype(np.int8),
+        }
+        for event, _ in FAMILIES:
+            state[event] = _tally(sides[event], *state[event], walk[event])
+    for event, _ in FAMILIES:
+        assert np.array_equal(counts[event], walk[event]), event
+        assert counts[event].sum() == decided - 1  # every decided coup but the first follows a streak
+    assert void == 0

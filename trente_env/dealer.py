@@ -29,13 +29,14 @@ import numpy as np
 
 from trente_env import jit
 from trente_env.cards import CARD_BLACK, CARD_VALUE, new_shoe
-from trente_env.codes import GOLDEN, MIX1, MIX2
-from trente_env.coup import ROW_LIMIT, Coup, classify, couleur_wins
+from trente_env.codes import GOLDEN, MIX1, MIX2, Result
+from trente_env.coup import ROW_LIMIT, Coup, classify, couleur_wins, decide
 from trente_env.rules import RuleSet
 
 #: noir, rouge, first_black, start, n_noir, n_rouge, reshuffle, shoe
 _COLUMN_TYPES = (np.int8, np.int8, np.bool_, np.int16, np.int8, np.int8, np.bool_, np.int32)
 _LOW32 = np.uint64(0xFFFFFFFF)
+_decide = jit.inline(decide)  # the one rule that reads a coup, compiled into the tally
 _TWO32 = np.uint64(1 << 32)
 
 
@@ -186,6 +187,80 @@ def _gather(chunks, counts, room, offset, stage, column):
         src = chunks[c] * room
         column[offset : offset + counts[c]] = stage[src : src + counts[c]]
         offset += counts[c]
+
+
+#: The columns of a tally (:func:`tally_coups`): how many Noir rows ended on 31..40, how many Rouge
+#: rows, then how many coups of each (:class:`~trente_env.codes.Result`, Couleur won) pair, at
+#: ``TALLY_RESULTS + 2 * result + couleur`` (Couleur is False on ties and void coups).
+TALLY_NOIR, TALLY_ROUGE, TALLY_RESULTS = 0, 10, 20
+TALLY_SIZE = TALLY_RESULTS + 2 * len(Result)
+
+
+@jit.kernel
+def _tally_shoe(cards, base, seed, burn, cut_card, dead_cards, limit, row):
+    """Shuffle one shoe (``seed``) and deal it as :func:`_deal_shoes` does, its first ``limit`` coups
+    at most, adding each coup to the tally ``row`` (:data:`TALLY_SIZE` counts) instead of writing it
+    out. Returns the coups dealt."""
+    cards[:] = base
+    shuffle(cards, seed)
+    pos = burn
+    dealt = 0
+    while dealt < limit:
+        noir, rouge, middle, end, reshuffle = deal_next(cards, pos, cut_card, dead_cards)
+        result, couleur = _decide(noir, rouge, noir > 0 and CARD_BLACK[cards[pos]])
+        if noir > 0:
+            row[TALLY_NOIR + noir - 31] += 1
+            row[TALLY_ROUGE + rouge - 31] += 1
+        row[TALLY_RESULTS + 2 * result + couleur] += 1
+        dealt += 1
+        pos = end
+        if reshuffle:
+            break
+    return dealt
+
+
+@jit.parallel
+def _tally_shoes(shoes, base, seeds, burn, cut_card, dead_cards, tallies):
+    """:func:`_tally_shoe` for every shoe, dealt to its end: shoe ``s`` on row ``s`` of ``shoes``
+    and of ``tallies`` (zeroed first), the shoes spread over numba's threads."""
+    for s in numba.prange(shoes.shape[0]):
+        tallies[s, :] = 0
+        _tally_shoe(shoes[s], base, seeds[s], burn, cut_card, dead_cards, shoes.shape[1], tallies[s])
+
+
+def tally_coups(rules: RuleSet, n_coups: int, rng: np.random.Generator | int | None = None) -> np.ndarray:
+    """How the first ``n_coups`` coups of ``deal_coups(rules, n_coups, rng)`` ended, counted as they
+    are dealt (nothing is written out, so it is several times faster): the row totals and the
+    (result, Couleur) pairs, as :data:`TALLY_SIZE` int64 counts laid out as :data:`TALLY_NOIR`,
+    :data:`TALLY_ROUGE` and :data:`TALLY_RESULTS` say. ``rng`` is used up by the call."""
+    if n_coups < 0:
+        raise ValueError(f"the number of coups cannot be negative, got {n_coups}")
+    rng = np.random.default_rng(rng)
+    base = new_shoe(rules.decks)
+    per_shoe = expected_coups_per_shoe(rules)
+    k_max = int(min(8192, np.ceil(n_coups / per_shoe * 1.02) + 1))
+    shoes = np.empty((k_max, rules.n_cards), dtype=np.uint8)
+    tallies = np.empty((k_max, TALLY_SIZE), dtype=np.int64)
+    total = np.zeros(TALLY_SIZE, dtype=np.int64)
+    left = n_coups
+    while left > 0:
+        k = int(min(k_max, np.ceil(left / per_shoe * 1.02) + 1))
+        seeds = shuffle_seeds(rng, k)
+        _tally_shoes(shoes[:k], base, seeds, rules.burn, rules.cut_card, rules.dead_cards, tallies[:k])
+        dealt = np.cumsum(tallies[:k, TALLY_RESULTS:].sum(axis=1))
+        if dealt[-1] <= left:
+            total += tallies[:k].sum(axis=0)
+            left -= int(dealt[-1])
+            continue
+        last = int(np.searchsorted(dealt, left))  # the shoe that deals the last coup asked for
+        total += tallies[:last].sum(axis=0)
+        tallies[last] = 0
+        before = int(dealt[last - 1]) if last else 0
+        _tally_shoe(shoes[last], base, seeds[last], rules.burn, rules.cut_card, rules.dead_cards, left - before,
+                    tallies[last])  # fmt: skip
+        total += tallies[last]
+        left = 0
+    return total
 
 
 @dataclass(frozen=True)

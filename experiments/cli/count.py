@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from experiments.cli.options import JsonOption, RulesOption, SeedOption
+from experiments.cli.options import BackendOption, DaskWorkersOption, JsonOption, RulesOption, SeedOption
 from experiments.console import print_json
 from experiments.files import check_output_folder
 from experiments.limits import MAX_CARDS, MAX_COUNT_SHOES
@@ -39,16 +40,22 @@ def command(
     out_dir: Annotated[
         Path | None, typer.Option("--out", "-o", help="Folder for count.json, best-ev.png and gain.png.")
     ] = None,
+    backend: BackendOption = "local",
+    workers: DaskWorkersOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Can counting cards beat it? Effects of removal, the best bet on offer as the shoe runs down,
     and a perfect and a linear counter's gain per shoe under three stop rules."""
+    from experiments.backends import parse_backend
     from experiments.game import count
 
     if out_dir is not None:
         check_output_folder(out_dir)
     chosen = tuple(count.StopRule(s.value) for s in dict.fromkeys(stops)) if stops else count.STOP_RULES
-    report = count.count_report(rules, shoes, seed, dead_cards, chosen, progress=not as_json)
+    where = parse_backend(backend)
+    report = count.count_report(
+        rules, shoes, seed, dead_cards, chosen, not as_json, where, workers or os.cpu_count() or 1
+    )
     paths = count.write_outputs(report, out_dir) if out_dir else []
     if as_json:
         print_json(report)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from experiments.cli.options import JsonOption, RulesOption, SeedOption
+from experiments.cli.options import BackendOption, DaskWorkersOption, JsonOption, RulesOption, SeedOption
 from experiments.console import print_json
 from experiments.files import check_output_folder
 from experiments.limits import MAX_COUPS, MAX_SESSION_COUPS, MAX_TABLES
@@ -32,15 +33,21 @@ def command(
     session_coups: Annotated[
         int, typer.Option("--session-coups", min=1, max=MAX_SESSION_COUPS, help="Coups per session.")
     ] = 400,
+    backend: BackendOption = "local",
+    workers: DaskWorkersOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Does a streak make the other side 'due'? Frequencies after k wins in a row, beside the exact odds."""
+    from experiments.backends import parse_backend
     from experiments.teaching import fallacy
 
     if out_dir is not None:
         check_output_folder(out_dir)
     progress = not as_json and coups > fallacy.CHUNK
-    report = fallacy.fallacy_report(rules, coups, max_streak, seed, progress, sessions, session_coups)
+    where = parse_backend(backend)
+    report = fallacy.fallacy_report(
+        rules, coups, max_streak, seed, progress, sessions, session_coups, where, workers or os.cpu_count() or 1
+    )
     paths = fallacy.write_outputs(report, out_dir) if out_dir else []
     if as_json:
         print_json(report)

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from experiments.limits import MAX_CARDS, MAX_SEED
+from experiments.limits import MAX_CARDS, MAX_SEED, MAX_WORKERS
 
 RulesOption = Annotated[
     str, typer.Option("--rules", "-r", help="Rules preset (see `trente-lab presets`).", show_default=True)
@@ -28,5 +28,33 @@ SeedOption = Annotated[
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout instead of tables.")]
 
+BackendOption = Annotated[
+    str,
+    typer.Option(
+        "--backend",
+        help="Where the shards are played: local (this machine), dask (a Dask cluster of --workers processes on "
+        "this machine), dask://HOST:PORT or dask-scheduler-file:PATH (a running Dask cluster). The numbers are the "
+        "same on every backend. Dask needs the distributed extra.",
+    ),
+]
+DaskWorkersOption = Annotated[
+    int | None,
+    typer.Option(
+        "--workers",
+        "-w",
+        min=1,
+        max=MAX_WORKERS,
+        help="Worker processes of --backend dask (default the CPU count); the numbers do not depend on it.",
+    ),
+]
 
-__all__ = ["CutCardOption", "DecksOption", "JsonOption", "RulesOption", "SeedOption"]
+
+__all__ = [
+    "BackendOption",
+    "CutCardOption",
+    "DaskWorkersOption",
+    "DecksOption",
+    "JsonOption",
+    "RulesOption",
+    "SeedOption",
+]

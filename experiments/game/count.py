@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from rich.table import Table
 
+from experiments.backends import LOCAL, Backend, run_shards, shard_sizes
 from experiments.console import out, progress_bar
 from experiments.errors import LabError, load_rules
 from experiments.files import atomic_write_json, pyplot, save_figure
@@ -74,6 +75,19 @@ def _merge(parts: list[ShoeStudy], seconds: float) -> ShoeStudy:
     return ShoeStudy(**values)
 
 
+def _study(stop: RuleSet, shoes: int, seed: int, count: Any) -> ShoeStudy:
+    """One shard: ``shoes`` shoes of one stop rule (:func:`~trente_env.counting.counters.study_shoes`)."""
+    return study_shoes(stop, shoes, seed, count=count)
+
+
+def _study_on_worker(stop: RuleSet, shoes: int, seed: int, count: Any) -> ShoeStudy:
+    """:func:`_study` on a Dask worker: one numba thread (the cluster's workers are its parallelism)."""
+    import numba
+
+    numba.set_num_threads(1)
+    return _study(stop, shoes, seed, count)
+
+
 def count_report(
     preset: str = "classic",
     shoes: int = DEFAULT_SHOES,
@@ -81,12 +95,17 @@ def count_report(
     dead_cards: int = DEFAULT_DEAD,
     stops: tuple[StopRule, ...] = STOP_RULES,
     progress: bool = False,
+    backend: Backend = LOCAL,
+    workers: int = 1,
 ) -> dict[str, Any]:
     """Every table of ``trente-lab count`` as one document (see the module's notes).
 
     :param preset: the rules; the stop rules change only their cut card and dead cards.
     :param shoes: shoes dealt per stop rule (the same shuffles for each).
     :param dead_cards: the dead cards of the ``dead-cards`` stop rule.
+    :param backend: where the shards (batches of :data:`BATCH` shoes of one stop rule, each seeded
+        from ``seed`` and the batch's index) are played (:mod:`experiments.backends`), with
+        ``workers`` processes for a local Dask cluster: the tables are the same on every backend.
     """
     if shoes < 1:
         raise LabError(f"the number of shoes must be at least 1, got {shoes}")
@@ -102,17 +121,23 @@ def count_report(
     effects = effects_of_removal(rules)
     count = linear_count(effects)
     seeds = np.random.SeedSequence(seed).generate_state(-(-shoes // BATCH), np.uint64)
-    studies: dict[str, ShoeStudy] = {}
+    # the shards: a batch of shoes of one stop rule, seeded from the root seed and the batch's index
+    shards = [
+        (variants[name], size, int(batch_seed), count)
+        for name in variants
+        for size, batch_seed in zip(shard_sizes(shoes, BATCH), seeds)
+    ]
+    parts: dict[str, list[ShoeStudy]] = {name: [] for name in variants}
     with progress_bar(progress) as bar:
-        task = bar.add_task("counting shoes", total=shoes * len(variants))
-        for name, stop in variants.items():
-            parts, done, begun = [], 0, time.perf_counter()
-            for batch_seed in seeds:
-                size = min(BATCH, shoes - done)
-                parts.append(study_shoes(stop, size, int(batch_seed), count=count))
-                done += size
-                bar.advance(task, size)
-            studies[name] = _merge(parts, time.perf_counter() - begun)
+        task = bar.add_task(f"counting shoes (shards of {BATCH} shoes)", total=len(shards))
+
+        def add(i: int, study: ShoeStudy) -> None:
+            parts[list(variants)[i // len(seeds)]].append(study)
+            bar.advance(task, 1)
+
+        play = _study if backend.kind == "local" else _study_on_worker
+        run_shards(play, shards, add, backend, workers)
+    studies = {name: _merge(studied, sum(p.seconds for p in studied)) for name, studied in parts.items()}
     stop_tables = {}
     for name, study in studies.items():
         summary = study.summary()

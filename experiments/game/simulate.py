@@ -6,50 +6,73 @@ import time
 from typing import Any
 
 import numpy as np
-from rich.progress import Progress
 from rich.table import Table
 
+from experiments.backends import LOCAL, Backend, run_shards, shard_generator, shard_sizes
 from experiments.console import out, progress_bar
 from experiments.errors import load_rules
 from trente_env.codes import Result
-from trente_env.dealer import deal_coups
+from trente_env.dealer import TALLY_NOIR, TALLY_RESULTS, TALLY_ROUGE, TALLY_SIZE, tally_coups
 from trente_env.odds import first_coup
 
-CHUNK = 2_000_000  # coups dealt between two updates of the progress bar
+#: Coups in a shard: the unit of work, the same on every backend (the last shard is shorter).
+SHARD = 2_000_000
+CHUNK = SHARD  #: coups dealt between two updates of the progress bar (a shard): shown for more
 
 
-def count_outcomes(rules, n_coups: int, seed: int, progress: Progress | None = None) -> tuple[dict[str, int], int]:
-    """Deal ``n_coups`` coups (the same coups as ``deal_coups(rules, n_coups, seed)``) and count
-    each total of each row, refaits, après, wins per box and void coups. Returns (counts, void)."""
-    rng = np.random.default_rng(seed)
-    counts: dict[str, int] = {}
-    task = progress.add_task("dealing", total=n_coups) if progress else None
-    dealt = 0
-    while dealt < n_coups:
-        coups = deal_coups(rules, min(CHUNK, n_coups - dealt), rng, whole_shoes=True)
-        taken = min(len(coups), n_coups - dealt)
-        for row, totals in (("noir", coups.noir[:taken]), ("rouge", coups.rouge[:taken])):
-            for t, c in zip(range(31, 41), np.bincount(totals, minlength=41)[31:41]):
-                counts[f"{row} row ends on {t}"] = counts.get(f"{row} row ends on {t}", 0) + int(c)
-        result = coups.result[:taken]
-        joint = np.bincount(
-            2 * result.astype(np.int64) + coups.couleur[:taken], minlength=2 * len(Result)
-        )  # (result, couleur)
-        events = {
-            "refait": joint[2 * Result.REFAIT : 2 * Result.REFAIT + 2].sum(),
-            "après": joint[2 * Result.APRES : 2 * Result.APRES + 2].sum(),
-            "noir wins": joint[2 * Result.NOIR : 2 * Result.NOIR + 2].sum(),
-            "rouge wins": joint[2 * Result.ROUGE : 2 * Result.ROUGE + 2].sum(),
-            "couleur wins": joint[2 * Result.NOIR + 1] + joint[2 * Result.ROUGE + 1],
-            "inverse wins": joint[2 * Result.NOIR] + joint[2 * Result.ROUGE],
-            "void": joint[2 * Result.VOID : 2 * Result.VOID + 2].sum(),
-        }
-        for name, hits in events.items():
-            counts[name] = counts.get(name, 0) + int(hits)
-        dealt += taken
+def count_shard(rules, seed: int, index: int, n_coups: int, threads: int = 0) -> np.ndarray:
+    """Shard ``index`` of a run seeded ``seed``: ``n_coups`` coups from a fresh shoe, dealt from
+    :func:`~experiments.backends.shard_generator` ``(seed, index)`` and tallied
+    (:func:`~trente_env.dealer.tally_coups`), on ``threads`` of numba's threads (0: as many as set)."""
+    if threads:
+        import numba
+
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    return tally_coups(rules, n_coups, shard_generator(seed, index))
+
+
+def _count_on_worker(rules, seed: int, index: int, n_coups: int) -> np.ndarray:
+    """:func:`count_shard` on a Dask worker: one numba thread (the cluster's workers are its parallelism)."""
+    return count_shard(rules, seed, index, n_coups, threads=1)
+
+
+def count_outcomes(
+    rules, n_coups: int, seed: int, progress: Any = None, backend: Backend = LOCAL, workers: int = 1
+) -> tuple[dict[str, int], int]:
+    """Deal ``n_coups`` coups in shards of :data:`SHARD` (shard ``i`` dealt by :func:`count_shard`)
+    and count each total of each row, refaits, après, wins per box and void coups, summing the
+    shards in order: the same counts on every ``backend``. Returns (counts, void)."""
+    sizes = shard_sizes(n_coups, SHARD)
+    total = np.zeros(TALLY_SIZE, dtype=np.int64)
+    task = progress.add_task(f"dealing (shards of {SHARD:,} coups)", total=len(sizes)) if progress else None
+
+    def add(i: int, tally: np.ndarray) -> None:
+        total[:] += tally
         if progress:
-            progress.update(task, completed=dealt)
-    return counts, counts.pop("void", 0)
+            progress.advance(task, 1)
+
+    play = count_shard if backend.kind == "local" else _count_on_worker
+    run_shards(play, [(rules, seed, i, n) for i, n in enumerate(sizes)], add, backend, workers)
+    counts: dict[str, int] = {}
+    for row, first in (("noir", TALLY_NOIR), ("rouge", TALLY_ROUGE)):
+        for t in range(31, 41):
+            counts[f"{row} row ends on {t}"] = int(total[first + t - 31])
+    joint = total[TALLY_RESULTS:]  # (result, couleur) pairs
+
+    def wins(result: Result) -> int:
+        return int(joint[2 * result] + joint[2 * result + 1])
+
+    counts.update(
+        {
+            "refait": wins(Result.REFAIT),
+            "après": wins(Result.APRES),
+            "noir wins": wins(Result.NOIR),
+            "rouge wins": wins(Result.ROUGE),
+            "couleur wins": int(joint[2 * Result.NOIR + 1] + joint[2 * Result.ROUGE + 1]),
+            "inverse wins": int(joint[2 * Result.NOIR] + joint[2 * Result.ROUGE]),
+        }
+    )
+    return counts, wins(Result.VOID)
 
 
 def simulation_report(
@@ -59,8 +82,14 @@ def simulation_report(
     progress: bool = False,
     decks: int | None = None,
     cut_card: int | None = None,
+    backend: Backend = LOCAL,
+    workers: int = 1,
 ) -> dict:
     """Observed frequencies beside the exact first-coup probabilities, with standard errors.
+
+    The coups are dealt in shards of :data:`SHARD` coups, each from a fresh shoe seeded from
+    ``seed`` and the shard's index (:func:`count_outcomes`): the report is the same on every
+    ``backend`` (:mod:`experiments.backends`), with any number of ``workers``, but for its timing.
 
     The z-score is (observed - exact) / sqrt(exact (1 - exact) / n). Coups later in a shoe are dealt
     from a depleted shoe, so over whole shoes the rates differ very slightly from the first coup's.
@@ -83,7 +112,7 @@ def simulation_report(
     )
     start = time.perf_counter()
     with progress_bar(progress) as bar:
-        counts, void = count_outcomes(rules, n_coups, seed, bar)
+        counts, void = count_outcomes(rules, n_coups, seed, bar, backend, workers)
     seconds = time.perf_counter() - start
     complete = n_coups - void
     rows = {}
@@ -134,4 +163,4 @@ def _print_summary(report: dict[str, Any]) -> None:
     )
 
 
-__all__ = ["CHUNK", "count_outcomes", "print_report", "simulation_report"]
+__all__ = ["CHUNK", "SHARD", "count_outcomes", "count_shard", "print_report", "simulation_report"]
