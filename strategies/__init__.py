@@ -23,7 +23,8 @@ strategy interface and the rules common to every system), :mod:`strategies.kerne
 state machine behind every built-in system), :mod:`strategies.progressions` (martingale, paroli,
 Labouchère...), :mod:`strategies.patterns` (streaks, the gambler's fallacy, random, never),
 :mod:`strategies.registry` (names, spec strings, config files, plugins; where a new system goes),
-:mod:`strategies.model` (trained SB3 models), :mod:`strategies.runner` (the session runner every
+:mod:`strategies.model` (trained SB3 models), :mod:`strategies.counters` (the card counters, which
+read the shoe), :mod:`strategies.runner` (the session runner every
 command plays through, and its accounting convention) and :mod:`strategies.sessions` (its compiled
 session loop).
 """
@@ -32,12 +33,14 @@ session loop).
 # The built-in systems register (strategies.registry.register) as their modules are imported, in this
 # order, which is the catalogue's.
 from strategies import progressions, patterns  # noqa: F401
+from strategies import counters  # noqa: F401  (the card counters register after the systems)
 
 # isort: on
 from strategies.base import OnLimit, RefaitMode, SessionState, Strategy
 from strategies.model import ModelPolicy
 from strategies.policy import Policy, in_form
 from strategies.registry import (
+    COUNTERS,
     ENTRY_POINT_GROUP,
     LINEUP,
     STRATEGIES,
@@ -49,6 +52,7 @@ from strategies.registry import (
 from trente_env.codes import Box
 
 __all__ = [
+    "COUNTERS",
     "ENTRY_POINT_GROUP",
     "LINEUP",
     "STRATEGIES",

@@ -34,7 +34,14 @@ vector env and on the tournament's compiled loop. The default tournament plays :
 curated tuple (which variants, in which order: the order of the result files, not the catalogue's):
 add the new system's spec there as well (``tests/test_registry.py`` fails until every built-in is in
 it). The catalogue lists the systems in the order they register: :mod:`strategies.progressions`,
-then :mod:`strategies.patterns` (as :mod:`strategies` imports them), each in the order of its classes.
+then :mod:`strategies.patterns` (as :mod:`strategies` imports them), each in the order of its classes,
+then the card counters.
+
+**The card counters** (``counter``, ``linear-counter``: :mod:`strategies.counters`) read the cards,
+so they are no state machine of the kernel: they are in :data:`COUNTERS`, not :data:`STRATEGIES`,
+made from specs like the systems (``counter:threshold=0.001``) and played on the shoe-observing env.
+They are not in :data:`LINEUP`: a tournament plays them when they are named
+(``--strategies all,counter,linear-counter``), so the default tournament does not change.
 """
 
 from __future__ import annotations
@@ -74,6 +81,21 @@ def register(cls: type[Strategy]) -> type[Strategy]:
     return cls
 
 
+#: The card counters (:mod:`strategies.counters`), by name: players that read the cards, so not
+#: systems of the compiled loop; made from specs like the systems, but never in :data:`LINEUP`.
+COUNTERS: dict[str, type] = {}
+
+
+def register_counter(cls: type) -> type:
+    """Class decorator for :mod:`strategies.counters`: a card counter known to :data:`COUNTERS` by its
+    ``name`` (a named frozen dataclass with the ``act`` of a :class:`~strategies.policy.Policy`)."""
+    if not (isinstance(cls, type) and dataclasses.is_dataclass(cls) and getattr(cls, "name", "")):
+        raise TypeError(f"register_counter takes a named dataclass, got {cls!r}")
+    if cls.name in STRATEGIES or COUNTERS.setdefault(cls.name, cls) is not cls:
+        raise ValueError(f"two built-in players are named {cls.name!r}")
+    return cls
+
+
 #: The entry-point group where installed packages declare their strategies.
 ENTRY_POINT_GROUP = "trente_lab.strategies"
 
@@ -99,6 +121,8 @@ def strategy_class(name: str) -> type[Strategy]:
     else a ``module:Class`` path (imported: runs its code)."""
     if name in STRATEGIES:
         return STRATEGIES[name]
+    if name in COUNTERS:
+        return COUNTERS[name]
     plugins = plugin_entry_points()
     if name in plugins:
         return _check_class(_load(lambda: plugins[name].load(), f"plugin {name!r}"), name)
@@ -111,7 +135,7 @@ def strategy_class(name: str) -> type[Strategy]:
         if cls is None:
             raise StrategyError(f"module {module_name!r} has no {attr!r}")
         return _check_class(cls, name)
-    known = [*STRATEGIES, *plugins]
+    known = [*STRATEGIES, *COUNTERS, *plugins]
     close = difflib.get_close_matches(name, known, n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     raise StrategyError(f"unknown strategy {name!r}{hint}; see `trente-lab strategies` for the list")
@@ -121,7 +145,7 @@ def spec_name(cls: type[Strategy]) -> str:
     """The name that makes ``cls`` again in :func:`strategy_class`: its ``name`` when that is how the
     registry finds it (a built-in, or an installed plugin whose entry point points at it), else its
     ``module:Class`` path. A plugin with a built-in's name is so never taken for the built-in."""
-    if STRATEGIES.get(cls.name) is cls:
+    if STRATEGIES.get(cls.name) is cls or COUNTERS.get(cls.name) is cls:
         return cls.name
     path = f"{cls.__module__}:{cls.__qualname__}"
     if cls.name not in STRATEGIES:
@@ -140,7 +164,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     parts = spec.split(":")
     if parts[0].endswith(".zip"):
         name, rest = parts[0], ":".join(parts[1:])
-    elif len(parts) >= 2 and parts[1] and "=" not in parts[1] and parts[0] not in STRATEGIES:
+    elif len(parts) >= 2 and parts[1] and "=" not in parts[1] and parts[0] not in (*STRATEGIES, *COUNTERS):
         name, rest = f"{parts[0]}:{parts[1]}", ":".join(parts[2:])
     else:
         name, rest = parts[0], ":".join(parts[1:])
@@ -275,7 +299,7 @@ def strategies_from_config(path: str | Path, rules: str | RuleSet = "classic") -
     return [make_strategy(entry, rules) for entry in entries]
 
 
-def describe(cls: type[Strategy]) -> dict[str, Any]:
+def describe(cls: type) -> dict[str, Any]:
     """A strategy class as plain data: name, summary, manual (docstring) and parameters."""
     hints = typing.get_type_hints(cls)
     params = []
@@ -289,8 +313,8 @@ def describe(cls: type[Strategy]) -> dict[str, Any]:
 
 
 def catalogue() -> dict[str, dict[str, Any]]:
-    """Every built-in strategy described, by name."""
-    return {name: describe(cls) for name, cls in STRATEGIES.items()}
+    """Every built-in strategy described, by name, then the card counters (:data:`COUNTERS`)."""
+    return {name: describe(cls) for name, cls in {**STRATEGIES, **COUNTERS}.items()}
 
 
 def _type_name(hint: Any) -> str:
@@ -325,6 +349,7 @@ def _check_class(obj: Any, name: str) -> type[Strategy]:
 
 
 __all__ = [
+    "COUNTERS",
     "ENTRY_POINT_GROUP",
     "LINEUP",
     "STRATEGIES",
@@ -337,6 +362,7 @@ __all__ = [
     "parse_value",
     "plugin_entry_points",
     "register",
+    "register_counter",
     "spec_name",
     "strategies_from_config",
     "strategy_class",

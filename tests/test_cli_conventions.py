@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from experiments.cli import app
 from experiments.game.listings import config_listing
-from strategies.registry import STRATEGIES, describe
+from strategies.registry import COUNTERS, STRATEGIES, describe
 
 ROOT = Path(__file__).resolve().parents[1]
 runner = CliRunner()
@@ -79,9 +79,9 @@ def test_an_unknown_config_is_one_line() -> None:
     assert result.exit_code == 2 and result.stderr.startswith("trente-lab: error: no shipped configuration 'nope'")
 
 
-@pytest.mark.parametrize("name", sorted(STRATEGIES))
+@pytest.mark.parametrize("name", sorted([*STRATEGIES, *COUNTERS]))
 def test_every_parameter_of_every_system_is_explained(name: str) -> None:
-    params = describe(STRATEGIES[name])["params"]
+    params = describe({**STRATEGIES, **COUNTERS}[name])["params"]
     assert all(p["help"] for p in params), [p["name"] for p in params if not p["help"]]
     shown = runner.invoke(app, ["strategies", name], env={"COLUMNS": "250"}).output
     assert all(p["help"] in shown for p in params)

@@ -7,7 +7,7 @@ import json
 from typer.testing import CliRunner
 
 from experiments.cli import app
-from strategies import STRATEGIES
+from strategies import COUNTERS, STRATEGIES
 
 runner = CliRunner()
 
@@ -15,7 +15,7 @@ runner = CliRunner()
 def test_the_list_names_every_strategy() -> None:
     result = runner.invoke(app, ["strategies"])
     assert result.exit_code == 0, result.output
-    for name in STRATEGIES:
+    for name in [*STRATEGIES, *COUNTERS]:
         assert name in result.stdout
     assert "double after a loss" in result.stdout
 
@@ -24,7 +24,7 @@ def test_the_json_list_has_descriptions_and_parameters() -> None:
     result = runner.invoke(app, ["strategies", "--json"])
     assert result.exit_code == 0
     doc = json.loads(result.stdout)
-    assert set(doc["strategies"]) == set(STRATEGIES)
+    assert set(doc["strategies"]) == set(STRATEGIES) | {"counter", "linear-counter"}
     assert doc["plugin_group"] == "trente_lab.strategies"
     labouchere = doc["strategies"]["labouchere"]
     params = {p["name"]: p for p in labouchere["params"]}

@@ -26,8 +26,9 @@ def command(
         typer.Option(
             "--strategies",
             help="Comma-separated strategy specs, or `all` (default: the built-in line-up). "
-            "E.g. flat,martingale:base=2,box=rouge. A plugin (module:Class) or a model file (.zip) runs its code "
-            "when loaded: name only files you trust.",
+            "E.g. flat,martingale:base=2,box=rouge. The card counters play only when named "
+            "(all,counter,linear-counter; slower: they read the shoe). A plugin (module:Class) or a model file "
+            "(.zip) runs its code when loaded: name only files you trust.",
         ),
     ] = None,
     sessions: Annotated[

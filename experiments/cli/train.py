@@ -99,6 +99,12 @@ def command(
         typer.Option("--from", help="Go on training this model (saved by train: same --algo and --action-form)."),
     ] = None,
     device: Annotated[Device, typer.Option("--device", help="Torch device.")] = Device.cpu,
+    observe_shoe: Annotated[
+        bool,
+        typer.Option(
+            "--observe-shoe", help="The agent sees the unseen cards by value and colour, and the cards left to deal."
+        ),
+    ] = False,
     force: Annotated[bool, typer.Option("--force", help="Replace a model already in --out.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
@@ -112,7 +118,7 @@ def command(
     summary = train.train_agent(
         algo.value, timesteps, rules, action_form.value, n_envs, seed, out_dir, tensorboard, rigged, config,
         progress=not as_json, eval_every=eval_every, hyper=parse_settings(settings or []), force=force,
-        start_from=start_from, device=device.value,
+        start_from=start_from, device=device.value, observe_shoe=observe_shoe,
     )  # fmt: skip
     if as_json:
         print_json(summary)

@@ -1,6 +1,7 @@
 """Training a stable-baselines3 agent on the native vector environment (``trente-lab train``).
 
-The agent sees the flat observation (bankroll, coups, prisoners, the scoreboard one-hot) through
+The agent sees the flat observation (bankroll, coups, prisoners, the scoreboard one-hot; with
+``observe_shoe`` the unseen cards and the cards left to deal too) through
 :class:`~experiments.rl.features.LogScaledFlat` and bets in the discrete form by default (sit out, or one of
 the stake levels on one box). Hyper-parameters come from ``experiments/configs/rl.toml``. Every
 ``eval_every`` timesteps the greedy policy plays ``eval_sessions`` fixed sessions (the same shoes
@@ -154,6 +155,7 @@ def train_agent(
     force: bool = False,
     start_from: str | Path | None = None,
     device: str = "cpu",
+    observe_shoe: bool = False,
 ) -> dict[str, Any]:
     """Train ``algo`` for ``timesteps`` steps (coups, summed over tables) and save model, curve, plot.
 
@@ -167,6 +169,9 @@ def train_agent(
     :param start_from: a model saved by ``train`` to go on training (same algorithm and action
         form; its steps count on), instead of a new one.
     :param device: torch's device (``cpu``, ``cuda`` or ``auto``).
+    :param observe_shoe: the agent also sees the unseen cards (20 counts, value and colour) and the
+        cards left to deal, as a card counter does (the env's ``observe_shoe``); a model trained so
+        plays on such an env wherever it is loaded (its ``model.json`` says so).
     :return: a summary: files written, training steps per second, the final evaluation.
     :raises RLError: bad input, found before anything is written (or a folder that cannot be made).
     """
@@ -188,7 +193,7 @@ def train_agent(
     )
     if (out_path / "model.zip").exists() and not force:
         raise RLError(f"{str(out_path)!r} holds a trained model: choose another --out, or --force to replace it")
-    previous, previous_meta = _previous_model(start_from, algo, action_form) if start_from else (None, {})
+    previous, previous_meta = _previous_model(start_from, algo, action_form, observe_shoe) if start_from else (None, {})
     if previous is not None:  # its own hyper-parameters go on, but for those given here
         config = RLConfig(config.algo, {**previous_meta.get("hyper", {}), **(hyper or {})}, config.train)
     algo_class(config.algo)  # stable-baselines3 (or sb3-contrib) is there, before anything is written
@@ -205,6 +210,7 @@ def train_agent(
         "observation": "flat",
         "history": s.history,
         "stake_levels": tuple(float(x) for x in s.stake_levels),
+        "observe_shoe": bool(observe_shoe),
     }
     try:
         venv = sb3_env(venue, n_envs or s.n_envs, seed, s.reward_scale, **env_kwargs)
@@ -266,9 +272,11 @@ def train_agent(
     }
 
 
-def _previous_model(path: str | Path, algo: str, action_form: str) -> tuple[Path, dict[str, Any]]:
-    """The model file to go on training from, checked against this run: the same algorithm and
-    action form (its network's inputs and outputs), as its ``model.json`` says."""
+def _previous_model(
+    path: str | Path, algo: str, action_form: str, observe_shoe: bool = False
+) -> tuple[Path, dict[str, Any]]:
+    """The model file to go on training from, checked against this run: the same algorithm, action
+    form and shoe observed or not (its network's inputs and outputs), as its ``model.json`` says."""
     path = Path(path)
     if not path.is_file():
         raise RLError(f"model file {str(path)!r} does not exist")
@@ -281,6 +289,9 @@ def _previous_model(path: str | Path, algo: str, action_form: str) -> tuple[Path
         raise RLError(f"{str(path)!r} is a {meta.get('algo')} model; train it on with --algo {meta.get('algo')}")
     if meta.get("env", {}).get("action_form") != action_form:
         raise RLError(f"{str(path)!r} bets in the {meta.get('env', {}).get('action_form')} form, not {action_form}")
+    if bool(meta.get("env", {}).get("observe_shoe", False)) != observe_shoe:
+        seen = "sees" if observe_shoe else "does not see"
+        raise RLError(f"{str(path)!r} was trained on another observation: this run {seen} the shoe (--observe-shoe)")
     return path, meta
 
 

@@ -21,6 +21,14 @@ through the same compiled dealing, settlement and strategy code as the environme
 on the vector env through its ``act`` (:func:`strategies.runner.play_on_env`). For a built-in
 system both give identical numbers to the last chip (``tests/test_sessions.py``).
 
+**Card counters.** ``counter`` (the perfect counter of ``trente-lab count``) and ``linear-counter``
+(:mod:`strategies.counters`) read the cards, so they play on the shoe-observing vector env, on the
+same shoes and with the same statistics, each alone; they are not in the default line-up and play
+only when named (``--strategies all,counter,linear-counter``). That path is slower, and the run says
+so before it starts: a Python step a coup (the linear counter still plays some 600,000
+session-coups a second), and the perfect counter computes the odds of every coup (about 2,000
+session-coups a second on ``exhaustion``, 7,000 with the cut card, one process: README).
+
 **Work and checkpoints.** Sessions are cut into blocks of ``block`` sessions (a fixed part of the
 configuration, recorded in the manifest). One task is one block of one group of systems (every
 built-in system together; each other policy alone: :meth:`.config.TournamentConfig.groups`); each

@@ -32,7 +32,11 @@ from strategies.runner import SESSION_FIELDS
 # -- the run's identity --------------------------------------------------------------------------
 
 #: The source files whose code computes a block's numbers (globs under the project's root).
-SOURCE_FILES = ("trente_env/*.py", "strategies/*.py", "experiments/tournament/*.py")
+#: The card counters' numbers come from the counting code and its stored nodes as well.
+SOURCE_FILES = (
+    "trente_env/*.py", "trente_env/counting/*.py", "trente_env/data/counting_nodes.json", "strategies/*.py",
+    "experiments/tournament/*.py",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from experiments.tournament.defaults import (
     DEFAULT_SESSIONS,
     DEFAULT_TRAJECTORIES,
 )
-from strategies.registry import LINEUP, StrategyError, make_strategy, parse_spec
+from strategies.registry import COUNTERS, LINEUP, StrategyError, make_strategy, parse_spec
 from strategies.sessions import is_compiled
 from trente_env.rules import RuleSet, get_rules
 
@@ -88,6 +88,11 @@ class TournamentConfig:
     def all_compiled(self) -> bool:
         """Whether every strategy is a built-in system (the whole run is compiled)."""
         return len(self._compiled()) == len(self.specs)
+
+    def card_counters(self) -> list[str]:
+        """The labels of the card counters (:data:`strategies.registry.COUNTERS`) in the line-up: they
+        read the shoe, so they play on the vector env, slower than the systems."""
+        return [label for label, spec in zip(self.strategies, self.specs) if parse_spec(spec)[0] in COUNTERS]
 
     def _compiled(self) -> tuple[int, ...]:
         rules = self.ruleset()

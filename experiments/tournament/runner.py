@@ -363,6 +363,13 @@ def _play(
             last = time.monotonic()
 
     work = config.sessions * config.coups * len(config.specs)
+    slower = config.card_counters()
+    if slower and not done.all():
+        say(
+            f"{', '.join(slower)} read the cards: they play on the vector env, a Python step a coup, not on the "
+            "compiled session loop, and the perfect counter computes the odds of every coup (milliseconds in the "
+            "last few dozen cards): expect hundreds of times fewer session-coups per second than a system"
+        )
     start = time.perf_counter()
     with contextlib.ExitStack() as stack, progress_bar(progress) as bar:
         client = None

@@ -129,6 +129,60 @@ def _bet_row(action, box, insured, stake, values):
 
 
 @jit.kernel
+def counter_actions(shoe, cards_left, unit, threshold, exact_box, coupled_cards, model, bet_rules, actions, expected):
+    """The perfect counter at ``n`` tables from what each one's observation shows: ``shoe`` ((n, 20)
+    unseen cards, black 1..10 then red: the env's ``shoe`` part) and ``cards_left`` ((n,) cards that
+    can still be dealt; the others, burnt or dead, are unseen but never dealt). For each table the
+    decision of the count analysis (:func:`perfect_bet`, :func:`_bet_row`): ``unit`` on the best box,
+    insured if better, when its expected gain per unit is above ``threshold``; the action row goes to
+    ``actions[t]`` ((n, 12)) and the stake's expected gain (0 with no stake) to ``expected[t]``."""
+    pn = np.empty(exact_box)
+    joint = np.empty(exact_box * 10)
+    out = np.empty(N_OUT)
+    values = np.empty((4, 3))
+    counts = np.empty(2 * N_VALUES, np.int64)
+    for t in range(shoe.shape[0]):
+        unseen = 0
+        for i in range(2 * N_VALUES):
+            counts[i] = shoe[t, i]
+            unseen += counts[i]
+        dead = unseen - cards_left[t]
+        if dead < 0:
+            raise ValueError("counter_actions: more cards left to deal than unseen cards")
+        _, box, insured, best = perfect_bet(
+            counts, dead, exact_box, coupled_cards, model, bet_rules, pn, joint, out, values
+        )
+        stake = unit if best > threshold else 0.0
+        expected[t] = stake * best
+        _bet_row(actions[t], box, insured, stake, values)
+
+
+@jit.kernel
+def linear_actions(shoe, full, unit, threshold, base, tags, bet_rules, actions):
+    """The linear counter at ``n`` tables (``shoe`` as in :func:`counter_actions`, ``full`` the 20
+    counts of a full shoe): the count analysis' linear estimate (:func:`linear_estimate`) and best bet
+    (:func:`best_bet`), ``unit`` on it when its estimated gain is above ``threshold``. Under the
+    ``choice`` rule it asks for prison when a prisoner in a fresh shoe is worth more than half a stake
+    (the count gives no prisoner's value)."""
+    n_boxes, insurance, fresh1 = bet_rules[0], bet_rules[1], bet_rules[6]
+    seen = np.empty(2 * N_VALUES, np.int64)
+    estimate = np.empty((4, 2))
+    values = np.zeros((4, 3))
+    values[:, PRISONER] = fresh1
+    cards = 0
+    for i in range(2 * N_VALUES):
+        cards += full[i]
+    for t in range(shoe.shape[0]):
+        unseen = 0
+        for i in range(2 * N_VALUES):
+            seen[i] = full[i] - shoe[t, i]
+            unseen += shoe[t, i]
+        linear_estimate(seen, unseen, cards, base, tags, estimate)
+        box, insured, best = best_bet(estimate, n_boxes, insurance)
+        _bet_row(actions[t], box, insured, unit if best > threshold else 0.0, values)
+
+
+@jit.kernel
 def _play(action, prison, result, couleur, table, placed, insured, back):
     """The croupier settles one player's row (:func:`~trente_env.croupier.bet_and_settle`); returns
     the player's gain on the coup. The bankroll is :data:`PURSE`, enough for any stake of the study."""
