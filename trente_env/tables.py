@@ -53,6 +53,8 @@ from trente_env.rules import MAX_MONEY, RuleSet
 
 #: Columns of :attr:`Tables.coup`: what was dealt on each table in the last coup.
 COUP_COLUMNS = ("noir", "rouge", "result", "couleur", "start", "middle", "end", "reshuffle")
+#: No limit of coups per session (the kernel's ``limit``).
+NO_LIMIT = np.iinfo(np.int64).max
 #: Tables at or above this count are played by the multi-threaded kernels.
 PARALLEL_FROM = 4096
 
@@ -502,6 +504,8 @@ class Tables:
         self._args = (
             self._seeds, self._used, self.table_rules, state, record, self.view, self.final, self.at, self.target,
         )  # fmt: skip
+        self._one_args = (self._one_action, self._no_choice, self._no_skip, NO_AUTORESET, *self._args, NO_LIMIT,
+                          self.initial_bankroll)  # fmt: skip
         self._entries: dict = {}  # each kernel's compiled entry point, once called (see _call)
         self.generators: list[np.random.Generator] = []
         parallel = n >= PARALLEL_FROM if threads is None else bool(threads)
@@ -545,7 +549,17 @@ class Tables:
                 f"got shape {actions.shape} of {actions.dtype}"
             )
         skip = self._no_skip if skip is None else self._mask(skip, "skip")
-        self._run(actions, self._no_choice, skip, NO_AUTORESET, np.iinfo(np.int64).max)
+        self._run(actions, self._no_choice, skip, NO_AUTORESET, NO_LIMIT)
+
+    def play_one(self, row: np.ndarray) -> None:
+        """:meth:`play` for a single table, with its (1, 12) action row already checked (the single
+        environment's step: :meth:`~trente_env.layout.Layout.actions`)."""
+        if not self.generators:
+            raise RuntimeError("give the tables their generators (seed) before playing")
+        if self._spent and self.needs_shuffle[0]:
+            self._draw_seeds()
+        self._one_action[...] = row  # the single table's action, without allocating
+        self._spent = self._call(self._play_kernel, self._one_args)
 
     def step(
         self, actions: np.ndarray, choices: np.ndarray | None = None, *, autoreset: int, limit: int | None = None
@@ -560,7 +574,7 @@ class Tables:
         :param limit: coups per session before it is truncated (None: no limit).
         """
         choices = self._no_choice if choices is None else choices
-        self._run(actions, choices, self._no_skip, autoreset, np.iinfo(np.int64).max if limit is None else limit)
+        self._run(actions, choices, self._no_skip, autoreset, NO_LIMIT if limit is None else limit)
 
     def _run(self, actions: np.ndarray, choices: np.ndarray, skip: np.ndarray, autoreset: int, limit: int) -> None:
         if not self.generators:
