@@ -145,7 +145,8 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
 
     ``gymnasium.make_vec("TrenteEtQuarante-v0", num_envs=N)`` builds the native
     :class:`~trente_env.vector.TrenteEtQuaranteVectorEnv` with the same arguments (and its own:
-    ``autoreset_mode``, ``coup_info`` for the coups' details in its ``info``, ``threads``).
+    ``autoreset_mode``, ``coup_info`` for the coups' details in its ``info``, ``threads``, ``copy``
+    for fresh arrays at every step instead of its own buffers).
 
     ## Version History
 

@@ -55,6 +55,8 @@ from trente_env.rules import MAX_MONEY, RuleSet
 COUP_COLUMNS = ("noir", "rouge", "result", "couleur", "start", "middle", "end", "reshuffle")
 #: No limit of coups per session (the kernel's ``limit``).
 NO_LIMIT = np.iinfo(np.int64).max
+#: Blocks of tables the multi-threaded kernel shares among numba's threads.
+THREAD_BLOCKS = 64
 #: Tables at or above this count are played by the multi-threaded kernels.
 PARALLEL_FROM = 4096
 
@@ -120,30 +122,41 @@ class ObservationRows(NamedTuple):
 NO_AUTORESET, NEXT_STEP, SAME_STEP = 0, 1, 2
 
 
-def _play(
-    actions, choices, skip, autoreset, seeds, used, rules, state, record, view, final, at, target, limit, bankroll0,
+def _check_play(actions, choices, skip, autoreset, seeds, used, state, record):  # fmt: skip
+    """ValueError unless :func:`_play`'s arrays fit the tables (every index the loop takes is in range)."""
+    n = state.bankroll.shape[0]
+    needs_shuffle = state.needs_shuffle
+    pending = record.pending
+    if choices.shape[0] > 0:
+        if choices.shape[0] != n:
+            raise ValueError("_play: choices need one entry per table")
+        for t in range(n):
+            if (choices[t] < 0) | (choices[t] >= actions.shape[0]):
+                raise ValueError("_play: a choice outside the menu of actions")
+    elif actions.shape[0] != n:
+        raise ValueError("_play: actions need one row per table")
+    if (actions.shape[1] != ACTION_WIDTH) | (skip.shape[0] != n) | (seeds.shape[0] != n) | (used.shape[0] != n):
+        raise ValueError("_play: actions of 12 numbers, and skip, seeds and used with one row per table")
+    n_seeds = seeds.shape[1]
+    for t in range(n):  # Tables draws the seeds before the call: a guard, never a rule
+        if needs_shuffle[t] & ~skip[t] & ~((autoreset == NEXT_STEP) & pending[t]) & (used[t] >= n_seeds):
+            raise ValueError("_play: a table has no seed left for its shuffle")
+
+
+def _spent(used, n_seeds):  # fmt: skip
+    """How many tables have used every seed of their row."""
+    spent = 0
+    for t in range(used.shape[0]):
+        spent += used[t] == n_seeds
+    return spent
+
+
+def _play_rows(
+    lo, hi, actions, choices, skip, autoreset, seeds, used, rules, state, record, view, final, at, target, limit,
+    bankroll0,
 ):  # fmt: skip
-    """Play one coup on every table not in ``skip``: deal (:func:`~trente_env.croupier.next_coup`),
-    make the bets legal and settle them (:func:`~trente_env.croupier.bet_and_settle`), record, then
-    write the table's observation into its row of ``view.flat`` (parts placed by ``at``) and whether
-    its session is over: ``record.terminated`` (ruin, or ``target`` reached, with nothing in prison)
-    and ``record.truncated`` (``limit`` coups played).
-
-    Table ``t``'s action is ``actions[t]``, or ``actions[choices[t]]`` when ``choices`` holds one
-    entry per table (the discrete form: ``actions`` is then its menu of action rows). A table whose
-    shoe needs a shuffle takes the next seed of its row of ``seeds`` (``used[t]`` of them are taken).
-
-    ``autoreset`` (:data:`NEXT_STEP`, :data:`SAME_STEP` or :data:`NO_AUTORESET`) says what becomes of
-    a table whose session ended: under ``NEXT_STEP`` it is flagged in ``record.pending`` and its
-    next call starts its new session instead of playing (reward 0, neither terminated nor
-    truncated); under ``SAME_STEP`` its observation is copied into row ``t`` of ``final`` (and
-    ``record.ended[t]`` set) before the new session starts at once. ``record.played`` says which
-    tables played a coup. Returns how many tables have used every seed of their row (all of them, not
-    only those that just did).
-    """
-    # Every array written in the loop is taken from its bundle before it, one attribute a statement:
-    # numba's parallel loop loses a write made in its body straight into an array of a named tuple, or
-    # into one unpacked with `a, b = ...` (numba 0.68; see trente_env.jit.parallel). The loop's body
+    """:func:`_play` on the tables ``lo`` to ``hi - 1``, its arguments checked."""
+    # The arrays are taken from their bundles once, before the loop over the tables. The loop's body
     # stays inline: a call per table, taking the bundles, costs some 15% of the coup.
     shoes = state.shoes
     pos = state.pos
@@ -172,25 +185,10 @@ def _play(
     track_shoe = view.track_shoe
     one_hot = view.one_hot
     table_min = rules.table_min
-    n = bankroll.shape[0]
     k = results.shape[1]
-    n_seeds = seeds.shape[1]
     n_cards = shoes.shape[1]
     by_choice = choices.shape[0] > 0
-    if by_choice:
-        if choices.shape[0] != n:
-            raise ValueError("_play: choices need one entry per table")
-        for t in range(n):
-            if (choices[t] < 0) | (choices[t] >= actions.shape[0]):
-                raise ValueError("_play: a choice outside the menu of actions")
-    elif actions.shape[0] != n:
-        raise ValueError("_play: actions need one row per table")
-    if (actions.shape[1] != ACTION_WIDTH) | (skip.shape[0] != n) | (seeds.shape[0] != n) | (used.shape[0] != n):
-        raise ValueError("_play: actions of 12 numbers, and skip, seeds and used with one row per table")
-    for t in range(n):  # Tables draws the seeds before the call: a guard, never a rule
-        if needs_shuffle[t] & ~skip[t] & ~((autoreset == NEXT_STEP) & pending[t]) & (used[t] >= n_seeds):
-            raise ValueError("_play: a table has no seed left for its shuffle")
-    for t in numba.prange(n):
+    for t in range(lo, hi):
         if skip[t]:
             played[t] = False
             ended[t] = False
@@ -274,10 +272,54 @@ def _play(
                 )  # fmt: skip
                 _observe_row(t, state, view, at, rules.burn, rules.dead_cards)
                 terminated[t] = over  # what the step reports: the session that ended
-    spent = 0
-    for t in range(n):
-        spent += used[t] == n_seeds
-    return spent
+
+
+def _play(
+    actions, choices, skip, autoreset, seeds, used, rules, state, record, view, final, at, target, limit, bankroll0,
+):  # fmt: skip
+    """Play one coup on every table not in ``skip``: deal (:func:`~trente_env.croupier.next_coup`),
+    make the bets legal and settle them (:func:`~trente_env.croupier.bet_and_settle`), record, then
+    write the table's observation into its row of ``view.flat`` (parts placed by ``at``) and whether
+    its session is over: ``record.terminated`` (ruin, or ``target`` reached, with nothing in prison)
+    and ``record.truncated`` (``limit`` coups played).
+
+    Table ``t``'s action is ``actions[t]``, or ``actions[choices[t]]`` when ``choices`` holds one
+    entry per table (the discrete form: ``actions`` is then its menu of action rows). A table whose
+    shoe needs a shuffle takes the next seed of its row of ``seeds`` (``used[t]`` of them are taken).
+
+    ``autoreset`` (:data:`NEXT_STEP`, :data:`SAME_STEP` or :data:`NO_AUTORESET`) says what becomes of
+    a table whose session ended: under ``NEXT_STEP`` it is flagged in ``record.pending`` and its
+    next call starts its new session instead of playing (reward 0, neither terminated nor
+    truncated); under ``SAME_STEP`` its observation is copied into row ``t`` of ``final`` (and
+    ``record.ended[t]`` set) before the new session starts at once. ``record.played`` says which
+    tables played a coup. Returns how many tables have used every seed of their row (all of them, not
+    only those that just did).
+    """
+    _check_play(actions, choices, skip, autoreset, seeds, used, state, record)
+    n = state.bankroll.shape[0]
+    _play_rows(
+        0, n, actions, choices, skip, autoreset, seeds, used, rules, state, record, view, final, at, target, limit,
+        bankroll0,
+    )  # fmt: skip
+    return _spent(used, seeds.shape[1])
+
+
+def _play_threads(
+    actions, choices, skip, autoreset, seeds, used, rules, state, record, view, final, at, target, limit, bankroll0,
+):  # fmt: skip
+    """:func:`_play` on numba's threads: the tables are cut into :data:`THREAD_BLOCKS` blocks, each
+    played by one call of :func:`_play_rows` (compiled without reference counting) on some thread.
+    The loop's body is one call, which takes the bundles: see :func:`trente_env.jit.parallel` on
+    numba's parallel loop and named tuples."""
+    _check_play(actions, choices, skip, autoreset, seeds, used, state, record)
+    n = state.bankroll.shape[0]
+    blocks = min(THREAD_BLOCKS, n)
+    for c in numba.prange(blocks):
+        _play_rows(
+            c * n // blocks, (c + 1) * n // blocks, actions, choices, skip, autoreset, seeds, used, rules, state,
+            record, view, final, at, target, limit, bankroll0,
+        )  # fmt: skip
+    return _spent(used, seeds.shape[1])
 
 
 def _write_one_hot(row, at, codes, column):  # fmt: skip
@@ -378,8 +420,11 @@ _observe_numbers = jit.inline(_observe_numbers)
 _observe_row = jit.inline(_observe_row)
 _keep_final = jit.inline(_keep_final)
 _restart_row = jit.inline(_restart_row)
+_check_play = jit.kernel(_check_play)
+_spent = jit.hot(_spent)
+_play_rows = jit.hot(_play_rows)
 _play_serial = jit.hot(_play)
-_play_parallel = jit.parallel(_play)
+_play_parallel = jit.parallel(_play_threads)
 _restart_serial = jit.kernel(_restart)
 _restart_parallel = jit.parallel(_restart)
 
