@@ -8,7 +8,9 @@
   gymnasium's ``CartPoleVectorEnv``
   (``gymnasium.make_vec("CartPole-v1", num_envs=N, vectorization_mode="vector_entry_point")``);
 * the single env through ``gymnasium.make`` (Gymnasium's default wrappers), both forms, against
-  ``CartPole-v1`` through ``gymnasium.make``.
+  ``CartPole-v1`` through ``gymnasium.make``;
+* with ``--ppo``, PPO's training speed on :func:`trente_env.wrappers.sb3_vec_env` at 256 and 1,024
+  tables against the same PPO on ``CartPoleVectorEnv`` (:mod:`benchmarks.bench_ppo_vector`).
 
 Each row's two envs are timed in alternation, ``--repeats`` times; the table gives the median rate
 of each and the median of the paired ratios (each ratio from two runs a few seconds apart, so a
@@ -66,6 +68,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5, help="alternating runs of each pair (median)")
     parser.add_argument("--quick", action="store_true", help="a tenth of the steps (a rough table in seconds)")
+    parser.add_argument("--ppo", action="store_true", help="add PPO's training speed at 256 and 1,024 tables")
     args = parser.parse_args()
     with status() as doing:  # a status line on stderr: which row, which run
         _table(args, doing)
@@ -110,6 +113,11 @@ def _table(args: argparse.Namespace, doing: Callable[[str], None]) -> None:
             f"| {ratio:.2f}x |",
             flush=True,
         )
+    if args.ppo:
+        from benchmarks.bench_ppo_vector import rows
+
+        for line in rows([256, 1024], args.repeats):
+            print(line, flush=True)
 
 
 if __name__ == "__main__":

@@ -201,3 +201,63 @@ def test_info_is_empty_by_default_and_holds_every_coup_with_coup_info(mode: Auto
         assert info["stakes"] is not t.placed  # copies: a later step does not change them
     assert ended > 5
     assert (masked > 0) == (mode is AutoresetMode.NEXT_STEP)  # restarting tables skip a step in NEXT_STEP
+
+
+@pytest.mark.parametrize("observation", ["dict", "flat"])
+def test_the_step_returns_the_envs_buffers_unless_asked_for_copies(observation: str) -> None:
+    """By default a step returns the env's own arrays, rewritten in place by the next step (as
+    ``SyncVectorEnv(copy=False)``); ``copy=True`` returns fresh arrays holding the same numbers."""
+    kwargs = {"action_form": "discrete", "observation": observation, "max_episode_steps": 4}
+    shared, copied = (TrenteEtQuaranteVectorEnv(3, copy=copy, **kwargs) for copy in (False, True))
+    for env in (shared, copied):
+        env.reset(seed=5)
+    for _ in range(6):
+        a, b = (env.step(np.array([1, 5, 9])) for env in (shared, copied))
+        for x, y in zip(a[:4], b[:4], strict=True):
+            assert data_equivalence(x, y)
+    obs, reward = a[0], a[1]
+    arrays = list(obs.values()) if isinstance(obs, dict) else [obs]
+    owned = (shared.tables.flat, shared.tables.results, shared.tables.couleurs)
+    assert all(any(np.shares_memory(x, y) for y in owned) for x in arrays)
+    assert shared.step(np.array([2, 2, 2]))[1] is reward  # the same reward array, rewritten
+    fresh = list(b[0].values()) if isinstance(b[0], dict) else [b[0]]
+    owned = (copied.tables.flat, copied.tables.results, copied.tables.couleurs)
+    assert not any(np.shares_memory(x, y) for x in fresh for y in owned)
+    assert copied.step(np.array([2, 2, 2]))[1] is not b[1]
+
+
+def test_discrete_actions_read_in_the_kernel_play_as_their_action_rows() -> None:
+    """The vector env hands the kernel the discrete form's row numbers (``choices``); the coups and
+    every number recorded are those of the same actions given as full action rows."""
+    from trente_env.layout import Layout
+    from trente_env.rules import get_rules
+    from trente_env.tables import NEXT_STEP
+
+    layout = Layout(get_rules("choice"), "discrete", "flat", 4, True, (1.0, 5.0, 25.0))
+    by_choice, by_row = (layout.new_tables(50, 40.0, 60.0) for _ in range(2))
+    for tables in (by_choice, by_row):
+        tables.seed([np.random.default_rng(i) for i in range(50)])
+        tables.reset_rows()
+    rng = np.random.default_rng(1)
+    ended = 0
+    for _ in range(200):
+        choices = rng.integers(0, layout.action_table.shape[0], 50)
+        by_choice.step(layout.action_table, layout.choices(choices, 50), autoreset=NEXT_STEP, limit=30)
+        by_row.step(layout.actions(choices, 50), autoreset=NEXT_STEP, limit=30)
+        ended += int(by_choice.record.pending.sum())
+    for a, b in zip((*by_choice.state, *by_choice.record), (*by_row.state, *by_row.record), strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(by_choice.flat, by_row.flat)
+    assert ended > 50  # sessions did end (ruin, target or 30 coups) and restart
+
+
+@pytest.mark.needs_rl
+def test_the_sb3_adapter_hands_sb3_observations_the_next_step_leaves_alone() -> None:
+    """SB3 stores the last observation after the next step: the adapter must not hand it the env's buffer."""
+    from trente_env.wrappers import sb3_vec_env
+
+    venv = sb3_vec_env(3, seed=0, action_form="discrete", observation="flat")
+    obs = venv.reset()
+    kept = obs.copy()
+    venv.step(np.full(3, 4))
+    np.testing.assert_array_equal(obs, kept)

@@ -147,7 +147,8 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
 
     ``gymnasium.make_vec("TrenteEtQuarante-v0", num_envs=N)`` builds the native
     :class:`~trente_env.vector.TrenteEtQuaranteVectorEnv` with the same arguments (and its own:
-    ``autoreset_mode``, ``coup_info`` for the coups' details in its ``info``, ``threads``).
+    ``autoreset_mode``, ``coup_info`` for the coups' details in its ``info``, ``threads``, ``copy``
+    for fresh arrays at every step instead of its own buffers).
 
     ## Version History
 
@@ -206,12 +207,12 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Place the bets, deal one coup, settle every box."""
         tables = self._tables
-        tables.play(self.layout.actions(action))
+        tables.play_one(self.layout.actions(action))
         noir, rouge, result, _, start, middle, end, reshuffle = tables.coup[0].tolist()
-        cards = tables.shoes[0, start:end].tolist()
+        cards = tuple(tables.shoes[0, start:end].tolist())
         info = {
-            "noir_cards": tuple(cards[: middle - start]),
-            "rouge_cards": tuple(cards[middle - start :]),
+            "noir_cards": cards[: middle - start],
+            "rouge_cards": cards[middle - start :],
             "noir": noir,
             "rouge": rouge,
             "result": result,

@@ -132,6 +132,18 @@ class Layout:
             )
         return rows.reshape(n, ACTION_WIDTH)
 
+    def choices(self, action: Any, n: int) -> np.ndarray:
+        """The discrete form's batch of ``n`` actions as row numbers of :attr:`action_table` (int64,
+        C-contiguous), for :meth:`Tables.step <trente_env.tables.Tables.step>` to read the rows
+        itself; ValueError as in :meth:`actions`."""
+        a = action if type(action) is np.ndarray else _array(action)
+        last = self.action_table.shape[0] - 1
+        if a.dtype.kind not in "iu" or a.shape != (n,):
+            raise ValueError(f"a discrete action is {n} whole number(s) in 0..{last}, got {_describe(a)}")
+        if a.min() < 0 or a.max() > last:
+            raise ValueError(f"discrete action {a.tolist()} out of range 0..{last}")
+        return a if a.dtype == np.int64 and a.flags.c_contiguous else np.ascontiguousarray(a, dtype=np.int64)
+
     def action_masks(self, bankroll: np.ndarray) -> np.ndarray:
         """Which actions are legal for players holding ``bankroll`` (one row per table).
 
@@ -188,6 +200,17 @@ class Layout:
             self.rules, n, bankroll, self.history, target=target, track_shoe=self.observe_shoe,
             offsets=self.offsets, width=self.flat_size, one_hot=self.observation == "flat", threads=threads,
         )  # fmt: skip
+
+    def views(self, flat: np.ndarray, results: np.ndarray, couleurs: np.ndarray) -> np.ndarray | dict[str, np.ndarray]:
+        """The observations of all tables as views of the tables' own arrays (``flat``, and the
+        scoreboard's ``results`` and ``couleurs`` for the dict form): no copy, so they change with
+        the arrays."""
+        if self.observation == "flat":
+            return flat
+        obs = {part: flat[:, at] for part, at in self._slices}
+        obs["couleur"] = couleurs
+        obs["results"] = results
+        return obs
 
     def observe(self, tables: Tables) -> np.ndarray | dict[str, np.ndarray]:
         """The observations of all tables, with a leading table axis: fresh arrays (the dict form's

@@ -28,7 +28,7 @@ table's observation is written).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
@@ -53,6 +53,10 @@ from trente_env.rules import MAX_MONEY, RuleSet
 
 #: Columns of :attr:`Tables.coup`: what was dealt on each table in the last coup.
 COUP_COLUMNS = ("noir", "rouge", "result", "couleur", "start", "middle", "end", "reshuffle")
+#: No limit of coups per session (the kernel's ``limit``).
+NO_LIMIT = np.iinfo(np.int64).max
+#: Blocks of tables the multi-threaded kernel shares among numba's threads.
+THREAD_BLOCKS = 64
 #: Tables at or above this count are played by the multi-threaded kernels.
 PARALLEL_FROM = 4096
 
@@ -81,6 +85,19 @@ class CoupRecord(NamedTuple):
     coup: np.ndarray  #: (n, 8) int64, the columns of :data:`COUP_COLUMNS`
     clipped: np.ndarray  #: (n,) bool, a wanted stake was changed
     terminated: np.ndarray  #: (n,) bool, the session is over (ruin or target, nothing in prison)
+    truncated: np.ndarray  #: (n,) bool, the session reached its limit of coups
+    pending: np.ndarray  #: (n,) bool, the session ended: the next step starts a new one (``NEXT_STEP``)
+    played: np.ndarray  #: (n,) bool, the table played a coup in the last step (not skipped nor restarted)
+    ended: np.ndarray  #: (n,) bool, the session ended and a new one started in the same step (``SAME_STEP``)
+
+
+class FinalObservation(NamedTuple):
+    """Where the kernel keeps the last observation of a session it restarts in the same step: the
+    row of :attr:`ObservationRows.flat` and the scoreboard, in row ``t`` for table ``t``."""
+
+    flat: np.ndarray  #: (n, width) float32
+    results: np.ndarray  #: (n, history) int64
+    couleurs: np.ndarray  #: (n, history) int64
 
 
 #: Where each part of :data:`~trente_env.codes.OBS_PARTS` starts in a row of :attr:`Tables.flat`
@@ -99,18 +116,47 @@ class ObservationRows(NamedTuple):
     track_shoe: bool  #: count the cards seen (for the ``shoe`` and ``cards_left`` parts)
 
 
-def _play(actions, skip, seeds, rules, state, record, view, at, target):  # fmt: skip
-    """Play one coup on every table not in ``skip``: deal (:func:`~trente_env.croupier.next_coup`),
-    make the bets legal and settle them (:func:`~trente_env.croupier.bet_and_settle`), record.
+#: What the kernel does after a table's session ends (:func:`_play`'s ``autoreset``): nothing (the caller
+#: restarts it, :meth:`Tables.play`), start the new session on the next call instead of playing
+#: (Gymnasium's ``NEXT_STEP``), or start it in the same call, its last observation kept (``SAME_STEP``).
+NO_AUTORESET, NEXT_STEP, SAME_STEP = 0, 1, 2
 
-    Table ``t`` reads row ``t`` of every array: ``seeds[t]`` is the seed of its shuffle if its shoe
-    needs one (written for every such table before the call; ignored otherwise). Then write the
-    table's observation into its row of ``view.flat`` (parts placed by ``at``) and whether its
-    session is over (ruin, or ``target`` reached, with nothing in prison) into ``record.terminated``.
-    """
-    # Every array written in the loop is taken from its bundle before it, one attribute a statement:
-    # numba's parallel loop loses a write made in its body straight into an array of a named tuple, or
-    # into one unpacked with `a, b = ...` (numba 0.68; see trente_env.jit.parallel). The loop's body
+
+def _check_play(actions, choices, skip, autoreset, seeds, used, state, record):  # fmt: skip
+    """ValueError unless :func:`_play`'s arrays fit the tables (every index the loop takes is in range)."""
+    n = state.bankroll.shape[0]
+    needs_shuffle = state.needs_shuffle
+    pending = record.pending
+    if choices.shape[0] > 0:
+        if choices.shape[0] != n:
+            raise ValueError("_play: choices need one entry per table")
+        for t in range(n):
+            if (choices[t] < 0) | (choices[t] >= actions.shape[0]):
+                raise ValueError("_play: a choice outside the menu of actions")
+    elif actions.shape[0] != n:
+        raise ValueError("_play: actions need one row per table")
+    if (actions.shape[1] != ACTION_WIDTH) | (skip.shape[0] != n) | (seeds.shape[0] != n) | (used.shape[0] != n):
+        raise ValueError("_play: actions of 12 numbers, and skip, seeds and used with one row per table")
+    n_seeds = seeds.shape[1]
+    for t in range(n):  # Tables draws the seeds before the call: a guard, never a rule
+        if needs_shuffle[t] & ~skip[t] & ~((autoreset == NEXT_STEP) & pending[t]) & (used[t] >= n_seeds):
+            raise ValueError("_play: a table has no seed left for its shuffle")
+
+
+def _spent(used, n_seeds):  # fmt: skip
+    """How many tables have used every seed of their row."""
+    spent = 0
+    for t in range(used.shape[0]):
+        spent += used[t] == n_seeds
+    return spent
+
+
+def _play_rows(
+    lo, hi, actions, choices, skip, autoreset, seeds, used, rules, state, record, view, final, at, target, limit,
+    bankroll0,
+):  # fmt: skip
+    """:func:`_play` on the tables ``lo`` to ``hi - 1``, its arguments checked."""
+    # The arrays are taken from their bundles once, before the loop over the tables. The loop's body
     # stays inline: a call per table, taking the bundles, costs some 15% of the coup.
     shoes = state.shoes
     pos = state.pos
@@ -128,118 +174,255 @@ def _play(actions, skip, seeds, rules, state, record, view, at, target):  # fmt:
     coup = record.coup
     clipped = record.clipped
     terminated = record.terminated
+    truncated = record.truncated
+    pending = record.pending
+    played = record.played
+    ended = record.ended
+    flat = view.flat
+    final_flat = final.flat
+    final_results = final.results
+    final_couleurs = final.couleurs
     track_shoe = view.track_shoe
+    one_hot = view.one_hot
     table_min = rules.table_min
-    n = bankroll.shape[0]
-    if (actions.shape[0] != n) | (actions.shape[1] != ACTION_WIDTH) | (skip.shape[0] != n) | (seeds.shape[0] != n):
-        raise ValueError("_play: actions, skip and seeds need one row per table")
     k = results.shape[1]
-    for t in numba.prange(n):
+    n_cards = shoes.shape[1]
+    by_choice = choices.shape[0] > 0
+    for t in range(lo, hi):
         if skip[t]:
+            played[t] = False
+            ended[t] = False
+            continue
+        if (autoreset == NEXT_STEP) & pending[t]:  # the session ended last time: a new one instead of a coup
+            _restart_row(
+                t, bankroll, prison, coups, results, couleurs, seen, needs_shuffle, pos, terminated, pending, n_cards,
+                bankroll0,
+            )  # fmt: skip
+            _observe_row(t, state, view, at, rules.burn, rules.dead_cards)
+            reward[t] = 0.0
+            truncated[t] = False
+            pending[t] = False
+            played[t] = False
+            ended[t] = False
             continue
         cards = shoes[t]
-        if needs_shuffle[t] & track_shoe:
-            seen[t, :] = 0
+        seed = np.uint64(0)
+        if needs_shuffle[t]:
+            seed = seeds[t, used[t]]
+            used[t] += 1
+            if track_shoe:
+                seen[t, :] = 0
         noir, rouge, result, couleur, start, middle, end, reshuffle = next_coup(
-            cards, pos[t], needs_shuffle[t], seeds[t], rules
+            cards, pos[t], needs_shuffle[t], seed, rules
         )
+        row = actions[choices[t]] if by_choice else actions[t]
         before = bankroll[t]
         bankroll[t], clipped[t] = bet_and_settle(
-            actions[t], before, prison[t], result, couleur, results[t, 0], rules, placed[t], insured[t], back[t]
+            row, before, prison[t], result, couleur, results[t, 0], rules, placed[t], insured[t], back[t]
         )
         reward[t] = bankroll[t] - before
         coups[t] += 1
+        board = results[t]  # rows as views: numba checks every index of a 2-D array for wraparound
+        column = couleurs[t]
         for j in range(k - 1, 0, -1):
-            results[t, j] = results[t, j - 1]
-            couleurs[t, j] = couleurs[t, j - 1]
-        results[t, 0] = result
-        couleurs[t, 0] = scoreboard_couleur(result, couleur)
+            board[j] = board[j - 1]
+            column[j] = column[j - 1]
+        board[0] = result
+        column[0] = scoreboard_couleur(result, couleur)
+        if one_hot:
+            _write_one_hot(flat[t], at.results, RESULT_CODES, board)
+            _write_one_hot(flat[t], at.couleur, COULEUR_CODES, column)
         if track_shoe:
+            counts = seen[t]
             if reshuffle:
-                seen[t, :] = 0
+                counts[:] = 0
             else:
                 for i in range(start, end):
                     c = cards[i]
-                    seen[t, (0 if CARD_BLACK[c] else 10) + CARD_VALUE[c] - 1] += 1
+                    counts[(0 if CARD_BLACK[c] else 10) + CARD_VALUE[c] - 1] += 1
         pos[t] = end
         needs_shuffle[t] = reshuffle
-        coup[t, 0] = noir
-        coup[t, 1] = rouge
-        coup[t, 2] = result
-        coup[t, 3] = couleur
-        coup[t, 4] = start
-        coup[t, 5] = middle
-        coup[t, 6] = end
-        coup[t, 7] = reshuffle
-        terminated[t] = is_free(prison[t]) & ((bankroll[t] < table_min) | (bankroll[t] >= target))
-        _observe_row(t, state, view, at, rules.burn, rules.dead_cards)
+        dealt = coup[t]
+        dealt[0] = noir
+        dealt[1] = rouge
+        dealt[2] = result
+        dealt[3] = couleur
+        dealt[4] = start
+        dealt[5] = middle
+        dealt[6] = end
+        dealt[7] = reshuffle
+        over = is_free(prison[t]) & ((bankroll[t] < table_min) | (bankroll[t] >= target))
+        cut = coups[t] >= limit
+        terminated[t] = over
+        truncated[t] = cut
+        played[t] = True
+        _observe_numbers(t, state, view, at, rules.burn, rules.dead_cards)
+        ended[t] = False
+        if over | cut:
+            if autoreset == NEXT_STEP:
+                pending[t] = True
+            elif autoreset == SAME_STEP:
+                _keep_final(t, flat, results, couleurs, final_flat, final_results, final_couleurs)
+                ended[t] = True
+                _restart_row(
+                    t, bankroll, prison, coups, results, couleurs, seen, needs_shuffle, pos, terminated, pending,
+                    n_cards, bankroll0,
+                )  # fmt: skip
+                _observe_row(t, state, view, at, rules.burn, rules.dead_cards)
+                terminated[t] = over  # what the step reports: the session that ended
+
+
+def _play(
+    actions, choices, skip, autoreset, seeds, used, rules, state, record, view, final, at, target, limit, bankroll0,
+):  # fmt: skip
+    """Play one coup on every table not in ``skip``: deal (:func:`~trente_env.croupier.next_coup`),
+    make the bets legal and settle them (:func:`~trente_env.croupier.bet_and_settle`), record, then
+    write the table's observation into its row of ``view.flat`` (parts placed by ``at``) and whether
+    its session is over: ``record.terminated`` (ruin, or ``target`` reached, with nothing in prison)
+    and ``record.truncated`` (``limit`` coups played).
+
+    Table ``t``'s action is ``actions[t]``, or ``actions[choices[t]]`` when ``choices`` holds one
+    entry per table (the discrete form: ``actions`` is then its menu of action rows). A table whose
+    shoe needs a shuffle takes the next seed of its row of ``seeds`` (``used[t]`` of them are taken).
+
+    ``autoreset`` (:data:`NEXT_STEP`, :data:`SAME_STEP` or :data:`NO_AUTORESET`) says what becomes of
+    a table whose session ended: under ``NEXT_STEP`` it is flagged in ``record.pending`` and its
+    next call starts its new session instead of playing (reward 0, neither terminated nor
+    truncated); under ``SAME_STEP`` its observation is copied into row ``t`` of ``final`` (and
+    ``record.ended[t]`` set) before the new session starts at once. ``record.played`` says which
+    tables played a coup. Returns how many tables have used every seed of their row (all of them, not
+    only those that just did).
+    """
+    _check_play(actions, choices, skip, autoreset, seeds, used, state, record)
+    n = state.bankroll.shape[0]
+    _play_rows(
+        0, n, actions, choices, skip, autoreset, seeds, used, rules, state, record, view, final, at, target, limit,
+        bankroll0,
+    )  # fmt: skip
+    return _spent(used, seeds.shape[1])
+
+
+def _play_threads(
+    actions, choices, skip, autoreset, seeds, used, rules, state, record, view, final, at, target, limit, bankroll0,
+):  # fmt: skip
+    """:func:`_play` on numba's threads: the tables are cut into :data:`THREAD_BLOCKS` blocks, each
+    played by one call of :func:`_play_rows` (compiled without reference counting) on some thread.
+    The loop's body is one call, which takes the bundles: see :func:`trente_env.jit.parallel` on
+    numba's parallel loop and named tuples."""
+    _check_play(actions, choices, skip, autoreset, seeds, used, state, record)
+    n = state.bankroll.shape[0]
+    blocks = min(THREAD_BLOCKS, n)
+    for c in numba.prange(blocks):
+        _play_rows(
+            c * n // blocks, (c + 1) * n // blocks, actions, choices, skip, autoreset, seeds, used, rules, state,
+            record, view, final, at, target, limit, bankroll0,
+        )  # fmt: skip
+    return _spent(used, seeds.shape[1])
+
+
+def _write_one_hot(row, at, codes, column):  # fmt: skip
+    """Write a scoreboard ``column`` (its codes, the most recent first) one-hot into ``row`` from
+    ``at`` on: each entry a block of ``codes`` zeros with a one at its code (none for a code out of range)."""
+    row[at : at + codes * column.size] = 0.0
+    for j in range(column.size):
+        c = column[j]
+        if (c >= 0) & (c < codes):
+            row[at + codes * j + c] = 1.0
+
+
+def _observe_numbers(t, state, view, at, burn, dead_cards):  # fmt: skip
+    """Write the numbers of table ``t``'s observation (bankroll, coups, prisoners, and the shoe if
+    ``at`` places it) into row ``t`` of ``view.flat``: every part but the scoreboard."""
+    flat = view.flat
+    row = flat[t]
+    jail = state.prison[t]
+    row[at.bankroll] = state.bankroll[t]
+    row[at.coups] = state.coups[t]
+    for b in range(4):
+        row[at.prison + b] = jail[b, 0]
+        row[at.prison + 4 + b] = jail[b, 1]
+    if at.shoe >= 0:
+        n_cards = state.shoes.shape[1] - dead_cards  # the dead cards are never dealt, so not left to deal
+        row[at.cards_left] = n_cards - burn if state.needs_shuffle[t] else n_cards - state.pos[t]
+        seen = state.seen[t]
+        for i in range(SHOE_SIZE):
+            row[at.shoe + i] = view.full_shoe[i] - seen[i]
 
 
 def _observe_row(t, state, view, at, burn, dead_cards):  # fmt: skip
-    """Write table ``t``'s observation into row ``t`` of ``view.flat``, each part where ``at`` places
-    it (the parts at -1 are left out)."""
-    flat = view.flat
-    results, couleurs = state.results, state.couleurs
-    k = results.shape[1]
-    flat[t, at.bankroll] = state.bankroll[t]
-    flat[t, at.coups] = state.coups[t]
-    for b in range(4):
-        flat[t, at.prison + b] = state.prison[t, b, 0]
-        flat[t, at.prison + 4 + b] = state.prison[t, b, 1]
-    if view.one_hot:  # each entry of the scoreboard as a block of zeros with a one at its code
-        for i in range(COULEUR_CODES * k):
-            flat[t, at.couleur + i] = 0.0
-        for i in range(RESULT_CODES * k):
-            flat[t, at.results + i] = 0.0
-        for j in range(k):
-            c = couleurs[t, j]
-            if (c >= 0) & (c < COULEUR_CODES):
-                flat[t, at.couleur + COULEUR_CODES * j + c] = 1.0
-            r = results[t, j]
-            if (r >= 0) & (r < RESULT_CODES):
-                flat[t, at.results + RESULT_CODES * j + r] = 1.0
-    if at.shoe >= 0:
-        n_cards = state.shoes.shape[1] - dead_cards  # the dead cards are never dealt, so not left to deal
-        flat[t, at.cards_left] = n_cards - burn if state.needs_shuffle[t] else n_cards - state.pos[t]
-        for i in range(SHOE_SIZE):
-            flat[t, at.shoe + i] = view.full_shoe[i] - state.seen[t, i]
+    """Write table ``t``'s whole observation into row ``t`` of ``view.flat``, each part where ``at``
+    places it (the parts at -1 are left out): the numbers, and the scoreboard one-hot if asked."""
+    _observe_numbers(t, state, view, at, burn, dead_cards)
+    if view.one_hot:
+        flat = view.flat
+        _write_one_hot(flat[t], at.results, RESULT_CODES, state.results[t])
+        _write_one_hot(flat[t], at.couleur, COULEUR_CODES, state.couleurs[t])
+
+
+def _keep_final(t, flat, results, couleurs, final_flat, final_results, final_couleurs):  # fmt: skip
+    """Copy table ``t``'s observation (its row of ``flat`` and its scoreboard) into row ``t`` of the
+    ``final_`` arrays, before its new session overwrites it."""
+    for i in range(flat.shape[1]):
+        final_flat[t, i] = flat[t, i]
+    for j in range(results.shape[1]):
+        final_results[t, j] = results[t, j]
+        final_couleurs[t, j] = couleurs[t, j]
+
+
+def _restart_row(
+    t, bankroll, prison, coups, results, couleurs, seen, needs_shuffle, pos, terminated, pending, n_cards, bankroll0,
+):  # fmt: skip
+    """Start a new session on table ``t``: the bankroll back to ``bankroll0``, no prisoners, an empty
+    scoreboard, no cards seen, a shoe of ``n_cards`` to be shuffled before the next coup, not
+    terminated nor pending. (The arrays come one by one, taken from their bundles by the caller: see
+    :func:`_play` on numba's parallel loop.)"""
+    bankroll[t] = bankroll0
+    prison[t, :, :] = 0.0
+    coups[t] = 0
+    results[t, :] = NO_COUP
+    couleurs[t, :] = UNDECIDED
+    seen[t, :] = 0
+    needs_shuffle[t] = True
+    pos[t] = n_cards
+    terminated[t] = False
+    pending[t] = False
 
 
 def _restart(rows, state, record, view, at, rules, bankroll0):  # fmt: skip
-    """Start a new session on every table in the ``rows`` mask: the bankroll back to ``bankroll0``,
-    no prisoners, an empty scoreboard, no cards seen, a shoe to be shuffled before the next coup,
-    not terminated; then write its observation."""
-    shoes = state.shoes
-    pos = state.pos
-    needs_shuffle = state.needs_shuffle
-    seen = state.seen
+    """Start a new session on every table in the ``rows`` mask (:func:`_restart_row`), then write
+    its observation."""
     bankroll = state.bankroll
     prison = state.prison
     coups = state.coups
     results = state.results
     couleurs = state.couleurs
+    seen = state.seen
+    needs_shuffle = state.needs_shuffle
+    pos = state.pos
     terminated = record.terminated
-    n_cards = shoes.shape[1]
+    pending = record.pending
+    n_cards = state.shoes.shape[1]
     if rows.shape[0] != bankroll.shape[0]:
         raise ValueError("_restart: rows need one flag per table")
     for t in numba.prange(rows.shape[0]):
-        if not rows[t]:
-            continue
-        bankroll[t] = bankroll0
-        prison[t, :, :] = 0.0
-        coups[t] = 0
-        results[t, :] = NO_COUP
-        couleurs[t, :] = UNDECIDED
-        seen[t, :] = 0
-        needs_shuffle[t] = True
-        pos[t] = n_cards
-        terminated[t] = False
-        _observe_row(t, state, view, at, rules.burn, rules.dead_cards)
+        if rows[t]:
+            _restart_row(
+                t, bankroll, prison, coups, results, couleurs, seen, needs_shuffle, pos, terminated, pending, n_cards,
+                bankroll0,
+            )  # fmt: skip
+            _observe_row(t, state, view, at, rules.burn, rules.dead_cards)
 
 
+_write_one_hot = jit.inline(_write_one_hot)
+_observe_numbers = jit.inline(_observe_numbers)
 _observe_row = jit.inline(_observe_row)
-_play_serial = jit.kernel(_play)
-_play_parallel = jit.parallel(_play)
+_keep_final = jit.inline(_keep_final)
+_restart_row = jit.inline(_restart_row)
+_check_play = jit.kernel(_check_play)
+_spent = jit.hot(_spent)
+_play_rows = jit.hot(_play_rows)
+_play_serial = jit.hot(_play)
+_play_parallel = jit.parallel(_play_threads)
 _restart_serial = jit.kernel(_restart)
 _restart_parallel = jit.parallel(_restart)
 
@@ -326,6 +509,10 @@ class Tables:
             coup=np.zeros((n, len(COUP_COLUMNS)), dtype=np.int64),
             clipped=np.zeros(n, dtype=np.bool_),
             terminated=np.zeros(n, dtype=np.bool_),
+            truncated=np.zeros(n, dtype=np.bool_),
+            pending=np.zeros(n, dtype=np.bool_),
+            played=np.zeros(n, dtype=np.bool_),
+            ended=np.zeros(n, dtype=np.bool_),
         )
         self.at = FlatOffsets(*(int(offsets.get(part, -1)) for part in OBS_PARTS))
         self.view = ObservationRows(
@@ -334,6 +521,11 @@ class Tables:
             full_shoe=np.concatenate([full, full]).astype(np.int64),
             track_shoe=track_shoe,
         )
+        self.final = FinalObservation(
+            flat=np.zeros((n, width), dtype=np.float32),
+            results=np.full((n, history), NO_COUP, dtype=np.int64),
+            couleurs=np.full((n, history), UNDECIDED, dtype=np.int64),
+        )
         # the arrays of the bundles by name: the same arrays, updated in place (never replace them)
         state, record = self.state, self.record
         self.shoes, self.pos, self.needs_shuffle = state.shoes, state.pos, state.needs_shuffle
@@ -341,30 +533,38 @@ class Tables:
         self.results, self.couleurs, self.seen = state.results, state.couleurs, state.seen
         self.reward, self.placed, self.insured, self.back = record.reward, record.placed, record.insured, record.back
         self.coup, self.clipped, self.terminated = record.coup, record.clipped, record.terminated
+        self.truncated, self.played, self.ended = record.truncated, record.played, record.ended
         self.flat, self.full_shoe, self.base = self.view.flat, self.view.full_shoe, self.table_rules.base
-        self._seeds = np.zeros(n, dtype=np.uint64)  # the seed of each table's next shuffle
+        # the next seeds of each table's generator, drawn a batch at a time (one at a time for a single
+        # table, whose generator is also the single env's np_random), and how many of them are used
+        self._seeds = np.zeros((n, 1 if n == 1 else SEED_BATCH), dtype=np.uint64)
+        self._used = np.full(n, self._seeds.shape[1], dtype=np.int64)
         self._no_skip = np.zeros(n, dtype=np.bool_)
+        self._no_choice = np.zeros(0, dtype=np.int64)
         self._one_action = np.zeros((1, ACTION_WIDTH))  # the single table's action, in a buffer of fixed type
         self._action_shape = (n, ACTION_WIDTH)
-        # the kernel's arguments after the actions and the skip mask (fixed objects, updated in place)
-        self._args = (self._seeds, self.table_rules, state, record, self.view, self.at, self.target)
-        self._one_args = (self._one_action, self._no_skip, *self._args)
+        # the kernel's arguments after the autoreset mode (fixed objects, updated in place)
+        self._args = (
+            self._seeds, self._used, self.table_rules, state, record, self.view, self.final, self.at, self.target,
+        )  # fmt: skip
+        self._one_args = (self._one_action, self._no_choice, self._no_skip, NO_AUTORESET, *self._args, NO_LIMIT,
+                          self.initial_bankroll)  # fmt: skip
         self._entries: dict = {}  # each kernel's compiled entry point, once called (see _call)
         self.generators: list[np.random.Generator] = []
         parallel = n >= PARALLEL_FROM if threads is None else bool(threads)
         self._play_kernel = _play_parallel if parallel else _play_serial
         self._restart_kernel = _restart_parallel if parallel else _restart_serial
         self._all = np.ones(n, dtype=np.bool_)
-        # the next seeds of each table's generator, drawn SEED_BATCH at a time (several tables only)
-        self._seed_batch = np.zeros((n, SEED_BATCH), dtype=np.uint64)
-        self._seed_used = np.full(n, SEED_BATCH, dtype=np.int64)  # seeds of the batch taken so far
+        self._spent = n  # tables whose every drawn seed is used (all, before the first draw)
+        self.reset_rows()  # every observation written, the one-hot scoreboard included
 
     def seed(self, generators: Sequence[np.random.Generator]) -> None:
         """Give every table its shuffling generator."""
         if len(generators) != self.n:
             raise ValueError(f"need {self.n} generators, got {len(generators)}")
         self.generators = list(generators)
-        self._seed_used[:] = SEED_BATCH  # the batches drawn from the old generators are dropped
+        self._used[:] = self._seeds.shape[1]  # the seeds drawn from the old generators are dropped
+        self._spent = self.n
 
     def reset_rows(self, rows: np.ndarray | None = None) -> None:
         """Start new sessions on the tables in ``rows`` (a boolean mask; all when None).
@@ -382,10 +582,8 @@ class Tables:
         Results land in :attr:`record` (:attr:`reward`, :attr:`placed`, :attr:`insured`,
         :attr:`back`, :attr:`coup`, :attr:`clipped`, :attr:`terminated`) and :attr:`flat`; rows of
         skipped tables keep their last values. Actions of another shape, or not numbers, raise
-        ValueError.
+        ValueError. A session that ends stays over until :meth:`reset_rows` (see :meth:`step`).
         """
-        if not self.generators:
-            raise RuntimeError("give the tables their generators (seed) before playing")
         if type(actions) is not np.ndarray:
             actions = np.asarray(actions)
         if actions.shape != self._action_shape or actions.dtype.kind not in "biuf":
@@ -393,35 +591,63 @@ class Tables:
                 f"actions are {ACTION_WIDTH} numbers per table, shape ({self.n}, {ACTION_WIDTH}); "
                 f"got shape {actions.shape} of {actions.dtype}"
             )
-        if skip is None and self.n == 1:
-            if self.needs_shuffle[0]:
-                self._seeds[0] = self.generators[0].bit_generator.random_raw()
-            self._one_action[...] = actions  # the single table's action, without allocating
-            self._call(self._play_kernel, self._one_args)
-            return
         skip = self._no_skip if skip is None else self._mask(skip, "skip")
-        self._draw_seeds(np.flatnonzero(self.needs_shuffle & ~skip))
-        self._call(self._play_kernel, (_of_one_type(actions, np.float64), skip, *self._args))
+        self._run(actions, self._no_choice, skip, NO_AUTORESET, NO_LIMIT)
 
-    def _draw_seeds(self, shuffling: np.ndarray) -> None:
-        """Put the seed of its next shuffle in :attr:`_seeds` for each table in ``shuffling``.
+    def play_one(self, row: np.ndarray) -> None:
+        """:meth:`play` for a single table, with its (1, 12) action row already checked (the single
+        environment's step: :meth:`~trente_env.layout.Layout.actions`)."""
+        if not self.generators:
+            raise RuntimeError("give the tables their generators (seed) before playing")
+        if self._spent and self.needs_shuffle[0]:
+            self._draw_seeds()
+        self._one_action[...] = row  # the single table's action, without allocating
+        self._spent = self._call(self._play_kernel, self._one_args)
 
-        The seeds are the raw 64-bit outputs of the table's generator, in order, as
-        :func:`~trente_env.dealer.shuffle_seeds` draws them; they are drawn :data:`SEED_BATCH` at a
-        time (one call to the generator per batch instead of one per shuffle), so the generator
-        runs ahead of the shuffles by up to a batch. It serves nothing else, and a new generator
-        (:meth:`seed`) drops the batch.
+    def step(
+        self, actions: np.ndarray, choices: np.ndarray | None = None, *, autoreset: int, limit: int | None = None
+    ) -> None:
+        """One step of every table for an environment: a coup, or a new session where one is due.
+
+        :param actions: the (n, 12) action rows; or, with ``choices``, the menu of action rows of the
+            discrete form (``choices[t]`` is table ``t``'s row; both are checked by the caller).
+        :param autoreset: :data:`NEXT_STEP` or :data:`SAME_STEP`: how a table whose session ended
+            starts its next one (:attr:`record`'s ``pending`` and ``ended``; the last observation of a
+            session restarted in the same step is kept in :attr:`final`).
+        :param limit: coups per session before it is truncated (None: no limit).
         """
-        if shuffling.size == 0:
-            return
-        used = self._seed_used
-        batch = self._seed_batch
+        choices = self._no_choice if choices is None else choices
+        self._run(actions, choices, self._no_skip, autoreset, NO_LIMIT if limit is None else limit)
+
+    def _run(self, actions: np.ndarray, choices: np.ndarray, skip: np.ndarray, autoreset: int, limit: int) -> None:
+        if not self.generators:
+            raise RuntimeError("give the tables their generators (seed) before playing")
+        if self._spent and (self.n > 1 or self.needs_shuffle[0]):
+            self._draw_seeds()
+        if self.n == 1 and choices.size == 0:
+            self._one_action[...] = actions  # the single table's action, without allocating
+            actions = self._one_action
+        else:
+            actions = _of_one_type(actions, np.float64)
+        args = (actions, choices, skip, autoreset, *self._args, limit, self.initial_bankroll)
+        self._spent = self._call(self._play_kernel, args)
+
+    def _draw_seeds(self) -> None:
+        """Draw the next seeds of every table that has used all those drawn before.
+
+        The seeds of a table's shuffles are the raw 64-bit outputs of its generator, in order, as
+        :func:`~trente_env.dealer.shuffle_seeds` draws them; they are drawn :data:`SEED_BATCH` at a
+        time (one call to the generator per batch instead of one per shuffle), so the generator runs
+        ahead of the shuffles by up to a batch. It serves nothing else, and a new generator
+        (:meth:`seed`) drops the batch. A single table draws its seeds one at a time: its generator is
+        the single environment's ``np_random``, which a reset hands over again.
+        """
+        size = self._seeds.shape[1]
         generators = self.generators
-        for i in shuffling[used[shuffling] == SEED_BATCH].tolist():
-            batch[i] = generators[i].bit_generator.random_raw(SEED_BATCH)
-            used[i] = 0
-        self._seeds[shuffling] = batch[shuffling, used[shuffling]]
-        used[shuffling] += 1
+        for i in np.flatnonzero(self._used == size).tolist():
+            self._seeds[i] = generators[i].bit_generator.random_raw(size)
+        self._used[self._used == size] = 0
+        self._spent = 0
 
     def _mask(self, rows: np.ndarray, name: str) -> np.ndarray:
         """``rows`` as a mask of the tables (one boolean per table: C-contiguous, writable, aligned),
@@ -431,7 +657,7 @@ class Tables:
             raise ValueError(f"{name} must be {self.n} booleans, one per table; got shape {mask.shape} of {mask.dtype}")
         return _of_one_type(mask, np.bool_)
 
-    def _call(self, kernel: Callable, args: tuple) -> None:
+    def _call(self, kernel: Callable, args: tuple) -> Any:
         """Run ``kernel`` on ``args``, through its compiled entry point after the first call.
 
         Every argument of the table's kernels has one type for the life of the tables: the bundles
@@ -442,10 +668,10 @@ class Tables:
         """
         entry = self._entries.get(kernel)
         if entry is None:
-            kernel(*args)
+            out = kernel(*args)
             self._entries[kernel] = jit.entry_point(kernel, args)
-        else:
-            entry(*args)
+            return out
+        return entry(*args)
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
@@ -484,4 +710,15 @@ def _check_layout(offsets: dict[str, int], width: int, history: int, one_hot: bo
             raise ValueError(f"the observation part {part!r} at {at} does not fit in a row of {width} numbers")
 
 
-__all__ = ["COUP_COLUMNS", "CoupRecord", "FlatOffsets", "ObservationRows", "TableState", "Tables"]
+__all__ = [
+    "COUP_COLUMNS",
+    "NEXT_STEP",
+    "NO_AUTORESET",
+    "SAME_STEP",
+    "CoupRecord",
+    "FinalObservation",
+    "FlatOffsets",
+    "ObservationRows",
+    "TableState",
+    "Tables",
+]

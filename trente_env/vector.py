@@ -18,7 +18,7 @@ from gymnasium.vector.utils import batch_space
 
 from trente_env.layout import DEFAULT_STAKE_LEVELS, ActionForm, Layout, ObservationForm
 from trente_env.rules import RuleSet, get_rules
-from trente_env.tables import Tables
+from trente_env.tables import NEXT_STEP, SAME_STEP, Tables
 
 _AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
 
@@ -50,6 +50,15 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
     exactly as ``TrenteEtQuaranteEnv.reset()``. Truncation comes from ``max_episode_steps``
     (passed in by ``gymnasium.make_vec`` from the registration).
 
+    **Buffers.** One step is one call of a compiled kernel that plays the coup, writes the
+    observation in place and starts the sessions due to start (autoreset included). By default
+    (``copy=False``) ``step`` and ``reset`` return the env's own arrays: the observation (a float32
+    array, or a dict of views of the tables' arrays), the rewards and the two flags are overwritten
+    by the next ``step`` or ``reset``, as with ``gymnasium.vector.SyncVectorEnv(copy=False)``. Copy
+    what you keep across steps (``obs.copy()``), or pass ``copy=True`` for fresh arrays each time.
+    ``info["final_obs"]`` is a buffer of its own, meaningful on the rows of ``info["_final_obs"]``
+    until those tables end a session again.
+
     **Information**: empty by default (``SAME_STEP`` autoreset adds ``final_obs``), so a step copies
     nothing it was not asked for. With ``coup_info=True`` every step's ``info`` holds the details of
     each table's coup, in Gymnasium's vector convention (arrays with one entry per table, each with
@@ -66,6 +75,7 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
     :param threads: play the tables on numba's threads (True), on one thread (False), or on threads
         from 4,096 tables on (None, the default). Threads pay on idle cores only; on a machine busy
         with other work pass False.
+    :param copy: return fresh arrays at every step and reset (see Buffers); by default the env's own.
 
     The other arguments are those of :class:`~trente_env.env.TrenteEtQuaranteEnv`.
     """
@@ -87,6 +97,7 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         coup_info: bool = False,
         threads: bool | None = None,
+        copy: bool = False,
         render_mode: str | None = None,
     ) -> None:
         autoreset_mode = AutoresetMode(autoreset_mode)
@@ -112,9 +123,16 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
         self.single_observation_space = self.layout.single_observation_space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.tables: Tables = self.layout.new_tables(self.num_envs, bankroll, target, threads)
-        self._steps = np.zeros(self.num_envs, dtype=np.int64)
-        self._done = np.zeros(self.num_envs, dtype=np.bool_)
-        self._all = np.ones(self.num_envs, dtype=np.bool_)
+        self.copy = bool(copy)
+        tables = self.tables
+        self._obs = self.layout.views(tables.flat, tables.results, tables.couleurs)
+        self._final_obs = self.layout.views(tables.final.flat, tables.final.results, tables.final.couleurs)
+        self._autoreset = NEXT_STEP if autoreset_mode is AutoresetMode.NEXT_STEP else SAME_STEP
+
+    @property
+    def _done(self) -> np.ndarray:
+        """The tables whose session ended at the last step and start a new one at the next (``NEXT_STEP``)."""
+        return self.tables.record.pending
 
     def reset(
         self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
@@ -135,49 +153,36 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
             if mask.shape != (self.num_envs,):
                 raise ValueError(f"reset_mask must be {self.num_envs} booleans, got shape {mask.shape}")
         self.tables.reset_rows(mask)
-        rows = slice(None) if mask is None else mask
-        self._steps[rows] = 0
-        self._done[rows] = False
-        return self.layout.observe(self.tables), {}
+        return self._observation(), {}
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Play one coup at every table."""
-        if not self.tables.generators:
-            raise RuntimeError("call reset() before step()")
+        """Play one coup at every table (a table whose session ended starts a new one: see Autoreset)."""
         tables = self.tables
-        rows = self.layout.actions(actions, self.num_envs)
-        restarting = self._done  # replaced, never changed in place, by this step
-        any_restart = self.autoreset_mode is AutoresetMode.NEXT_STEP and bool(restarting.any())
-        if any_restart:
-            tables.reset_rows(restarting)
-            tables.play(rows, restarting)
+        if not tables.generators:
+            raise RuntimeError("call reset() before step()")
+        layout = self.layout
+        if layout.action_form == "discrete":
+            tables.step(layout.action_table, layout.choices(actions, self.num_envs), autoreset=self._autoreset,
+                        limit=self.max_episode_steps)  # fmt: skip
         else:
-            tables.play(rows)
-        steps = self._steps
-        steps += 1
-        reward = tables.reward.copy()
-        terminated = tables.terminated.copy()
-        if self.max_episode_steps is not None:
-            truncated = steps >= self.max_episode_steps
-        else:
-            truncated = np.zeros(self.num_envs, dtype=np.bool_)
-        if any_restart:
-            steps[restarting] = 0
-            reward[restarting] = 0.0
-            terminated[restarting] = False
-            truncated[restarting] = False
-        info = self._info(~restarting) if self.coup_info else {}
-        done = terminated | truncated
-        obs = self.layout.observe(tables)
-        if self.autoreset_mode is AutoresetMode.SAME_STEP and done.any():
-            info["final_obs"] = obs
-            info["_final_obs"] = done.copy()
-            tables.reset_rows(done)
-            self._steps[done] = 0
-            obs = self.layout.observe(tables)
-            done = np.zeros_like(done)
-        self._done = done
-        return obs, reward, terminated, truncated, info
+            tables.step(layout.actions(actions, self.num_envs), autoreset=self._autoreset, limit=self.max_episode_steps)
+        record = tables.record
+        info = self._info(record.played) if self.coup_info else {}
+        if self._autoreset == SAME_STEP and record.ended.any():
+            info["final_obs"] = self._copied(self._final_obs) if self.copy else self._final_obs
+            info["_final_obs"] = record.ended.copy()
+        if self.copy:
+            return self._observation(), record.reward.copy(), record.terminated.copy(), record.truncated.copy(), info
+        return self._obs, record.reward, record.terminated, record.truncated, info
+
+    def _observation(self) -> Any:
+        return self._copied(self._obs) if self.copy else self._obs
+
+    @staticmethod
+    def _copied(obs: Any) -> Any:
+        if isinstance(obs, dict):
+            return {key: value.copy() for key, value in obs.items()}
+        return obs.copy()
 
     def _info(self, played: np.ndarray) -> dict[str, Any]:
         t = self.tables
@@ -186,7 +191,8 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
             "noir": coup[:, 0].copy(),
             "rouge": coup[:, 1].copy(),
             "result": coup[:, 2].copy(),
-            "couleur": t.couleurs[:, 0].copy(),
+            # a table restarted in the same step has its last coup's scoreboard in tables.final
+            "couleur": np.where(t.ended, t.final.couleurs[:, 0], t.couleurs[:, 0]),
             "reshuffle": coup[:, 7].astype(np.bool_),
             "clipped": t.clipped.copy(),
             "stakes": t.placed.copy(),

@@ -47,7 +47,7 @@ class TrenteVecEnv(VecEnv):
         obs, _ = self.venv.reset(seed=seeds)
         self._reset_seeds()
         self._reset_options()
-        return obs
+        return _copy(obs)
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = actions
@@ -61,10 +61,12 @@ class TrenteVecEnv(VecEnv):
             for i in np.flatnonzero(done).tolist():
                 infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
                 if isinstance(final, dict):
-                    infos[i]["terminal_observation"] = {key: value[i] for key, value in final.items()}
+                    infos[i]["terminal_observation"] = {key: value[i].copy() for key, value in final.items()}
                 else:
-                    infos[i]["terminal_observation"] = final[i]
-        return obs, reward.astype(np.float32), done, infos
+                    infos[i]["terminal_observation"] = final[i].copy()
+        # SB3 keeps the observation across the next step (its rollout buffer stores it after the step):
+        # a copy of the env's buffer, which the next step overwrites
+        return _copy(obs), reward.astype(np.float32), done, infos
 
     def close(self) -> None:
         self.venv.close()
@@ -97,6 +99,13 @@ class TrenteVecEnv(VecEnv):
         if isinstance(indices, int):
             return [indices]
         return indices
+
+
+def _copy(obs: Any) -> Any:
+    """A copy of an observation of the vector env (an array or a dict of arrays)."""
+    if isinstance(obs, dict):
+        return {key: value.copy() for key, value in obs.items()}
+    return obs.copy()
 
 
 def sb3_vec_env(num_envs: int = 8, seed: int | None = None, **kwargs: Any) -> TrenteVecEnv:
