@@ -186,3 +186,16 @@ def test_card_counting_refuses_a_rigged_table() -> None:
 
     with pytest.raises(ValueError, match="real tables only"):
         study_shoes(RIGGED, 1, 0)
+
+
+def test_the_tournament_table_of_a_rigged_table_says_so_in_its_title(tmp_path) -> None:
+    result = CliRunner().invoke(
+        app,
+        ["tournament", "--rules", "rigged-classic", "--strategies", "flat:box=noir,never",
+         "--sessions", "20", "--coups", "50", "--out", str(tmp_path)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())  # the title wraps at the terminal's width
+    assert "RIGGED table (positive control)" in text
+    assert f"always Noir {rig_expectations(RIGGED).always_noir:+.2%}" in text
+    assert "Exact house edge of a Noir stake" not in text

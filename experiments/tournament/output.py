@@ -271,11 +271,18 @@ def verdict_table(document: Mapping[str, Any], wide: bool = False) -> Table:
     interval, verdict, P(ahead) and P(ruin); ``wide`` adds the exact edge, the final bankroll, the
     coups, the stakes, the drawdown, the losing run and the table-maximum hits."""
     table = document["strategies"]
+    rig = document.get("positive_control")
+    edge = (
+        f"RIGGED table (positive control): always Noir {rig['always_noir']:+.2%} per unit staked, Noir only "
+        f"right after a Noir win {rig['noir_after_noir']:+.2%} (exact)"
+        if rig
+        else f"Exact house edge of a Noir stake: {document['house_edge']:.3%}"
+    )
     view = Table(
         title=(
             f"{document['sessions']:,} sessions x up to {document['coups']:,} coups, bankroll "
             f"{document['bankroll']:g}, unit {document['unit']}, {document['rules']} rules, seed {document['seed']}. "
-            f"Exact house edge of a Noir stake: {document['house_edge']:.3%}"
+            + edge
         ),
         title_justify="left",
         caption=document["correction"]["note"],
