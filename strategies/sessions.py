@@ -218,7 +218,7 @@ def _play_block(systems, rules, plan, rows, seeds, out, short):  # fmt: skip
 def _play_threads(chunks, systems, rules, plan, rows, seeds, out, short):  # fmt: skip
     """:func:`_play_block` on every thread: thread ``c`` plays the sessions ``chunks[c]`` to
     ``chunks[c + 1]`` (each session's results land in its own place, whoever plays it). The loop's
-    body is one call (see :func:`trente_env.tables._play`: numba's parallel loop and named tuples)."""
+    body is one call (see :func:`trente_env.jit.parallel`: numba's parallel loop and named tuples)."""
     for c in numba.prange(chunks.size - 1):
         lo, hi = chunks[c], chunks[c + 1]
         _play_block(systems, rules, plan, rows[lo:hi], seeds[lo:hi], out, short[lo:hi])
