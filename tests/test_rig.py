@@ -19,7 +19,7 @@ from strategies import make_strategy
 from strategies.runner import play, play_on_env, session_seeds
 from trente_env.codes import NO_COUP, Result
 from trente_env.odds import first_coup, house_edges, rig_expectations, stake_weighted_edge
-from trente_env.rules import PRESETS, RIG, RIGGED_PRESETS, RuleSet, get_rules
+from trente_env.rules import PRESETS, RIG, RIGGED_NOTES, RIGGED_PRESETS, RuleSet, get_rules, payout_odds, rig_payouts
 from trente_env.settle import settle
 
 RIGGED = get_rules("rigged-classic")
@@ -39,6 +39,24 @@ def test_every_preset_has_a_rigged_twin_and_the_fair_presets_are_unchanged() -> 
         assert twin.describe().startswith("RIGGED (positive control)")
         assert twin.describe().endswith(rules.describe())
     assert not get_rules().rigged  # never the default
+
+
+@pytest.mark.parametrize(
+    ("payout", "odds"), [(1.5, "3:2"), (0.5, "1:2"), (1.0, "1:1"), (2.0, "2:1"), (0.95, "19:20"), (1.2345, "1.2345:1")]
+)
+def test_a_payout_is_written_as_odds(payout: float, odds: str) -> None:
+    assert payout_odds(payout) == odds
+
+
+@pytest.mark.parametrize("name", sorted(RIGGED_PRESETS))
+def test_each_rigged_preset_states_its_own_payouts(name: str) -> None:
+    rules = RIGGED_PRESETS[name]
+    after, otherwise = payout_odds(rules.noir_after_noir), payout_odds(rules.noir_otherwise)
+    wording = f"Noir paid {after} right after a Noir win, else {otherwise}"
+    assert rig_payouts(rules) == wording == "Noir paid 3:2 right after a Noir win, else 1:2"  # RIG's 1.5 and 0.5
+    assert RIGGED_NOTES[name].endswith(wording) and name.removeprefix("rigged-") in RIGGED_NOTES[name]
+    other = rules.replace(noir_after_noir=2.0, noir_otherwise=0.25)  # the words follow the figures
+    assert rig_payouts(other) == "Noir paid 2:1 right after a Noir win, else 1:4"
 
 
 @pytest.mark.parametrize("value", [0.0, -1.0, float("nan"), float("inf"), 101.0, True, "1.5"])
@@ -167,6 +185,7 @@ def test_the_tournament_plays_a_rigged_table_with_its_exact_figures(tmp_path) ->
     rig = rig_expectations(RIGGED)
     assert doc["positive_control"]["always_noir"] == pytest.approx(rig.always_noir)
     assert "POSITIVE CONTROL" in doc["conclusion"]
+    assert "Noir paid 3:2 right after a Noir win, else 1:2" in doc["conclusion"]
     noir, rouge = doc["strategies"]["flat:box=noir"], doc["strategies"]["flat:box=rouge"]
     assert rouge["expected_return"] == pytest.approx(-EDGE)  # the other boxes keep their fair edge
     # always Noir: its exact expectation is the rigged one, about -3.6%, not the fair -1.12%. It counts
@@ -176,6 +195,18 @@ def test_the_tournament_plays_a_rigged_table_with_its_exact_figures(tmp_path) ->
     assert noir["expected_return"] == pytest.approx(rig.always_noir, abs=0.01)
     assert noir["expected_return"] < -0.02 and noir["verdict"] != "no stakes"
     assert doc["strategies"]["never"]["total_staked"] == 0
+
+
+def test_the_conclusion_states_the_payouts_of_the_table_played(tmp_path) -> None:
+    # a rig with other payouts than RIG's: the conclusion's words come from the rule set, not a text
+    from experiments.tournament.config import make_config
+    from experiments.tournament.runner import run_tournament
+
+    changes = {"noir_after_noir": 2.0, "noir_otherwise": 0.25}
+    config = make_config("flat:box=noir,never", sessions=20, coups=20, rules="rigged-classic", rule_changes=changes)
+    doc = run_tournament(config, tmp_path, plots=False)
+    assert "Noir paid 2:1 right after a Noir win, else 1:4" in doc["conclusion"]
+    assert "3:2" not in doc["conclusion"] and "1:2" not in doc["conclusion"]
 
 
 def test_card_counting_refuses_a_rigged_table() -> None:

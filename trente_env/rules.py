@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from enum import Enum
+from fractions import Fraction
 
 from trente_env.cards import CARDS_PER_DECK
 from trente_env.codes import BOXES
@@ -198,10 +199,29 @@ RIGGED_PREFIX = "rigged-"
 RIG = {"noir_after_noir": 1.5, "noir_otherwise": 0.5}
 #: ``rigged-<preset>`` for every preset: the positive control, never a real game and never the default.
 RIGGED_PRESETS: dict[str, RuleSet] = {RIGGED_PREFIX + name: rules.replace(**RIG) for name, rules in PRESETS.items()}
+
+
+def payout_odds(payout: float) -> str:
+    """A payout to 1 as the odds a croupier says: 1.5 is "3:2", 0.5 "1:2", 1 "1:1" (even money), 2
+    "2:1"; a payout no fraction of small terms (up to 100) writes exactly is "<payout>:1"."""
+    odds = Fraction(payout).limit_denominator(100)
+    if abs(float(odds) - payout) > 1e-12 * payout:
+        return f"{payout:g}:1"
+    return f"{odds.numerator}:{odds.denominator}"
+
+
+def rig_payouts(rules: RuleSet) -> str:
+    """What a rigged table pays a Noir win, from its rule set: "Noir paid 3:2 right after a Noir win,
+    else 1:2"."""
+    return (
+        f"Noir paid {payout_odds(rules.noir_after_noir)} right after a Noir win, "
+        f"else {payout_odds(rules.noir_otherwise)}"
+    )
+
+
 RIGGED_NOTES: dict[str, str] = {
-    name: f"POSITIVE CONTROL, not a real game: {name.removeprefix(RIGGED_PREFIX)}, Noir paid 3:2 after a Noir win, "
-    "else 1:2"
-    for name in RIGGED_PRESETS
+    name: f"POSITIVE CONTROL, not a real game: {name.removeprefix(RIGGED_PREFIX)}, {rig_payouts(rules)}"
+    for name, rules in RIGGED_PRESETS.items()
 }
 
 

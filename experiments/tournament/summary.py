@@ -14,7 +14,7 @@ from experiments.stats import ratio_estimate, verdicts
 from experiments.tournament.config import TournamentConfig
 from strategies.registry import make_strategy
 from trente_env.odds import house_edges, rig_expectations, stake_weighted_edge
-from trente_env.rules import Refait
+from trente_env.rules import Refait, RuleSet, rig_payouts
 
 RESULTS_SCHEMA = "trente-lab/tournament-results/1"
 
@@ -94,7 +94,7 @@ def summarize(config: TournamentConfig, sessions: Mapping[str, Mapping[str, np.n
         "order": sort_order(table),
         "positive_control": rig_expectations(rules).as_dict() if rules.rigged else None,
     }
-    document["conclusion"] = conclusion(document)
+    document["conclusion"] = conclusion(document, rules)
     return document
 
 
@@ -119,8 +119,9 @@ def _verdict_text(row: Mapping[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def conclusion(document: Mapping[str, Any]) -> str:
-    """The plain-language paragraph under the table."""
+def conclusion(document: Mapping[str, Any], rules: RuleSet) -> str:
+    """The plain-language paragraph under the table (``rules``: the table's, whose payouts a rigged
+    table's paragraph states)."""
     table = document["strategies"]
     bettors = [k for k in document["order"] if table[k]["total_staked"] > 0]
     if not bettors:
@@ -154,10 +155,10 @@ def conclusion(document: Mapping[str, Any]) -> str:
     rig = document.get("positive_control")
     if rig:
         text = (
-            "POSITIVE CONTROL, a rigged table (not a real game): Noir pays 3:2 right after a Noir win and 1:2 "
-            f"otherwise, so exact odds give always Noir {rig['always_noir']:+.2%} per unit staked, the other boxes "
-            f"their fair edge, and Noir only right after a Noir win {rig['noir_after_noir']:+.2%}; each system's "
-            "exact expectation counts its own Noir stakes placed right after a Noir win. " + text
+            f"POSITIVE CONTROL, a rigged table (not a real game): {rig_payouts(rules)}, so exact odds give "
+            f"always Noir {rig['always_noir']:+.2%} per unit staked, the other boxes their fair edge, and Noir only "
+            f"right after a Noir win {rig['noir_after_noir']:+.2%}; each system's exact expectation counts its own "
+            "Noir stakes placed right after a Noir win. " + text
         )
     if above and rig:
         text += (
