@@ -1,14 +1,23 @@
-"""What a default tournament costs after its progress bar: CPU-seconds of reading the blocks,
-summing up, writing the files and drawing the plots.
+"""What a default tournament costs after its progress bar: reading the blocks, summing up, writing
+the files and drawing the plots, the way the tournament did it before (``old``) and does it now
+(``new``), alternated.
 
     python benchmarks/bench_plots.py [--repeats 5] [--sessions 16000]
 
 It plays the default tournament once (``trente-lab tournament``'s defaults, the block files kept),
-then, ``--repeats`` times, in a fresh Python process each (so that importing matplotlib and its
-font cache are paid as a user pays them): reads the block files back, sums them up and writes
-every file and plot into a scratch folder, timing each phase in CPU-seconds of that process
-(``time.process_time``: what the machine's load does not change much) and in wall seconds.
-Figures are medians.
+then, ``--repeats`` times each way in alternation, in a fresh Python process each (so that importing
+matplotlib and its font cache are paid as a user pays them), does what follows the progress bar
+into a scratch folder, timing each phase in CPU-seconds of that process (``time.process_time``) and
+in wall seconds:
+
+* ``old``: the blocks read back from their files, matplotlib imported and the plots drawn in this
+  process after the files;
+* ``new``: the blocks held in memory as the run leaves them (:meth:`Checkpoints.take`), and the plots
+  drawn by two :class:`~experiments.tournament.drawing.Drawers` processes while this one writes the
+  files. The drawing processes are started and have imported matplotlib before the clock starts, as
+  they have while the sessions are played; the CPU-seconds they spend drawing are added.
+
+Figures are medians; ``after_the_bar`` sums the phases after the imports (wall: what a user waits).
 """
 
 from __future__ import annotations
@@ -21,7 +30,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-#: One repeat, in a fresh process: argv[1] the tournament's folder, argv[2] a scratch folder.
+#: One repeat, in a fresh process: argv[1] the tournament's folder, argv[2] a scratch folder,
+#: argv[3] old or new.
 PHASES = r"""
 import json, sys, time
 from pathlib import Path
@@ -29,30 +39,52 @@ from pathlib import Path
 cpu, wall, marks = time.process_time(), time.perf_counter(), {}
 def mark(name):
     global cpu, wall
-    marks[name] = (time.process_time() - cpu, time.perf_counter() - wall)
+    marks[name] = [time.process_time() - cpu, time.perf_counter() - wall]
     cpu, wall = time.process_time(), time.perf_counter()
 
-from experiments.tournament.checkpoints import run_identity
+from experiments.tournament.checkpoints import Checkpoints, run_identity
 from experiments.tournament.folder import manifest_config
 from experiments.tournament.runner import collect
 from experiments.tournament.summary import summarize
 from experiments.tournament.output import write_outputs
-mark("imports")
-folder, scratch = Path(sys.argv[1]), Path(sys.argv[2])
+folder, scratch, way = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
 config = manifest_config(folder)
-sessions = collect(config, folder, run_identity(config))
+identity = run_identity(config)
+drawers = None
+blocks = Checkpoints(folder, config, identity, in_memory=way == "new")
+if way == "new":
+    from experiments.tournament.drawing import Drawers
+    drawers = Drawers()
+    for b in range(config.n_blocks):  # as the run leaves them: every block it played, in memory
+        for s in range(len(config.specs)):
+            blocks.kept[b, s] = blocks.load(b, s)
+    for started in drawers.started:
+        started.result()
+    time.sleep(4)  # both drawing processes have imported matplotlib, as during the play
+mark("imports")
+sessions = collect(config, folder, identity, blocks)
 mark("reading the blocks")
 document = summarize(config, sessions)
 mark("summing up")
-write_outputs(scratch, document, sessions, plots=False)
-mark("files")
-from experiments.tournament.output import trajectory_bands
-from experiments.tournament.plots import draw_all
-mark("importing matplotlib")
-draw_all(scratch, document, sessions, trajectory_bands(sessions))
-mark("plots")
+if way == "old":
+    write_outputs(scratch, document, sessions, plots=False)
+    mark("files")
+    from experiments.tournament.output import trajectory_bands
+    from experiments.tournament.plots import draw_all
+    mark("importing matplotlib")
+    draw_all(scratch, document, sessions, trajectory_bands(sessions))
+    mark("plots")
+else:
+    write_outputs(scratch, document, sessions, plots=True, drawers=drawers)
+    mark("files and plots")
+    marks["files and plots"][0] += sum(drawers.cpu_seconds.values())
+    marks["of which drawing, in the drawing processes"] = [sum(drawers.cpu_seconds.values()), 0.0]
+    drawers.__exit__(None, None, None)
 print(json.dumps(marks))
 """
+
+#: Phases that are not part of what follows the progress bar.
+NOT_AFTER = ("imports", "of which drawing, in the drawing processes")
 
 
 def main() -> None:
@@ -68,23 +100,39 @@ def main() -> None:
         sizes = {} if args.sessions is None else {"sessions": args.sessions}
         print("playing the default tournament once...", file=sys.stderr, flush=True)
         run_tournament(make_config(**sizes), folder, plots=False, keep_blocks=True)
-        runs: dict[str, list[tuple[float, float]]] = {}
+        runs: dict[str, dict[str, list[tuple[float, float]]]] = {"old": {}, "new": {}}
         for r in range(args.repeats):
-            target = Path(scratch) / f"out{r}"
-            target.mkdir()
-            done = subprocess.run(
-                [sys.executable, "-c", PHASES, str(folder), str(target)], check=True, capture_output=True, text=True
-            )
-            for phase, figures in json.loads(done.stdout).items():
-                runs.setdefault(phase, []).append(tuple(figures))
-            after = sum(runs[p][-1][0] for p in runs if p != "imports")
-            print(f"  run {r + 1}/{args.repeats}: {after:.2f} CPU-s after the bar", file=sys.stderr, flush=True)
-    medians = {
-        phase: {"cpu_s": statistics.median(c for c, _ in v), "wall_s": statistics.median(w for _, w in v)}
-        for phase, v in runs.items()
-    }
-    after = [sum(runs[p][r][0] for p in runs if p != "imports") for r in range(args.repeats)]
-    print(json.dumps({"median_per_phase": medians, "median_cpu_s_after_the_bar": statistics.median(after)}, indent=2))
+            for way in ("old", "new"):
+                target = Path(scratch) / f"{way}{r}"
+                target.mkdir()
+                done = subprocess.run(
+                    [sys.executable, "-c", PHASES, str(folder), str(target), way],
+                    check=True, capture_output=True, text=True,
+                )  # fmt: skip
+                for phase, figures in json.loads(done.stdout).items():
+                    runs[way].setdefault(phase, []).append(tuple(figures))
+                cpu, wall = _after(runs[way], -1)
+                print(f"  run {r + 1}/{args.repeats} {way}: {cpu:.2f} CPU-s, {wall:.2f} s wall after the bar",
+                      file=sys.stderr, flush=True)  # fmt: skip
+    report = {}
+    for way, phases in runs.items():
+        after = [_after(phases, r) for r in range(args.repeats)]
+        report[way] = {
+            "median_per_phase": {
+                p: {"cpu_s": statistics.median(c for c, _ in v), "wall_s": statistics.median(w for _, w in v)}
+                for p, v in phases.items()
+            },
+            "median_after_the_bar": {
+                "cpu_s": statistics.median(c for c, _ in after), "wall_s": statistics.median(w for _, w in after)
+            },
+        }  # fmt: skip
+    print(json.dumps(report, indent=2))
+
+
+def _after(phases: dict[str, list[tuple[float, float]]], r: int) -> tuple[float, float]:
+    """CPU-seconds and wall seconds of run ``r`` after the progress bar (every phase but the imports)."""
+    kept = [v[r] for p, v in phases.items() if p not in NOT_AFTER]
+    return sum(c for c, _ in kept), sum(w for _, w in kept)
 
 
 if __name__ == "__main__":

@@ -102,6 +102,42 @@ def test_a_block_holds_exactly_what_both_session_runners_return():
             assert result[key].dtype == np.dtype(dtype), key
 
 
+def test_the_blocks_kept_in_memory_are_the_blocks_on_disk_and_checked_alike(tmp_path):
+    # A run sums up the blocks it has just played from memory: the very arrays its files hold, given
+    # up as they are summed in, and refused for what a file would be refused for.
+    config = _config()
+    identity = run_identity(config)
+    (tmp_path / "blocks").mkdir()
+    blocks = Checkpoints(tmp_path, config, identity, in_memory=True)
+    for b in range(config.n_blocks):
+        blocks.save(b, tournament.run_task(config, b, tuple(range(len(config.specs)))))
+    assert len(blocks.kept) == config.n_blocks * len(config.specs)
+    from_files = collect(config, tmp_path, identity)
+    kept = collect(config, tmp_path, identity, blocks)
+    assert not blocks.kept  # given up as they were summed in
+    for label, arrays in from_files.items():
+        assert set(kept[label]) == set(arrays)
+        for key, array in arrays.items():
+            assert kept[label][key].dtype == array.dtype and np.array_equal(kept[label][key], array), (label, key)
+    blocks.save(1, tournament.run_task(config, 1, (0,)))
+    blocks.kept[1, 0]["net"][2] = np.nan  # as a damaged file would hold it
+    with pytest.raises(DamagedBlock, match="NaN or infinite values in net"):
+        blocks.take(1, 0)
+    assert blocks.take(1, 0) is not None  # the file itself, read back and checked, is whole
+
+
+def test_a_run_keeps_its_blocks_in_memory_only_up_to_a_size(tmp_path, monkeypatch):
+    kept = []
+    monkeypatch.setattr(tournament, "collect", lambda config, out, identity, blocks: kept.append(blocks.kept) or {})
+    monkeypatch.setattr(tournament, "summarize", lambda config, sessions: {})
+    monkeypatch.setattr(tournament, "write_outputs", lambda *args: [])
+    config = _config()
+    run_tournament(config, tmp_path / "small", plots=False)
+    monkeypatch.setattr(tournament, "IN_MEMORY", tournament.block_bytes(config) - 1)
+    run_tournament(config, tmp_path / "large", plots=False)
+    assert len(kept[0]) == config.n_blocks * len(config.specs) and kept[1] is None  # the large one reads its files
+
+
 def test_the_identity_changes_with_every_field_and_the_code(monkeypatch):
     base = run_identity(_config())
     for change in ({"seed": 5}, {"sessions": 31}, {"coups": 13}, {"block": 15}, {"bankroll": 500.0},

@@ -130,7 +130,7 @@ def test_every_step_after_the_last_coup_is_said_on_the_status_line(tmp_path, mon
     run_tournament(config, tmp_path, progress=True)
     files = ["results.json", "results.csv", sessions_file(), "trajectories.csv"]
     assert said == [
-        "reading the 4 block files",
+        "putting the blocks together",  # the blocks just played, kept in memory
         "summing up: intervals, verdicts, risk",
         *(f"writing {name}" for name in files),
         "drawing the plots (loading matplotlib)",
@@ -145,3 +145,31 @@ def test_the_status_line_is_silent_off_a_terminal(capsys):
     with status(True) as doing:  # pytest's stderr is not a terminal
         doing("drawing final_bankroll.png")
     assert capsys.readouterr().err == ""
+
+
+def test_plots_drawn_by_other_processes_are_the_plots_drawn_here(tmp_path, monkeypatch):
+    # A large run's plots are drawn by Drawers' processes while the files are written: the same
+    # function on the same numbers, so the same bytes, and the manifest lists them the same way.
+    import json
+
+    import experiments.tournament.runner as runner
+    from experiments.tournament.drawing import PLOT_FILES, Drawers
+
+    used: list[Drawers] = []
+
+    class Recorded(Drawers):
+        def __init__(self) -> None:
+            super().__init__()
+            used.append(self)
+
+    config = make_config("flat,martingale,never", sessions=60, coups=30, block=20)
+    run_tournament(config, tmp_path / "here")
+    monkeypatch.setattr(runner, "Drawers", Recorded)
+    monkeypatch.setattr(runner, "DRAW_APART_FROM", config.sessions * config.coups * len(config.specs))
+    run_tournament(config, tmp_path / "apart")
+    assert len(used) == 1 and set(used[0].cpu_seconds) == set(PLOT_FILES)  # each drawn over there
+    for name in PLOT_FILES:
+        assert (tmp_path / "apart" / name).read_bytes() == (tmp_path / "here" / name).read_bytes(), name
+    manifests = [json.loads((tmp_path / k / "manifest.json").read_text()) for k in ("here", "apart")]
+    assert manifests[0]["files"] == manifests[1]["files"] and manifests[1]["complete"]
+    assert not list((tmp_path / "apart").glob(".*.tmp"))

@@ -151,8 +151,13 @@ class Checkpoints:
     that it is this block of this run, with every array whole and no NaN.
     """
 
-    def __init__(self, out: str | Path, config: TournamentConfig, identity: RunIdentity) -> None:
+    def __init__(
+        self, out: str | Path, config: TournamentConfig, identity: RunIdentity, in_memory: bool = False
+    ) -> None:
+        """``in_memory``: also keep each block this object saves, so that :meth:`take` hands it back
+        without reading its file (a run sums up the blocks it has just played)."""
         self.out, self.config, self.identity = Path(out), config, identity
+        self.kept: dict[tuple[int, int], dict[str, np.ndarray]] | None = {} if in_memory else None
 
     def note(self, b: int, s: int) -> dict[str, Any]:
         """What block ``b`` of system ``s`` of this run is."""
@@ -181,6 +186,19 @@ class Checkpoints:
             buffer = io.BytesIO()
             np.savez(buffer, note=np.array(json.dumps(self.note(b, s))), **arrays)
             atomic_write_bytes(task_path(self.out, b, s), buffer.getvalue())
+            if self.kept is not None:
+                self.kept[b, s] = arrays
+
+    def take(self, b: int, s: int) -> dict[str, np.ndarray] | None:
+        """Block ``b`` of system ``s``: the one this object saved and kept (given up, not kept twice),
+        checked as a file is (:meth:`load`'s checks but the reading), else read from its file."""
+        arrays = self.kept.pop((b, s), None) if self.kept is not None else None
+        if arrays is None:
+            return self.load(b, s)
+        problem = self._problem(b, s, self.note(b, s), {"note", *arrays}, arrays)
+        if problem:
+            raise DamagedBlock(f"block {task_path(self.out, b, s).stem} {problem}")
+        return arrays
 
     def load(self, b: int, s: int) -> dict[str, np.ndarray] | None:
         """Block ``b`` of system ``s``, or None when it is not saved yet.

@@ -24,6 +24,7 @@ from experiments.errors import TournamentError
 from experiments.files import atomic_write, json_default
 from experiments.stats import Z95
 from experiments.tournament.checkpoints import BLOCK_ARRAYS
+from experiments.tournament.drawing import Drawers
 from strategies.runner import SESSION_FIELDS
 
 #: The per-session table: Parquet when pyarrow is installed (the ``parquet`` extra), else CSV
@@ -55,12 +56,20 @@ def write_outputs(
     plots: bool = True,
     written: list[str] | None = None,
     doing: Callable[[str], None] | None = None,
+    drawers: Drawers | None = None,
 ) -> list[str]:
     """Write results.json/csv, the per-session table (:func:`sessions_file`), trajectories.csv and
     the plots, each atomically; returns their names, and adds each to ``written`` as soon as it is
-    whole. ``doing`` is told, before each file, what is being written (a status line)."""
+    whole. ``doing`` is told, before each file, what is being written (a status line).
+
+    :param drawers: processes that draw the plots while this one writes the other files (else
+        they are drawn here, after the files).
+    """
     written = [] if written is None else written
     doing = doing or (lambda _: None)
+    bands = trajectory_bands(sessions)
+    if plots and drawers is not None:
+        drawers.draw(out, document, sessions, bands)
 
     def write(name: str, fill: Callable[[io.BufferedWriter], None]) -> None:
         doing(f"writing {name}")
@@ -72,9 +81,10 @@ def write_outputs(
     write("results.csv", _text(_csv([["strategy", *SUMMARY_COLUMNS]] + _summary_rows(document))))
     name = sessions_file()
     write(name, lambda f: _write_sessions(f, sessions, name))
-    bands = trajectory_bands(sessions)
     write("trajectories.csv", _text(_trajectories_csv(bands)))
-    if plots:
+    if plots and drawers is not None:
+        drawers.wait(written, doing)
+    elif plots:
         doing("drawing the plots (loading matplotlib)")
         from experiments.tournament.plots import draw_all  # matplotlib, only to draw
 

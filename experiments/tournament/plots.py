@@ -24,10 +24,10 @@ import numpy as np
 
 from experiments.files import pyplot, save_figure
 from experiments.plotting import edge_label, percent_axis
+from experiments.tournament.drawing import PLOT_FILES
 
 plt = pyplot()
 
-PLOT_FILES = ("final_bankroll.png", "trajectories.png", "ahead_vs_return.png")
 #: Resolution of the tournament's PNGs, dots per inch.
 DPI = 80
 #: Inches of a small panel (width, height) and of the margins around a grid of them.
@@ -46,18 +46,35 @@ def draw_all(
     """Draw the three plots into ``out``; returns their file names, and adds each to ``written``
     once it is whole. ``doing`` is told which plot is being drawn."""
     written = [] if written is None else written
-    order = list(document["order"])
-    figures = (
-        lambda: final_bankroll_figure(document, sessions, order),
-        lambda: trajectories_figure(document, bands, order),
-        lambda: ahead_vs_return_figure(document, order),
-    )
-    for name, figure in zip(PLOT_FILES, figures):
+    for name in PLOT_FILES:
         if doing:
             doing(f"drawing {name}")
-        save_figure(figure(), Path(out) / name, dpi=DPI)
+        draw_one(out, name, document, sessions, bands)
         written.append(name)
     return list(PLOT_FILES)
+
+
+def draw_one(
+    out: Path,
+    name: str,
+    document: Mapping[str, Any],
+    sessions: Mapping[str, Mapping[str, np.ndarray]],
+    bands: Mapping[str, Mapping[str, np.ndarray]],
+) -> str:
+    """Draw the plot ``name`` (one of :data:`PLOT_FILES`) into ``out``, atomically; returns its name.
+    ``final_bankroll.png`` reads only the ``final_bankroll`` of each system in ``sessions``,
+    ``trajectories.png`` only ``bands``, ``ahead_vs_return.png`` only ``document``."""
+    order = list(document["order"])
+    if name == "final_bankroll.png":
+        figure = final_bankroll_figure(document, sessions, order)
+    elif name == "trajectories.png":
+        figure = trajectories_figure(document, bands, order)
+    elif name == "ahead_vs_return.png":
+        figure = ahead_vs_return_figure(document, order)
+    else:
+        raise ValueError(f"no plot called {name!r}: the plots are {', '.join(PLOT_FILES)}")
+    save_figure(figure, Path(out) / name, dpi=DPI)
+    return name
 
 
 def _title(document: Mapping[str, Any]) -> str:
@@ -205,4 +222,12 @@ def ahead_vs_return_figure(document: Mapping[str, Any], order: list[str]) -> plt
     return fig
 
 
-__all__ = ["DPI", "PLOT_FILES", "ahead_vs_return_figure", "draw_all", "final_bankroll_figure", "trajectories_figure"]
+__all__ = [
+    "DPI",
+    "PLOT_FILES",
+    "ahead_vs_return_figure",
+    "draw_all",
+    "draw_one",
+    "final_bankroll_figure",
+    "trajectories_figure",
+]

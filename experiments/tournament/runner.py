@@ -35,6 +35,7 @@ from experiments.tournament.checkpoints import (
     task_path,
 )
 from experiments.tournament.config import TournamentConfig, trajectory_sessions
+from experiments.tournament.drawing import Drawers
 from experiments.tournament.folder import claim_folder, default_out_dir, manifest_config, read_manifest, write_manifest
 from experiments.tournament.output import write_outputs
 from experiments.tournament.summary import summarize
@@ -93,18 +94,32 @@ def _init_worker() -> None:
 BASE_MEMORY = 256 * 2**20
 
 
+#: The most bytes of block arrays a run keeps in memory as it plays, to sum them up without reading
+#: their files back (:meth:`Checkpoints.take`); a larger run reads them back.
+IN_MEMORY = 512 * 2**20
+
+
+def block_bytes(config: TournamentConfig) -> int:
+    """Bytes of every block array of a run: one value of each field per session, and the kept
+    trajectories."""
+    per_session = sum(np.dtype(BLOCK_ARRAYS[k]).itemsize for k in SESSION_FIELDS)
+    kept = min(trajectory_sessions(config), config.sessions)
+    return len(config.specs) * (config.sessions * per_session + kept * (config.coups + 1) * 4)
+
+
 def memory_needed(config: TournamentConfig, workers: int = 1) -> int:
     """Bytes a run holds at its peak, roughly: :data:`BASE_MEMORY` and the larger of what its
     threads or workers hold while playing (a block of results of every system each, and a
-    session's coups) and what :func:`collect` and the output files hold (every session of every
-    system, the trajectories, a few arrays of one value per session)."""
+    session's coups; and the blocks kept in memory, up to :data:`IN_MEMORY`) and what
+    :func:`collect` and the output files hold (every session of every system, the trajectories, a
+    few arrays of one value per session)."""
     per_session = sum(np.dtype(BLOCK_ARRAYS[k]).itemsize for k in SESSION_FIELDS)
     n, width = len(config.specs), config.coups + 1
     block = min(config.block, config.sessions)
     kept = min(trajectory_sessions(config), config.sessions)
     playing = workers * (
         n * (block * 4 * per_session + min(kept, block) * width * 4) + (config.coups + SETTLE_LIMIT) * 16
-    )
+    ) + (block_bytes(config) if block_bytes(config) <= IN_MEMORY else 0)  # the blocks kept as they are played
     together = n * (config.sessions * per_session + kept * width * 4) + config.sessions * 64 + kept * width * 24
     return BASE_MEMORY + max(playing, together)
 
@@ -243,14 +258,16 @@ def _run_pool(
 
 
 def collect(
-    config: TournamentConfig, out: Path, identity: RunIdentity | None = None
+    config: TournamentConfig, out: Path, identity: RunIdentity | None = None, blocks: Checkpoints | None = None
 ) -> dict[str, dict[str, np.ndarray]]:
     """The saved tasks put together: per strategy label, every session's results in session order.
 
     :param identity: the run's (default: :func:`run_identity` of ``config`` with this code); a
         missing block, or one that does not prove to belong to it, is a :class:`TournamentError`.
+    :param blocks: the run's checkpoints, when they hold in memory the blocks just played
+        (:meth:`Checkpoints.take`); the others are read from their files.
     """
-    blocks = Checkpoints(out, config, identity or run_identity(config))
+    blocks = blocks or Checkpoints(out, config, identity or run_identity(config))
     kept = min(trajectory_sessions(config), config.sessions)
     results: dict[str, dict[str, np.ndarray]] = {}
     for s, label in enumerate(config.strategies):
@@ -259,7 +276,7 @@ def collect(
         box_stakes, rig_staked = [], []
         for b in range(config.n_blocks):
             try:
-                part = blocks.load(b, s)
+                part = blocks.take(b, s)
             except DamagedBlock as exc:
                 raise TournamentError(f"{exc}: run with --resume {out} to recompute it") from None
             if part is None:
@@ -322,6 +339,12 @@ def run_tournament(
 MANIFEST_EVERY = 1.0
 
 
+#: From this many session-coups on, a run's plots are drawn by two other processes
+#: (:class:`~experiments.tournament.drawing.Drawers`, started with the run) while this one writes
+#: the files; a shorter run draws them itself (starting the processes would cost more).
+DRAW_APART_FROM = 5_000_000
+
+
 def _play(
     config: TournamentConfig,
     out: Path,
@@ -332,6 +355,24 @@ def _play(
     backend: Backend = LOCAL,
     keep_blocks: bool = False,
 ) -> dict[str, Any]:
+    """:func:`_play_here`, with processes to draw the plots for a run of :data:`DRAW_APART_FROM`
+    session-coups or more."""
+    apart = plots and config.sessions * config.coups * len(config.specs) >= DRAW_APART_FROM
+    with Drawers() if apart else contextlib.nullcontext() as drawers:
+        return _play_here(config, out, workers, progress, plots, max_tasks, backend, keep_blocks, drawers)
+
+
+def _play_here(
+    config: TournamentConfig,
+    out: Path,
+    workers: int,
+    progress: bool,
+    plots: bool,
+    max_tasks: int | None,
+    backend: Backend = LOCAL,
+    keep_blocks: bool = False,
+    drawers: Drawers | None = None,
+) -> dict[str, Any]:
     """The run, in a folder this process holds: the tasks not yet saved, then every output file,
     then (unless ``keep_blocks``) the block files are removed.
 
@@ -341,7 +382,7 @@ def _play(
     blocks are kept. Ctrl-C at any point leaves it so (blocks are removed only after that).
     """
     identity = run_identity(config)
-    blocks = Checkpoints(out, config, identity)
+    blocks = Checkpoints(out, config, identity, in_memory=block_bytes(config) <= IN_MEMORY)
     try:
         (out / "blocks").mkdir(exist_ok=True)
     except OSError as exc:
@@ -387,15 +428,16 @@ def _play(
     files: list[str] = []
     with status(progress) as doing:
         try:
-            doing(f"reading the {config.n_blocks * len(config.specs):,} block files")
-            sessions = collect(config, out, identity)
+            files_left = config.n_blocks * len(config.specs) - len(blocks.kept or ())
+            doing(f"reading the {files_left:,} block files" if files_left else "putting the blocks together")
+            sessions = collect(config, out, identity, blocks)
             doing("summing up: intervals, verdicts, risk")
             document = summarize(config, sessions)
             document["seconds"] = seconds
             document["session_coups"] = work
             document["session_coups_per_second"] = work / seconds if seconds > 0 else None
             document["out"] = str(out)
-            write_outputs(out, document, sessions, plots, files, doing)
+            write_outputs(out, document, sessions, plots, files, doing, drawers)
         except KeyboardInterrupt:
             manifest(total, files=files)
             raise TournamentInterrupted(out, total, total) from None
