@@ -58,9 +58,7 @@ if way == "new":
     for b in range(config.n_blocks):  # as the run leaves them: every block it played, in memory
         for s in range(len(config.specs)):
             blocks.kept[b, s] = blocks.load(b, s)
-    for started in drawers.started:
-        started.result()
-    time.sleep(4)  # both drawing processes have imported matplotlib, as during the play
+    time.sleep(5)  # both drawing processes have imported matplotlib, as they do while the sessions play
 mark("imports")
 sessions = collect(config, folder, identity, blocks)
 mark("reading the blocks")
@@ -80,6 +78,8 @@ else:
     marks["files and plots"][0] += sum(drawers.cpu_seconds.values())
     marks["of which drawing, in the drawing processes"] = [sum(drawers.cpu_seconds.values()), 0.0]
     drawers.__exit__(None, None, None)
+    if set(drawers.cpu_seconds) != {"final_bankroll.png", "trajectories.png", "ahead_vs_return.png"}:
+        raise SystemExit(f"the drawing processes drew {sorted(drawers.cpu_seconds)}")
 print(json.dumps(marks))
 """
 

@@ -173,3 +173,46 @@ def test_plots_drawn_by_other_processes_are_the_plots_drawn_here(tmp_path, monke
     manifests = [json.loads((tmp_path / k / "manifest.json").read_text()) for k in ("here", "apart")]
     assert manifests[0]["files"] == manifests[1]["files"] and manifests[1]["complete"]
     assert not list((tmp_path / "apart").glob(".*.tmp"))
+
+
+def test_a_script_without_a_main_guard_gets_its_plots_drawn_apart(tmp_path):
+    # The drawing processes are fresh interpreters, not multiprocessing's: a caller's script that is
+    # not guarded by `if __name__ == "__main__"` is not run again in them (it would play its
+    # tournament again there, and the folder is locked); and they import this code, not another
+    # checkout of trente-lab in the working folder.
+    import subprocess
+    import sys
+
+    script = tmp_path / "script.py"
+    out = tmp_path / "run"
+    script.write_text(
+        "import experiments.tournament.runner as runner\n"
+        "from experiments.tournament.config import make_config\n"
+        "runner.DRAW_APART_FROM = 0\n"
+        f"runner.run_tournament(make_config('flat,never', sessions=20, coups=10, block=10), {str(out)!r})\n"
+    )
+    elsewhere = tmp_path / "elsewhere" / "experiments" / "tournament"  # another trente-lab, where it is run
+    elsewhere.mkdir(parents=True)
+    for folder in (elsewhere, elsewhere.parent):
+        (folder / "__init__.py").write_text("")
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=600, cwd=elsewhere.parent.parent
+    )
+    assert done.returncode == 0 and not done.stderr.strip(), done.stderr
+    assert {"final_bankroll.png", "trajectories.png", "ahead_vs_return.png"} <= {
+        p.name for p in (tmp_path / "run").iterdir()
+    }
+
+
+def test_a_drawing_process_that_fails_is_one_error_naming_its_plots(tmp_path):
+    from experiments.tournament.drawing import Drawers
+    from experiments.tournament.output import trajectory_bands
+    from experiments.tournament.runner import collect
+
+    config = make_config("flat,never", sessions=20, coups=10, block=10)
+    document = run_tournament(config, tmp_path / "run", plots=False, keep_blocks=True)
+    sessions = collect(config, tmp_path / "run")
+    with Drawers() as drawers:  # into a folder that does not exist: no plot can be written
+        drawers.draw(tmp_path / "missing", document, sessions, trajectory_bands(sessions))
+        with pytest.raises(RuntimeError, match="the process drawing final_bankroll.png failed: FileNotFoundError"):
+            drawers.wait([])

@@ -3,59 +3,77 @@
 Drawing the plots of a default tournament costs a few CPU-seconds, most of them in matplotlib's
 axes, ticks and text (19 small panels a figure), and importing matplotlib costs most of a second.
 :class:`Drawers` starts its processes when the run starts, so that they import matplotlib while
-the sessions are played; once the results are summed up, each plot is drawn by one of them
-(:func:`experiments.tournament.plots.draw_one`, the same function and the same bytes as a drawing
-in this process) while this one writes the other files.
+the sessions are played; once the results are summed up, each process is sent its share of the
+plots and draws them (:func:`experiments.tournament.plots.draw_one`, the same function and the
+same bytes as a drawing in this process) while this one writes the other files.
+
+The processes are fresh interpreters running :func:`serve` (not :mod:`multiprocessing`, which
+would run the caller's own script again in each of them unless it is guarded by
+``if __name__ == "__main__"``), with this process's ``sys.path`` and nothing before it (``-P``: a
+working folder holding another checkout of trente-lab is not imported), so they run the same code.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
+import pickle
 import signal
+import subprocess
+import sys
+import threading
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-#: The tournament's plots, in the order they are drawn (:mod:`experiments.tournament.plots`).
+#: The tournament's plots, in the order they are listed (:mod:`experiments.tournament.plots`).
 PLOT_FILES = ("final_bankroll.png", "trajectories.png", "ahead_vs_return.png")
+#: Each process's share of the plots, by the number of processes: about as long to draw each.
+SHARES = {1: (PLOT_FILES,), 2: (("final_bankroll.png",), ("trajectories.png", "ahead_vs_return.png"))}
+
+SERVE = "from experiments.tournament.drawing import serve; serve()"
 
 
-def _ready() -> None:
-    """A drawing process: Ctrl-C is the parent's business; matplotlib is imported at once."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    import experiments.tournament.plots  # noqa: F401  (matplotlib, while the sessions are played)
+def serve() -> None:
+    """A drawing process: import matplotlib at once, then read its plots from stdin (a pickled
+    list of :func:`~experiments.tournament.plots.draw_one`'s arguments), draw them and write to
+    stdout the CPU-seconds each took (pickled). Nothing on stdin: nothing to draw."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's business
+    from experiments.tournament.plots import draw_one  # matplotlib, while the sessions are played
 
-
-def _draw(
-    out: str, name: str, document: Mapping[str, Any], sessions: Mapping[str, Any], bands: Mapping[str, Any]
-) -> float:
-    """Draw ``name`` into ``out`` in a drawing process; returns the CPU-seconds it took there."""
-    from experiments.tournament.plots import draw_one
-
-    cpu = time.process_time()
-    draw_one(Path(out), name, document, sessions, bands)
-    return time.process_time() - cpu
-
-
-def _nothing() -> None:
-    """A task that makes the pool start one more process now (the pool starts them as tasks come)."""
+    data = sys.stdin.buffer.read()
+    if not data:
+        return
+    seconds = {}
+    for out, name, document, sessions, bands in pickle.loads(data):
+        cpu = time.process_time()
+        draw_one(Path(out), name, document, sessions, bands)
+        seconds[name] = time.process_time() - cpu
+    sys.stdout.buffer.write(pickle.dumps(seconds))
 
 
 class Drawers:
-    """``processes`` processes that draw the plots (at most the CPU count, at least 1), started at
-    once; a context manager that stops them (a plot being drawn is finished first)."""
+    """Two processes (one on a one-core machine) that draw the plots, started at once; a context
+    manager that waits for them to end (a plot being drawn is finished, never left half-written)."""
 
     def __init__(self, processes: int = 2) -> None:
-        self.processes = max(1, min(processes, os.cpu_count() or 1))
-        context = multiprocessing.get_context("spawn")  # numba's threads do not survive a fork
-        self.pool = ProcessPoolExecutor(self.processes, mp_context=context, initializer=_ready)
-        self.started = [self.pool.submit(_nothing) for _ in range(self.processes)]
-        self.drawing: dict[str, Future[float]] = {}
+        count = max(1, min(processes, len(SHARES), os.cpu_count() or 1))
+        # this process's code: its sys.path ("" is its working folder), and not the working folder first
+        path = os.pathsep.join(p or os.getcwd() for p in sys.path)
+        env = {**os.environ, "PYTHONPATH": path}
+        self.children = [
+            subprocess.Popen(
+                [sys.executable, "-P", "-c", SERVE],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+            )  # fmt: skip
+            for _ in range(count)
+        ]
+        self.sent: list[tuple[threading.Thread, dict[str, Any], tuple[str, ...]]] = []
         #: CPU-seconds each plot took in its drawing process, once :meth:`wait` has it.
         self.cpu_seconds: dict[str, float] = {}
 
@@ -63,7 +81,11 @@ class Drawers:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        if not self.sent:
+            for child in self.children:
+                child.communicate()  # nothing to draw (stdin closed empty): each process ends
+        for thread, _, _ in self.sent:
+            thread.join()
 
     def draw(
         self,
@@ -72,26 +94,37 @@ class Drawers:
         sessions: Mapping[str, Mapping[str, np.ndarray]],
         bands: Mapping[str, Mapping[str, np.ndarray]],
     ) -> None:
-        """Start drawing every plot of :data:`PLOT_FILES` into ``out``
-        (each process is sent only what its plot reads); :meth:`wait` waits for them."""
+        """Send each process its share (:data:`SHARES`) of the plots to draw into ``out``, with only
+        what each plot reads; :meth:`wait` waits for them."""
         finals = {label: {"final_bankroll": s["final_bankroll"]} for label, s in sessions.items()}
-        inputs = {
-            "final_bankroll.png": (finals, {}),
-            "trajectories.png": ({}, bands),
-            "ahead_vs_return.png": ({}, {}),
-        }
-        for name in PLOT_FILES:
-            self.drawing[name] = self.pool.submit(_draw, str(out), name, document, *inputs[name])
+        reads = {"final_bankroll.png": (finals, {}), "trajectories.png": ({}, bands), "ahead_vs_return.png": ({}, {})}
+        for child, names in zip(self.children, SHARES[len(self.children)]):
+            jobs = pickle.dumps([(str(out), name, dict(document), *reads[name]) for name in names])
+            answer: dict[str, Any] = {}
+            thread = threading.Thread(target=_talk, args=(child, jobs, answer), daemon=True)
+            thread.start()  # a thread: the process may still be importing matplotlib, not reading yet
+            self.sent.append((thread, answer, names))
 
     def wait(self, written: list[str], doing: Callable[[str], None] | None = None) -> list[str]:
-        """Wait for the plots :meth:`draw` started, in order; each is added to ``written`` once it is
-        whole (a drawing's error is raised here). Returns their names."""
-        for name, future in self.drawing.items():
-            if doing and not future.done():
-                doing(f"drawing {name} (in another process)")
-            self.cpu_seconds[name] = future.result()
-            written.append(name)
-        return list(self.drawing)
+        """Wait for the plots :meth:`draw` sent; each is added to ``written`` once its process is
+        done (in :data:`PLOT_FILES` order). A process that fails is a ``RuntimeError`` with its
+        error's last line."""
+        for thread, answer, names in self.sent:
+            if doing and thread.is_alive():
+                doing(f"drawing {', '.join(names)} (in another process)")
+            thread.join()
+            if answer.get("returncode") != 0:
+                lines = answer.get("stderr", b"").decode(errors="replace").strip().splitlines() or ["no message"]
+                raise RuntimeError(f"the process drawing {', '.join(names)} failed: {lines[-1]}")
+            self.cpu_seconds.update(pickle.loads(answer["stdout"]))
+        done = [name for name in PLOT_FILES if name in self.cpu_seconds]
+        written.extend(done)
+        return done
 
 
-__all__ = ["PLOT_FILES", "Drawers"]
+def _talk(child: subprocess.Popen, jobs: bytes, answer: dict[str, Any]) -> None:
+    answer["stdout"], answer["stderr"] = child.communicate(jobs)
+    answer["returncode"] = child.returncode
+
+
+__all__ = ["PLOT_FILES", "SHARES", "Drawers", "serve"]
