@@ -456,10 +456,14 @@ class PlayCall(structref.StructRefProxy):
 structref.define_proxy(PlayCall, PlayCallType, PLAY_ARGS)
 
 
-def _hold(actions, choices, skip, autoreset, seeds, used, rules, state, record, view, final, at, target, limit, bankroll0):  # fmt: skip
+def _hold(
+    actions, choices, skip, autoreset, seeds, used, rules, state, record, view, final, at, target, limit, bankroll0,
+):  # fmt: skip
     """A :class:`PlayCall` of :func:`_play`'s arguments (compiled and cached, unlike the proxy's own
     constructor)."""
-    return PlayCall(actions, choices, skip, autoreset, seeds, used, rules, state, record, view, final, at, target, limit, bankroll0)  # fmt: skip
+    return PlayCall(
+        actions, choices, skip, autoreset, seeds, used, rules, state, record, view, final, at, target, limit, bankroll0,
+    )  # fmt: skip
 
 
 def _play_held(call):  # fmt: skip
@@ -799,4 +803,3 @@ __all__ = [
     "TableState",
     "Tables",
 ]
-
