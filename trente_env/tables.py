@@ -663,12 +663,11 @@ class Tables:
         self._play_one(1)
 
     def _play_one(self, which: int) -> None:
-        if self._spent and self.needs_shuffle[0]:
-            if not self.generators:
+        if self._spent and self.needs_shuffle.item(0):
+            if not self.generators:  # (a table without generators has spent its seeds, none drawn)
                 raise RuntimeError("give the tables their generators (seed) before playing")
             self._draw_seeds()
-        calls = self._held or self._hold_calls()
-        self._spent = calls[which]()
+        self._spent = (self._held or self._hold_calls())[which]()
 
     def _hold_calls(self) -> list[Callable[[], Any]]:
         """The single table's calls of the kernel, as functions of no argument: its own action row
