@@ -188,11 +188,13 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
 
     def _bind(self) -> None:
         """The step's shortcuts to the table's arrays: views of its rows and the observation's
-        function, made once (a view costs about as much as a small copy). Views are not pickled, and
-        made again after unpickling (a pickled view would no longer share the table's memory)."""
+        function, made once (a view costs about as much as a small copy), and the shoe's cards for
+        ``info``, read once a shuffle (the shoe changes only then). Views are not pickled, and made
+        again after unpickling (a pickled view would no longer share the table's memory)."""
         t = self._tables
         self._observe = self.layout.observer(t)
         self._rows = (t.coup[0], t.shoes[0], t.placed[0], t.insured[0], t.back[0])
+        self._cards: tuple[int, ...] | None = None  # the shoe's cards as numbers, read again after a shuffle
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
@@ -226,17 +228,19 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Place the bets, deal one coup, settle every box."""
         tables = self._tables
+        shuffles = tables.needs_shuffle.item(0)  # this coup is dealt from a fresh shuffle
         if self._menu_size and isinstance(action, (int, np.integer)) and 0 <= action < self._menu_size:
             tables.choose_one(action)  # the discrete form's usual action: its row of the menu
         else:
             tables.play_one(self.layout.actions(action))
         coup, shoe, placed, insured, back = self._rows
         noir, rouge, result, _, start, middle, end, reshuffle = coup.tolist()
-        cards = shoe[start:end].tolist()
-        split = middle - start
+        if shuffles or self._cards is None:
+            self._cards = tuple(shoe.tolist())  # the shoe as dealt until its next shuffle
+        cards = self._cards
         info = {
-            "noir_cards": tuple(cards[:split]),
-            "rouge_cards": tuple(cards[split:]),
+            "noir_cards": cards[start:middle],
+            "rouge_cards": cards[middle:end],
             "noir": noir,
             "rouge": rouge,
             "result": result,
