@@ -317,3 +317,55 @@ def test_render_ansi_shows_the_croupiers_layout(capsys: pytest.CaptureFixture[st
     human.reset(seed=0)
     human.step(1)
     assert "Bets: Noir 1" in capsys.readouterr().out
+
+
+def test_a_pickled_env_plays_on_its_own_arrays() -> None:
+    # the step's views and the kernel's held arguments are made again after unpickling: a clone bound
+    # to the original's arrays would move the original's table
+    env = TrenteEtQuaranteEnv(action_form="discrete", bankroll=10_000)
+    env.reset(seed=3)
+    for _ in range(5):
+        env.step(2)
+    clone = pickle.loads(pickle.dumps(env))
+    bankroll = env.bankroll
+    for _ in range(30):
+        obs, *_ = clone.step(2)
+    assert env._tables.coups[0] == 5 and env.bankroll == bankroll
+    assert obs["coups"][0] == 35 and clone._tables.coups[0] == 35
+
+
+def test_the_discrete_action_number_plays_its_row_of_the_menu() -> None:
+    # the single env plays a discrete action as a row of the menu (Tables.choose_one, the kernel reads
+    # the row); the same row given whole (Tables.play_one) must deal, settle and observe the same
+    from trente_env.layout import Layout
+
+    layout = Layout(get_rules("choice"), "discrete", "flat", 4, True, (1.0, 5.0, 25.0))
+    by_number, by_row = layout.new_tables(1, 40.0, 90.0), layout.new_tables(1, 40.0, 90.0)
+    for tables in (by_number, by_row):
+        tables.seed([np.random.default_rng(5)])
+        tables.reset_rows()
+    rng = np.random.default_rng(0)
+    sessions = 0
+    for _ in range(600):
+        k = int(rng.integers(layout.action_table.shape[0]))
+        by_number.choose_one(k)
+        by_row.play_one(layout.action_table[k : k + 1])
+        for a, b in zip(by_number.state + by_number.record, by_row.state + by_row.record, strict=True):
+            assert np.array_equal(a, b)
+        assert np.array_equal(by_number.flat, by_row.flat)
+        if by_number.terminated[0]:
+            sessions += 1
+            by_number.reset_rows()
+            by_row.reset_rows()
+    assert sessions >= 2  # ruin or the target came, and the restarted sessions matched too
+    with pytest.raises(ValueError, match="outside the menu"):
+        by_number.choose_one(layout.action_table.shape[0])
+
+
+def test_play_one_is_for_a_single_table() -> None:
+    from trente_env.tables import Tables
+
+    tables = Tables(get_rules("classic"), 2, 100.0, 2)
+    tables.seed([np.random.default_rng(i) for i in range(2)])
+    with pytest.raises(ValueError, match="single table"):
+        tables.play_one(np.zeros((1, 12)))

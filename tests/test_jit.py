@@ -251,3 +251,20 @@ def test_a_kernel_compiled_serial_and_parallel_keeps_two_caches() -> None:
         files = {serial._cache._cache_file._index_path, threaded._cache._cache_file._index_path}
         assert len(files) == 2, files
         assert threaded.targetoptions.get("parallel") and not serial.targetoptions.get("parallel")
+
+
+def test_the_compiled_entry_is_made_without_running_the_kernel() -> None:
+    import numpy as np
+
+    from trente_env.rules import get_rules
+    from trente_env.tables import Tables, _hold, _play_held
+
+    tables = Tables(get_rules("classic"), 1, 100.0, 1)
+    tables.seed([np.random.default_rng(0)])
+    held = _hold(*tables._one_args)
+    entry = jit.compiled_entry(_play_held, (held,))
+    assert entry is not _play_held and tables.coups[0] == 0  # compiled (or loaded), nothing played
+    tables._draw_seeds()
+    entry(held)
+    assert tables.coups[0] == 1  # the held arguments are the tables' own arrays
+    assert jit.compiled_entry(len, ([],)) is len  # not a dispatcher: itself

@@ -182,7 +182,28 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
         self.action_space = self.layout.single_action_space
         self.observation_space = self.layout.single_observation_space
         self._tables = self.layout.new_tables(1, bankroll, target)
+        self._menu_size = 0 if action_form == "full" else self.layout.action_table.shape[0]
         self._last_info: dict[str, Any] | None = None
+        self._bind()
+
+    def _bind(self) -> None:
+        """The step's shortcuts to the table's arrays: views of its rows and the observation's
+        function, made once (a view costs about as much as a small copy), and the shoe's cards for
+        ``info``, read once a shuffle (the shoe changes only then). Views are not pickled, and made
+        again after unpickling (a pickled view would no longer share the table's memory)."""
+        t = self._tables
+        self._observe = self.layout.observer(t)
+        self._rows = (t.coup[0], t.shoes[0], t.placed[0], t.insured[0], t.back[0])
+        self._cards: tuple[int, ...] | None = None  # the shoe's cards as numbers, read again after a shuffle
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_observe"], state["_rows"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._bind()
 
     @property
     def bankroll(self) -> float:
@@ -202,31 +223,38 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
         self._last_info = None
         if self.render_mode == "human":
             self.render()
-        return self.layout.observe_one(self._tables), {}
+        return self._observe(), {}
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Place the bets, deal one coup, settle every box."""
         tables = self._tables
-        tables.play_one(self.layout.actions(action))
-        noir, rouge, result, _, start, middle, end, reshuffle = tables.coup[0].tolist()
-        cards = tuple(tables.shoes[0, start:end].tolist())
+        shuffles = tables.needs_shuffle.item(0)  # this coup is dealt from a fresh shuffle
+        if self._menu_size and isinstance(action, (int, np.integer)) and 0 <= action < self._menu_size:
+            tables.choose_one(action)  # the discrete form's usual action: its row of the menu
+        else:
+            tables.play_one(self.layout.actions(action))
+        coup, shoe, placed, insured, back = self._rows
+        noir, rouge, result, _, start, middle, end, reshuffle = coup.tolist()
+        if shuffles or self._cards is None:
+            self._cards = tuple(shoe.tolist())  # the shoe as dealt until its next shuffle
+        cards = self._cards
         info = {
-            "noir_cards": cards[: middle - start],
-            "rouge_cards": cards[middle - start :],
+            "noir_cards": cards[start:middle],
+            "rouge_cards": cards[middle:end],
             "noir": noir,
             "rouge": rouge,
             "result": result,
-            "couleur": int(tables.couleurs[0, 0]),
+            "couleur": tables.couleurs.item(0),  # one table: the first entry is its last coup's
             "reshuffle": bool(reshuffle),
-            "stakes": tables.placed[0].copy(),
-            "insured": tables.insured[0].copy(),
-            "back": tables.back[0].copy(),
-            "clipped": bool(tables.clipped[0]),
+            "stakes": placed.copy(),
+            "insured": insured.copy(),
+            "back": back.copy(),
+            "clipped": tables.clipped.item(0),
         }
         self._last_info = info
         if self.render_mode == "human":
             self.render()
-        return self.layout.observe_one(tables), float(tables.reward[0]), bool(tables.terminated[0]), False, info
+        return self._observe(), tables.reward.item(0), tables.terminated.item(0), False, info
 
     def action_masks(self) -> np.ndarray:
         """The legal actions now, for sb3-contrib's MaskablePPO (see the Action Space section)."""

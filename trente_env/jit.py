@@ -214,6 +214,16 @@ def entry_point(dispatcher: Callable, args: tuple) -> Callable:
         return dispatcher
 
 
+def compiled_entry(dispatcher: Callable, args: tuple) -> Callable:
+    """:func:`entry_point` for the types of ``args``, compiled (or loaded from the cache) now if
+    need be, without running the kernel."""
+    try:
+        dispatcher.compile(tuple(numba.typeof(a) for a in args))
+    except AttributeError:  # not a numba dispatcher
+        return dispatcher
+    return entry_point(dispatcher, args)
+
+
 __all__ = [
     "CACHE",
     "CACHE_DIR",
@@ -223,6 +233,7 @@ __all__ = [
     "PRIVATE_OPTIONS",
     "accepts",
     "cache_folder",
+    "compiled_entry",
     "entry_point",
     "fingerprint",
     "hot",

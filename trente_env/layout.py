@@ -9,7 +9,7 @@ The codes it lays out (the action row, the observation's parts and their flat of
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -87,7 +87,9 @@ class Layout:
             prison = [2 if rules.refait is Refait.CHOICE and b < self.n_boxes else 1 for b in range(4)]
             self.nvec = np.array(stakes + insure + prison, dtype=np.int64)  # the action row's order
             self.single_action_space: spaces.Space = spaces.MultiDiscrete(self.nvec)
+            self._one_shape: tuple[int, ...] | None = (ACTION_WIDTH,)  # the shape of a single full action
             return
+        self._one_shape = None  # the discrete form has no such shortcut
         levels = self.stake_levels
         if levels.ndim != 1 or levels.size == 0:
             raise ValueError("stake_levels must be a non-empty sequence of stakes")
@@ -109,6 +111,8 @@ class Layout:
         numbers (whole numbers for the discrete form), raises ValueError.
         """
         single = n is None
+        if single and type(action) is np.ndarray and action.shape == self._one_shape and action.dtype.kind in "biuf":
+            return action.reshape(1, ACTION_WIDTH)  # the single environment's usual full action, checked at once
         if self.action_form == "discrete":
             last = self.action_table.shape[0] - 1
             if single and isinstance(action, (int, np.integer)) and 0 <= action <= last:
@@ -199,6 +203,7 @@ class Layout:
         return Tables(
             self.rules, n, bankroll, self.history, target=target, track_shoe=self.observe_shoe,
             offsets=self.offsets, width=self.flat_size, one_hot=self.observation == "flat", threads=threads,
+            menu=self.action_table if self.action_form == "discrete" else None,
         )  # fmt: skip
 
     def views(self, flat: np.ndarray, results: np.ndarray, couleurs: np.ndarray) -> np.ndarray | dict[str, np.ndarray]:
@@ -223,16 +228,38 @@ class Layout:
         obs["results"] = tables.results.copy()
         return obs
 
-    def observe_one(self, tables: Tables) -> np.ndarray | dict[str, np.ndarray]:
-        """The observation of the only table of ``tables`` (no table axis): :meth:`observe`'s first
-        row, without the table axis (written out again for the single environment's speed)."""
-        row = tables.flat[0].copy()
+    def observer(self, tables: Tables) -> Callable[[], np.ndarray | dict[str, np.ndarray]]:
+        """A function giving the observation of the only table of ``tables`` (no table axis) as fresh
+        arrays, as :meth:`observe` gives its first row: the dict form's numbers are views of one fresh
+        copy of the table's row of the buffer. The function holds views of the tables' arrays, made
+        once (the single environment's step: making a view costs about as much as copying a row)."""
+        row, results, couleurs = tables.flat[0], tables.results[0], tables.couleurs[0]
         if self.observation == "flat":
-            return row
-        obs = {part: row[at] for part, at in self._slices}  # views of one fresh copy
-        obs["couleur"] = tables.couleurs[0].copy()
-        obs["results"] = tables.results[0].copy()
-        return obs
+            return row.copy
+        slices = self._slices
+        if not self.observe_shoe:  # the usual parts, written out (a third faster than the loop below)
+            (_, bankroll), (_, coups), (_, prison) = slices
+
+            def observe() -> dict[str, np.ndarray]:
+                numbers = row.copy()
+                return {
+                    "bankroll": numbers[bankroll],
+                    "coups": numbers[coups],
+                    "prison": numbers[prison],
+                    "couleur": couleurs.copy(),
+                    "results": results.copy(),
+                }
+
+            return observe
+
+        def observe_with_shoe() -> dict[str, np.ndarray]:
+            numbers = row.copy()
+            obs = {part: numbers[at] for part, at in slices}
+            obs["couleur"] = couleurs.copy()
+            obs["results"] = results.copy()
+            return obs
+
+        return observe_with_shoe
 
 
 def _array(action: Any) -> np.ndarray:

@@ -27,11 +27,13 @@ table's observation is written).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import numba
 import numpy as np
+from numba.experimental import structref
 
 from trente_env import jit
 from trente_env.cards import CARD_BLACK, CARD_VALUE, composition
@@ -426,6 +428,55 @@ _play_parallel = jit.parallel(_play_threads)
 _restart_serial = jit.kernel(_restart)
 _restart_parallel = jit.parallel(_restart)
 
+#: The arguments of :func:`_play`, in order: the fields of :class:`PlayCall`. (``rows`` is the
+#: ``view`` argument: numba reads an attribute ``view`` as the arrays' method.)
+PLAY_ARGS: tuple[str, ...] = (
+    "actions", "choices", "skip", "autoreset", "seeds", "used", "rules", "state", "record", "rows", "final", "at",
+    "target", "limit", "bankroll0",
+)  # fmt: skip
+
+
+@structref.register
+class PlayCallType(numba.types.StructRef):
+    """numba's type of a :class:`PlayCall`."""
+
+    def preprocess_fields(self, fields: tuple) -> tuple:
+        return tuple((name, numba.types.unliteral(typ)) for name, typ in fields)
+
+
+class PlayCall(structref.StructRefProxy):
+    """Every argument of one table's call of :func:`_play`, held by numba as one object (a structref).
+
+    A call with its ~30 arrays (in their bundles) as arguments pays numba's conversion of each
+    array, about 1 µs; this object is converted as one pointer, and :func:`_play_held` reads the
+    arrays from it. It holds the very arrays of the :class:`Tables` (numba keeps them alive), which
+    the tables update in place, never replace. Made by :func:`_hold`; not picklable (made again)."""
+
+
+structref.define_proxy(PlayCall, PlayCallType, PLAY_ARGS)
+
+
+def _hold(
+    actions, choices, skip, autoreset, seeds, used, rules, state, record, view, final, at, target, limit, bankroll0,
+):  # fmt: skip
+    """A :class:`PlayCall` of :func:`_play`'s arguments (compiled and cached, unlike the proxy's own
+    constructor)."""
+    return PlayCall(
+        actions, choices, skip, autoreset, seeds, used, rules, state, record, view, final, at, target, limit, bankroll0,
+    )  # fmt: skip
+
+
+def _play_held(call):  # fmt: skip
+    """:func:`_play` (the one-thread kernel) on the arguments held by ``call``."""
+    return _play_serial(
+        call.actions, call.choices, call.skip, call.autoreset, call.seeds, call.used, call.rules, call.state,
+        call.record, call.rows, call.final, call.at, call.target, call.limit, call.bankroll0,
+    )  # fmt: skip
+
+
+_hold = jit.kernel(_hold)
+_play_held = jit.kernel(_play_held)  # reading a structref needs numba's reference counting: not hot
+
 #: Seeds drawn at once from a table's generator (the seeds of its next shuffles, used in order).
 SEED_BATCH = 64
 
@@ -469,6 +520,7 @@ class Tables:
         width: int = 10,
         one_hot: bool = False,
         threads: bool | None = None,
+        menu: np.ndarray | None = None,
     ) -> None:
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"need a whole number of tables, at least one, got {n!r}")
@@ -547,8 +599,12 @@ class Tables:
         self._args = (
             self._seeds, self._used, self.table_rules, state, record, self.view, self.final, self.at, self.target,
         )  # fmt: skip
+        self._one_choice = np.zeros(1, dtype=np.int64)  # the single table's row of the menu
         self._one_args = (self._one_action, self._no_choice, self._no_skip, NO_AUTORESET, *self._args, NO_LIMIT,
                           self.initial_bankroll)  # fmt: skip
+        #: the discrete form's action rows, for :meth:`choose_one` (None: no menu)
+        self.menu = None if menu is None else _of_one_type(menu, np.float64)
+        self._held: list[Callable[[], Any]] = []  # the single table's two calls, once made (_hold_calls)
         self._entries: dict = {}  # each kernel's compiled entry point, once called (see _call)
         self.generators: list[np.random.Generator] = []
         parallel = n >= PARALLEL_FROM if threads is None else bool(threads)
@@ -597,12 +653,35 @@ class Tables:
     def play_one(self, row: np.ndarray) -> None:
         """:meth:`play` for a single table, with its (1, 12) action row already checked (the single
         environment's step: :meth:`~trente_env.layout.Layout.actions`)."""
-        if not self.generators:
-            raise RuntimeError("give the tables their generators (seed) before playing")
-        if self._spent and self.needs_shuffle[0]:
-            self._draw_seeds()
         self._one_action[...] = row  # the single table's action, without allocating
-        self._spent = self._call(self._play_kernel, self._one_args)
+        self._play_one(0)
+
+    def choose_one(self, choice: int) -> None:
+        """:meth:`play_one` with row ``choice`` of :attr:`menu` (the discrete form's action number,
+        checked by the caller; the kernel raises ValueError outside the menu)."""
+        self._one_choice[0] = choice
+        self._play_one(1)
+
+    def _play_one(self, which: int) -> None:
+        if self._spent and self.needs_shuffle.item(0):
+            if not self.generators:  # (a table without generators has spent its seeds, none drawn)
+                raise RuntimeError("give the tables their generators (seed) before playing")
+            self._draw_seeds()
+        self._spent = (self._held or self._hold_calls())[which]()
+
+    def _hold_calls(self) -> list[Callable[[], Any]]:
+        """The single table's calls of the kernel, as functions of no argument: its own action row
+        (:meth:`play_one`), and its row of the menu (:meth:`choose_one`). Each holds its arguments in
+        one :class:`PlayCall` and calls :func:`_play_held`'s compiled entry point on it (a pointer
+        to convert instead of every array)."""
+        if self.n != 1:
+            raise ValueError(f"play_one and choose_one play a single table; these are {self.n}")
+        menu = self._one_action if self.menu is None else self.menu
+        choose = (menu, self._one_choice, *self._one_args[2:])
+        for args in (self._one_args, choose):
+            held = _hold(*args)
+            self._held.append(functools.partial(jit.compiled_entry(_play_held, (held,)), held))
+        return self._held
 
     def step(
         self, actions: np.ndarray, choices: np.ndarray | None = None, *, autoreset: int, limit: int | None = None
@@ -676,6 +755,7 @@ class Tables:
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         state["_entries"] = {}  # compiled functions: found again after unpickling
+        state["_held"] = []  # numba's objects, which hold the arrays: made again after unpickling
         return state
 
     def cards(self, i: int) -> tuple[np.ndarray, np.ndarray]:
