@@ -97,7 +97,9 @@ def main() -> None:
             tournament_rate(policy, 50, 5)  # warm up: compile, load
         for sessions in args.sessions:
             before = load()
-            venv = TrenteEtQuaranteVectorEnv(sessions, **observation_kwargs(direct))
+            # tables of one thread, as the tournament's for a model: numba's thread pool, once started,
+            # slows torch's work in this process from then on (README, Performance)
+            venv = TrenteEtQuaranteVectorEnv(sessions, threads=False, **observation_kwargs(direct))
             observation, _ = venv.reset(seed=0)
             runs: dict[str, list[float]] = {f"{kind} {path}": [] for kind in ("tournament", "policy") for path in paths}
             runs["tables alone"] = []
