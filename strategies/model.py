@@ -232,10 +232,7 @@ class ModelPolicy:
         except ImportError:  # not an SB3 model, and no SB3 to read one
             return None
         policy = getattr(self.model, "policy", None)
-        if not isinstance(policy, DQNPolicy if self.algo == "dqn" else ActorCriticPolicy):
-            return None
-        policy.set_training_mode(False)  # once: predict sets it on every call (a walk over every module)
-        return policy
+        return policy if isinstance(policy, DQNPolicy if self.algo == "dqn" else ActorCriticPolicy) else None
 
     @cached_property
     def _flat_network(self) -> _FlatNetwork | None:
@@ -267,6 +264,7 @@ class ModelPolicy:
             }
         else:
             tensor = torch.as_tensor(np.asarray(observation).reshape(-1, *space.shape))
+        policy.set_training_mode(False)  # as predict does (a model still learning may have left it on)
         with torch.inference_mode():
             if self.algo == "dqn":  # the action of highest value
                 actions = policy._predict(tensor, deterministic=True)
@@ -301,7 +299,8 @@ class _FlatNetwork:
     The input layer is trente-lab's :class:`~experiments.rl.features.LogScaledFlat` (``log1p`` of the
     unbounded parts) or SB3's ``FlattenExtractor``; then linear maps and tanh or ReLU (the network of
     an actor, or DQN's value network), then the action: the highest value (DQN) or the most likely
-    action of each part (PPO, A2C).
+    action of each part (PPO, A2C). None of these layers depends on torch's training mode, and the
+    weights are read in place (a model still learning is played with its current weights).
     """
 
     def __init__(self, policy: Any, scaled: Any, layers: list[tuple[str, Any, Any]], head: str) -> None:
