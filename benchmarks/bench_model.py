@@ -11,20 +11,25 @@ temporary folder, then, on one torch thread (what the tournament sets), for each
   the vector env, the runner's bookkeeping and the model's batched ``act``);
 * ``policy``: the model's ``act`` alone on the observations of one block (what the network costs);
 
-each with the direct greedy play (``act``'s default) and with ``model.predict(deterministic=True)``
-(``reference``), alternating, ``--repeats`` times. Figures are medians; the ratios are
-direct over reference.
+each with the direct greedy play (``act``'s default: the network on kept buffers) and with
+``model.predict(deterministic=True)`` (``reference``), alternating, ``--repeats`` times; and, in the
+same rounds, ``tables alone``: the tournament's path with a stand-in that bets one unit on Noir
+without a network (the tables, their reset and the runner: what no network can make faster).
+Figures are medians; the ratios are direct over reference. The load of the machine is printed
+before and after each block size (other work on the cores slows every figure).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from experiments.rl.train import train_agent
@@ -33,6 +38,27 @@ from strategies.registry import make_strategy
 from strategies.runner import observation_kwargs, play_on_env, session_seeds
 from trente_env.rules import get_rules
 from trente_env.vector import TrenteEtQuaranteVectorEnv
+
+
+class TablesAlone:
+    """The model's tables and the runner without its network: one unit on Noir at every coup."""
+
+    serial_tables = True
+
+    def __init__(self, model: ModelPolicy) -> None:
+        self.env_kwargs = model.env_kwargs
+        self.full_actions = model.full_actions
+        self._rows = None
+
+    def act(self, observation, state=None):  # noqa: ANN001, ANN201
+        if self._rows is None or len(self._rows) != len(observation):
+            self._rows = self.full_actions(np.ones(len(observation), dtype=np.int64))  # action 1: a unit on Noir
+        return self._rows, state
+
+
+def load() -> str:
+    """The machine's load averages (1, 5, 15 minutes)."""
+    return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def tournament_rate(policy: ModelPolicy, sessions: int, coups: int) -> float:
@@ -59,31 +85,38 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     torch.set_num_threads(1)
-    report: dict[str, dict[str, float]] = {}
+    report: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as scratch:
         model = train_agent("ppo", 2048, out_dir=Path(scratch) / "model", eval_every=10**9)["files"]["model"]
         direct = make_strategy(f"model:{model}")
         reference = make_strategy(f"model:{model}")
         reference.__dict__["_greedy_network"] = None  # no direct path: every batch goes through predict
         paths = {"direct": direct, "reference": reference}
-        for policy in paths.values():
+        alone = TablesAlone(direct)
+        for policy in (*paths.values(), alone):
             tournament_rate(policy, 50, 5)  # warm up: compile, load
         for sessions in args.sessions:
-            venv = TrenteEtQuaranteVectorEnv(sessions, **observation_kwargs(direct))
+            before = load()
+            # tables of one thread, as the tournament's for a model: numba's thread pool, once started,
+            # slows torch's work in this process from then on (README, Performance)
+            venv = TrenteEtQuaranteVectorEnv(sessions, threads=False, **observation_kwargs(direct))
             observation, _ = venv.reset(seed=0)
             runs: dict[str, list[float]] = {f"{kind} {path}": [] for kind in ("tournament", "policy") for path in paths}
+            runs["tables alone"] = []
             for r in range(args.repeats):
                 for path, policy in paths.items():
                     runs[f"tournament {path}"].append(tournament_rate(policy, sessions, args.coups))
                     runs[f"policy {path}"].append(policy_rate(policy, observation, args.coups))
+                runs["tables alone"].append(tournament_rate(alone, sessions, args.coups))
                 print(
-                    f"  block of {sessions}, run {r + 1}/{args.repeats}: "
+                    f"  block of {sessions}, run {r + 1}/{args.repeats} ({load()}): "
                     + ", ".join(f"{k} {v[-1]:,.0f}/s" for k, v in runs.items()),
                     flush=True,
                 )
-            medians = {k: statistics.median(v) for k, v in runs.items()}
+            medians: dict = {k: statistics.median(v) for k, v in runs.items()}
             for kind in ("tournament", "policy"):
                 medians[f"{kind} ratio"] = medians[f"{kind} direct"] / medians[f"{kind} reference"]
+            medians["load before, after"] = f"{before}; {load()}"
             report[f"block of {sessions}"] = medians
     print(json.dumps({"median_session_coups_per_second": report}, indent=2))
 

@@ -165,7 +165,10 @@ def play_on_env(
     n = len(seeds)
     if env_factory is None:
         from trente_env.vector import TrenteEtQuaranteVectorEnv as env_factory
-    venv = env_factory(n, rules=rules, bankroll=bankroll, coup_info=True, **observation_kwargs(policy))
+    kwargs = observation_kwargs(policy)
+    if getattr(policy, "serial_tables", False):  # a model: its network runs between the coups on this thread,
+        kwargs["threads"] = False  # numba's threads would spin beside it and slow it (see ModelPolicy)
+    venv = env_factory(n, rules=rules, bankroll=bankroll, coup_info=True, **kwargs)
     obs, _ = venv.reset(seed=list(seeds))
     state = None
     net = np.zeros(n)

@@ -59,3 +59,58 @@ def test_greedy_play_picks_what_sb3_predict_picks(algo: str, action_form: str, o
             assert np.array_equal(actions, policy.full_actions(expected))
             chosen.append(actions)
         assert len(np.unique(np.concatenate(chosen), axis=0)) > 1  # the comparison is not of one constant bet
+    # The flat path is trente-lab's own network on kept buffers (a dict model goes through SB3's modules).
+    assert (policy._flat_network is not None) == (observation == "flat")
+
+
+def _last_layer(model, algo: str, flat: np.ndarray):
+    """SB3's own last layer for a batch of flat observations: the logits (PPO, A2C) or values (DQN)."""
+    import torch
+
+    policy = model.policy
+    with torch.no_grad():
+        tensor, _ = policy.obs_to_tensor(flat)
+        if algo == "dqn":
+            return policy.q_net(tensor)
+        return policy.action_net(policy.mlp_extractor.forward_actor(policy.extract_features(tensor)))
+
+
+@pytest.mark.parametrize(
+    ("algo", "action_form", "net_arch"),
+    [("ppo", "discrete", [64, 64]), ("ppo", "full", [32]), ("dqn", "discrete", [64, 64])],
+)
+def test_flat_network_gives_sb3s_numbers_to_the_bit_for_any_batch(algo: str, action_form: str, net_arch: list) -> None:
+    """The kept-buffer network (:class:`strategies.model._FlatNetwork`) computes SB3's last layer bit for
+    bit on real observations, whatever the batch: blocks of several sizes in turn (its buffers follow
+    the size), a batch whose size is not a multiple of the vector width, rows it must copy (not
+    contiguous, float64), a ReLU network; so the actions it picks are SB3's by construction."""
+    import stable_baselines3 as sb3
+    import torch
+
+    from experiments.rl.features import LogScaledFlat
+    from strategies.model import ALGORITHMS, ModelPolicy
+    from trente_env.wrappers import sb3_vec_env
+
+    venv = sb3_vec_env(num_envs=2, seed=0, action_form=action_form, observation="flat")
+    kwargs: dict = {"buffer_size": 1000} if algo == "dqn" else {}
+    activation = torch.nn.ReLU if action_form == "full" else torch.nn.Tanh
+    kwargs["policy_kwargs"] = {
+        "features_extractor_class": LogScaledFlat,
+        "net_arch": net_arch,
+        "activation_fn": activation,
+    }
+    model = getattr(sb3, ALGORITHMS[algo][1])("MlpPolicy", venv, seed=0, device="cpu", **kwargs)
+    noise = torch.Generator().manual_seed(2)
+    with torch.no_grad():  # weights spread wide, so that the actions differ from row to row
+        for value in model.policy.parameters():
+            value.add_(3.0 * torch.randn(value.shape, generator=noise))
+    policy = ModelPolicy.of(model, algo)
+    network = policy._flat_network
+    assert network is not None
+    observations = np.concatenate(_observations(action_form, "flat", tables=256, coups=8))  # 2,304 rows
+    batches = [observations, observations[:1], observations[:1001], observations[::3], observations.astype(np.float64)]
+    for rows in [*batches, observations]:
+        assert torch.equal(network.scores(rows), _last_layer(model, algo, rows))
+        expected, _ = model.predict(rows, deterministic=True)
+        assert np.array_equal(policy.act(rows)[0], policy.full_actions(expected))
+    assert len(np.unique(policy.act(observations)[0], axis=0)) > 1

@@ -107,6 +107,30 @@ def test_a_model_plays_through_the_runner_like_the_system_it_imitates() -> None:
     _same(got, want, "flat model")
 
 
+def test_a_model_plays_on_tables_of_one_thread_with_the_same_numbers() -> None:
+    """A model's block is stepped by one thread even where the tables would take threads (from
+    PARALLEL_FROM tables): its network runs between the coups on this thread. The numbers are the
+    same (the flat model against the flat system on the compiled loop)."""
+    from trente_env.tables import PARALLEL_FROM, _play_parallel, _play_serial
+    from trente_env.vector import TrenteEtQuaranteVectorEnv
+
+    made: list[TrenteEtQuaranteVectorEnv] = []
+
+    def tables(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        made.append(TrenteEtQuaranteVectorEnv(*args, **kwargs))
+        return made[-1]
+
+    rules = get_rules("classic")
+    seeds = session_seeds(4, PARALLEL_FROM)
+    (got,) = play([_model_policy()], rules, 1000.0, 3, seeds, env_factory=tables)
+    (system,) = play([Wrapped(make_strategy("flat", rules))], rules, 1000.0, 3, seeds, env_factory=tables)
+    (want,) = play([make_strategy("flat", rules)], rules, 1000.0, 3, seeds)
+    _same(got, want, "flat model")
+    _same(system, want, "flat on the vector env")
+    assert made[0].tables._play_kernel is _play_serial  # the model's tables: one thread
+    assert made[1].tables._play_kernel is _play_parallel  # a system's, as many tables: threads
+
+
 def test_maskable_models_get_masks_computed_from_the_observation() -> None:
     policy = _model_policy("maskable-ppo")
     rules = get_rules("classic")
