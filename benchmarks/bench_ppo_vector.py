@@ -7,12 +7,19 @@ env's arrays and an empty info per env; CartPole's next-step autoreset costs one
 episode, which only flatters the reference). Same PPO settings, one torch thread, the two timed in
 alternation. A ratio near 1 means the learner, not the env, sets the pace.
 
+PPO's own cost depends on the spaces: ours has 100 numbers an observation and 17 actions, CartPole 4
+and 2, so the policy's first layer and its action distribution do more work a step here. The second
+reference, :class:`IdleVecEnv`, is an env that does nothing with our spaces (zero observations,
+no reward, never done): PPO on it is PPO's pace on our spaces with an env that costs nothing, the
+ceiling of what any env with these spaces can reach. The three are timed in alternation.
+
 Run: ``python -m benchmarks.bench_ppo_vector [--tables 256,1024] [--repeats 3]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
 from typing import Any
 
@@ -59,15 +66,38 @@ class GymVectorToSB3(VecEnv):
         return [False] * self.num_envs
 
 
+class IdleVecEnv(GymVectorToSB3):
+    """An SB3 ``VecEnv`` that does nothing, with the spaces of ``like``: zero observations, no reward,
+    never done (the learner's own pace on those spaces); attributes and methods are asked of ``like``."""
+
+    def __init__(self, like: VecEnv) -> None:
+        self.venv = like
+        VecEnv.__init__(self, like.num_envs, like.observation_space, like.action_space)
+        self._obs = np.zeros((like.num_envs, *like.observation_space.shape), like.observation_space.dtype)
+        self._reward = np.zeros(like.num_envs, np.float32)
+        self._done = np.zeros(like.num_envs, np.bool_)
+
+    def reset(self) -> np.ndarray:
+        return self._obs.copy()
+
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]:
+        return self._obs.copy(), self._reward.copy(), self._done.copy(), [{} for _ in range(self.num_envs)]
+
+    def close(self) -> None:
+        self.venv.close()
+
+
 def ppo_rate(env: str, n_envs: int, rollouts: int) -> float:
     """Env-steps/s of PPO training for ``rollouts`` rollouts (after one to warm up) on ``env``
-    (``"trente"`` or ``"cartpole"``) with ``n_envs`` envs."""
+    (``"trente"``, ``"cartpole"`` or ``"idle"``: :class:`IdleVecEnv` with our spaces) with ``n_envs`` envs."""
     from stable_baselines3 import PPO
 
     from trente_env.wrappers import sb3_vec_env
 
-    if env == "trente":
+    if env in ("trente", "idle"):
         venv: VecEnv = sb3_vec_env(n_envs, seed=0, action_form="discrete", observation="flat")
+        if env == "idle":
+            venv = IdleVecEnv(venv)
     else:
         venv = GymVectorToSB3(gym.make_vec("CartPole-v1", num_envs=n_envs, vectorization_mode="vector_entry_point"))
     batch = min(SETTINGS["batch_size"], n_envs * SETTINGS["n_steps"])
@@ -80,21 +110,30 @@ def ppo_rate(env: str, n_envs: int, rollouts: int) -> float:
 
 
 def rows(tables: list[int], repeats: int, rollouts: int = 4) -> list[str]:
-    """Markdown rows of the performance table: PPO on ours and on CartPoleVectorEnv at each width."""
+    """Markdown rows of the performance table: PPO on ours, on CartPoleVectorEnv and on
+    :class:`IdleVecEnv` with our spaces, at each width, the three timed in alternation (the order
+    turning each repeat); medians of the rates and of the ratios of each repeat."""
     import torch
 
-    from benchmarks.__main__ import _rate, paired
+    from benchmarks.__main__ import _rate
 
     torch.set_num_threads(1)
     out = []
+    envs = ("trente", "cartpole", "idle")
     for n in tables:
-        ours, ref, ratio = paired(
-            lambda n=n: ppo_rate("trente", n, rollouts), lambda n=n: ppo_rate("cartpole", n, rollouts), repeats
-        )
-        out.append(
-            f"| PPO (SB3, MlpPolicy, 1 torch thread) on sb3_vec_env, {n:,} tables | {_rate(ours)} env-steps/s "
-            f"| the same PPO on CartPoleVectorEnv, {n:,} envs: {_rate(ref)} | {ratio:.2f}x |"
-        )
+        rates: dict[str, list[float]] = {env: [] for env in envs}
+        for r in range(repeats):
+            for env in envs[r % 3 :] + envs[: r % 3]:
+                rates[env].append(ppo_rate(env, n, rollouts))
+        ours = rates["trente"]
+        labels = {"cartpole": f"CartPoleVectorEnv, {n:,} envs", "idle": f"an idle env of our spaces, {n:,} envs"}
+        for ref, label in labels.items():
+            ratio = statistics.median([a / b for a, b in zip(ours, rates[ref], strict=True)])
+            out.append(
+                f"| PPO (SB3, MlpPolicy, 1 torch thread) on sb3_vec_env, {n:,} tables | "
+                f"{_rate(statistics.median(ours))} env-steps/s | the same PPO on {label}: "
+                f"{_rate(statistics.median(rates[ref]))} | {ratio:.2f}x |"
+            )
     return out
 
 

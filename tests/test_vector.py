@@ -261,3 +261,33 @@ def test_the_sb3_adapter_hands_sb3_observations_the_next_step_leaves_alone() -> 
     kept = obs.copy()
     venv.step(np.full(3, 4))
     np.testing.assert_array_equal(obs, kept)
+
+
+@pytest.mark.needs_rl
+def test_the_sb3_adapter_keeps_each_ended_sessions_last_observation() -> None:
+    """Sessions ending together (all cut by the step limit at once): each info holds its own table's
+    last observation, untouched by the steps that follow, and the new session's first is returned."""
+    from trente_env.vector import TrenteEtQuaranteVectorEnv
+    from trente_env.wrappers import sb3_vec_env
+
+    venv = sb3_vec_env(6, seed=2, action_form="discrete", observation="flat", max_episode_steps=4)
+    twin = TrenteEtQuaranteVectorEnv(6, action_form="discrete", observation="flat", max_episode_steps=4,
+                                     autoreset_mode="SameStep", copy=True)  # fmt: skip
+    venv.reset()
+    twin.reset(seed=2)
+    actions = np.array([0, 3, 5, 7, 9, 16])
+    for _ in range(4):
+        obs, _, done, infos = venv.step(actions)
+        _, _, terminated, truncated, info = twin.step(actions)
+    assert done.all()
+    kept = [info["terminal_observation"].copy() for info in infos]
+    for i in range(6):
+        np.testing.assert_array_equal(infos[i]["terminal_observation"], info["final_obs"][i])
+        assert infos[i]["TimeLimit.truncated"] == bool(truncated[i] and not terminated[i])
+    coups = venv.venv.layout.offsets["coups"]
+    assert [info["terminal_observation"][coups] for info in infos] == [4] * 6 and (obs[:, coups] == 0).all()
+    for _ in range(4):  # the next sessions end too: the env rewrites its buffer of last observations
+        _, _, done, _ = venv.step(actions)
+    assert done.all()
+    for i in range(6):
+        np.testing.assert_array_equal(infos[i]["terminal_observation"], kept[i])

@@ -55,15 +55,19 @@ class TrenteVecEnv(VecEnv):
     def step_wait(self) -> VecEnvStepReturn:
         obs, reward, terminated, truncated, info = self.venv.step(self._actions)
         done = terminated | truncated
+        # SB3 wants one dict per table, and its wrappers (VecMonitor) write into them: fresh ones each step
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         if done.any():
-            final = info["final_obs"]
-            for i in np.flatnonzero(done).tolist():
-                infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
-                if isinstance(final, dict):
-                    infos[i]["terminal_observation"] = {key: value[i].copy() for key, value in final.items()}
-                else:
-                    infos[i]["terminal_observation"] = final[i].copy()
+            rows = np.flatnonzero(done)
+            cut = (truncated & ~terminated)[rows].tolist()
+            # one copy of the ended sessions' last observations (the env rewrites its buffer next step);
+            # each info holds a row of that copy
+            final = _rows(info["final_obs"], rows)
+            for k, i in enumerate(rows.tolist()):
+                infos[i]["TimeLimit.truncated"] = cut[k]
+                infos[i]["terminal_observation"] = (
+                    {key: value[k] for key, value in final.items()} if isinstance(final, dict) else final[k]
+                )
         # SB3 keeps the observation across the next step (its rollout buffer stores it after the step):
         # a copy of the env's buffer, which the next step overwrites
         return _copy(obs), reward.astype(np.float32), done, infos
@@ -106,6 +110,13 @@ def _copy(obs: Any) -> Any:
     if isinstance(obs, dict):
         return {key: value.copy() for key, value in obs.items()}
     return obs.copy()
+
+
+def _rows(obs: Any, rows: np.ndarray) -> Any:
+    """A copy of the rows ``rows`` of an observation of the vector env (an array or a dict of arrays)."""
+    if isinstance(obs, dict):
+        return {key: value[rows] for key, value in obs.items()}
+    return obs[rows]
 
 
 def sb3_vec_env(num_envs: int = 8, seed: int | None = None, **kwargs: Any) -> TrenteVecEnv:
