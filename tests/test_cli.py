@@ -89,38 +89,6 @@ def test_simulate_adds_up_its_shards_each_dealt_from_its_own_stream(monkeypatch)
     assert three["refait"] == tallies[TALLY_RESULTS + 2 * Result.REFAIT] and three != one
 
 
-def test_simulate_starts_numba_without_scipy_and_counts_the_same():
-    """`trente-lab simulate` spares numba's import of scipy.linalg in a fresh process (the dealer's
-    kernels use no BLAS) and counts exactly as a process where numba found BLAS; scipy.linalg is
-    importable again once the deal has started."""
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    def simulate_in_a_new_process(first: str) -> tuple[dict, bool]:
-        code = (
-            f"import json, sys\n{first}\n"
-            "from experiments.cli import app\n"
-            "sys.argv = ['trente-lab', 'simulate', '--coups', '20000', '--seed', '3', '--json']\n"
-            "try:\n    app()\nexcept SystemExit:\n    pass\n"
-            "import scipy.linalg.cython_blas\n"
-            "from numba.np import arraymath\n"
-            "print(json.dumps(arraymath._HAVE_BLAS))\n"
-        )
-        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stderr
-        report, blas = done.stdout.strip().rsplit("\n", 1)
-        return json.loads(report)["frequencies"], json.loads(blas)
-
-    spared, blas = simulate_in_a_new_process("")
-    assert not blas
-    with_blas, blas = simulate_in_a_new_process("import scipy.linalg.cython_blas")
-    assert blas
-    assert spared == with_blas
-
-
 def test_simulate_counts_void_coups_when_dealt_to_exhaustion():
     doc = run_json("simulate", "--rules", "exhaustion", "--coups", "10000")
     assert doc["void_coups"] > 0
