@@ -234,27 +234,14 @@ class ModelPolicy:
         policy = getattr(self.model, "policy", None)
         return policy if isinstance(policy, DQNPolicy if self.algo == "dqn" else ActorCriticPolicy) else None
 
-    @cached_property
-    def _flat_network(self) -> _FlatNetwork | None:
-        """The greedy network as a few torch calls on buffers kept from coup to coup, when the model reads
-        flat observations through trente-lab's input layer (or SB3's plain flattening) and its layers
-        are linear maps and tanh/ReLU (the networks ``trente-lab train`` makes); else None."""
-        policy = self._greedy_network
-        if policy is None:
-            return None
-        return _FlatNetwork.of(policy, self.algo)
-
     def _greedy(self, observation: np.ndarray | dict[str, np.ndarray]) -> np.ndarray:
         """The model's greedy actions for a batch in its own observation form: SB3's
         ``predict(deterministic=True)`` without its per-call work (the batch is handed to torch without
         a copy, under ``torch.inference_mode``), so the same network on the same numbers picks the
-        same actions. Flat observations of a network :class:`_FlatNetwork` can play go through it."""
+        same actions."""
         import torch
         from stable_baselines3.common.policies import BasePolicy
 
-        network = self._flat_network if not isinstance(observation, dict) else None
-        if network is not None:
-            return network(np.asarray(observation)).reshape(-1, *self.model.action_space.shape)
         policy = self._greedy_network
         space = self.model.observation_space
         if isinstance(observation, dict):
@@ -287,114 +274,6 @@ class ModelPolicy:
 
     def spec(self) -> str:
         return f"{self.path}:algo={self.algo}"
-
-
-class _FlatNetwork:
-    """The greedy play of a feed-forward SB3 policy on a batch of flat observations, computed as SB3
-    computes it (the same torch operations on tensors of the same shapes, so the same numbers to the
-    last bit) but on buffers kept from one coup to the next: a tournament asks for a block of sessions'
-    bets a hundred times or more, and every fresh tensor of a large block is memory the system must
-    hand over and clear.
-
-    The input layer is trente-lab's :class:`~experiments.rl.features.LogScaledFlat` (``log1p`` of the
-    unbounded parts) or SB3's ``FlattenExtractor``; then linear maps and tanh or ReLU (the network of
-    an actor, or DQN's value network), then the action: the highest value (DQN) or the most likely
-    action of each part (PPO, A2C). None of these layers depends on torch's training mode, and the
-    weights are read in place (a model still learning is played with its current weights).
-    """
-
-    def __init__(self, policy: Any, scaled: Any, layers: list[tuple[str, Any, Any]], head: str) -> None:
-        self.policy = policy
-        self.scaled = scaled  #: (width,) bool: the columns passed through log1p, or None
-        self.layers = layers  #: ("linear", weight transposed, bias) or ("tanh" | "relu", None, None)
-        self.head = head  #: "value" (DQN) or "probability" (PPO, A2C)
-        self._buffers: dict[str, Any] = {}
-        self._rows = -1
-
-    @classmethod
-    def of(cls, policy: Any, algo: str) -> _FlatNetwork | None:
-        """The network of ``policy`` (an SB3 ``ActorCriticPolicy`` or ``DQNPolicy``), or None when it is
-        not one this class computes exactly as SB3 does."""
-        import torch
-        from stable_baselines3.common.torch_layers import FlattenExtractor
-
-        from experiments.rl.features import LogScaledFlat
-
-        if algo == "dqn":
-            extractor, modules = policy.q_net.features_extractor, list(policy.q_net.q_net)
-        else:
-            extractor = policy.pi_features_extractor
-            modules = [*policy.mlp_extractor.policy_net, policy.action_net]
-        space = policy.observation_space
-        if getattr(space, "dtype", None) != np.float32 or len(space.shape) != 1:
-            return None
-        if type(extractor) is LogScaledFlat:
-            scaled = extractor.scaled
-        elif type(extractor) is FlattenExtractor:
-            scaled = None
-        else:
-            return None
-        layers: list[tuple[str, Any, Any]] = []
-        for module in modules:
-            if type(module) is torch.nn.Linear and module.bias is not None:
-                layers.append(("linear", module.weight.detach().t(), module.bias.detach()))
-            elif type(module) in (torch.nn.Tanh, torch.nn.ReLU):
-                layers.append((type(module).__name__.lower(), None, None))
-            else:
-                return None
-        if not layers or layers[-1][0] != "linear":
-            return None
-        return cls(policy, scaled, layers, "value" if algo == "dqn" else "probability")
-
-    def _buffer(self, name: str, shape: tuple[int, ...]) -> Any:
-        import torch
-
-        if name not in self._buffers:
-            self._buffers[name] = torch.empty(shape, dtype=torch.float32)
-        return self._buffers[name]
-
-    def scores(self, flat: np.ndarray) -> Any:
-        """The network's last layer for a batch of flat observations ``(n, width)``: the logits of the
-        actions (PPO, A2C) or their values (DQN), ``(n, outputs)`` float32, in a buffer the next call
-        overwrites. They equal SB3's to the last bit (``tests/test_model_policy.py``)."""
-        import torch
-
-        flat = flat.reshape(flat.shape[0], -1)
-        n = flat.shape[0]
-        if n != self._rows:  # a new block size: new buffers
-            self._buffers.clear()
-            self._rows = n
-        if flat.dtype != np.float32 or not flat.flags.c_contiguous or not flat.flags.writeable:
-            source = self._buffer("input", flat.shape)  # SB3 turns the batch into float32 the same way
-            source.numpy()[...] = flat
-        else:
-            source = torch.from_numpy(flat)  # the env's own rows, no copy
-        with torch.inference_mode():
-            if self.scaled is None:
-                x = source
-            else:  # LogScaledFlat.forward: where(scaled, log1p(clamp(flat, min=0)), flat)
-                log = self._buffer("log", source.shape)
-                torch.clamp(source, min=0.0, out=log)
-                torch.log1p(log, out=log)
-                x = torch.where(self.scaled, log, source, out=self._buffer("features", source.shape))
-            for i, (kind, weight, bias) in enumerate(self.layers):
-                if kind == "linear":  # torch.nn.functional.linear of a batch: addmm(bias, x, weight.t())
-                    x = torch.addmm(bias, x, weight, out=self._buffer(f"layer {i}", (n, weight.shape[1])))
-                elif kind == "tanh":
-                    x = torch.tanh(x, out=x)
-                else:
-                    x = torch.relu_(x)
-        return x
-
-    def __call__(self, flat: np.ndarray) -> np.ndarray:
-        """The greedy actions of a batch of flat observations ``(n, width)``: ``(n,)`` or ``(n, parts)`` int64."""
-        import torch
-
-        scores = self.scores(flat)
-        with torch.inference_mode():
-            if self.head == "value":  # DQN: the action of highest value
-                return torch.argmax(scores, dim=1).numpy()
-            return _most_likely_parts(self.policy, scores).numpy()
 
 
 def _most_likely_parts(policy: Any, logits: Any) -> Any:
