@@ -9,8 +9,10 @@ same bytes as a drawing in this process) while this one writes the other files.
 
 The processes are fresh interpreters running :func:`serve` (not :mod:`multiprocessing`, which
 would run the caller's own script again in each of them unless it is guarded by
-``if __name__ == "__main__"``), with this process's ``sys.path`` and nothing before it (``-P``: a
-working folder holding another checkout of trente-lab is not imported), so they run the same code.
+``if __name__ == "__main__"``). They find trente-lab where this process found it (its folder first
+on their ``PYTHONPATH``) and nothing of the working folder (``-P``: neither another checkout of
+trente-lab there nor a stray file named like a standard module), so they run the same code. A plot
+whose process fails is drawn by this process after all (:func:`~experiments.tournament.output.write_outputs`).
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ PLOT_FILES = ("final_bankroll.png", "trajectories.png", "ahead_vs_return.png")
 SHARES = {1: (PLOT_FILES,), 2: (("final_bankroll.png",), ("trajectories.png", "ahead_vs_return.png"))}
 
 SERVE = "from experiments.tournament.drawing import serve; serve()"
+#: The folder that holds this process's ``experiments`` package.
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def serve() -> None:
@@ -60,9 +64,9 @@ class Drawers:
 
     def __init__(self, processes: int = 2) -> None:
         count = max(1, min(processes, len(SHARES), os.cpu_count() or 1))
-        # this process's code: its sys.path ("" is its working folder), and not the working folder first
-        path = os.pathsep.join(p or os.getcwd() for p in sys.path)
-        env = {**os.environ, "PYTHONPATH": path}
+        # this process's trente-lab first, then what the user's PYTHONPATH holds (nothing else of this
+        # process's sys.path: its working folder there would hide standard modules behind its files)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))}
         self.children = [
             subprocess.Popen(
                 [sys.executable, "-P", "-c", SERVE],
@@ -76,6 +80,8 @@ class Drawers:
         self.sent: list[tuple[threading.Thread, dict[str, Any], tuple[str, ...]]] = []
         #: CPU-seconds each plot took in its drawing process, once :meth:`wait` has it.
         self.cpu_seconds: dict[str, float] = {}
+        #: The plots whose process failed, with the last line of its error, once :meth:`wait` has them.
+        self.failures: dict[str, str] = {}
 
     def __enter__(self) -> Drawers:
         return self
@@ -107,15 +113,16 @@ class Drawers:
 
     def wait(self, written: list[str], doing: Callable[[str], None] | None = None) -> list[str]:
         """Wait for the plots :meth:`draw` sent; each is added to ``written`` once its process is
-        done (in :data:`PLOT_FILES` order). A process that fails is a ``RuntimeError`` with its
-        error's last line."""
+        done (in :data:`PLOT_FILES` order) and returned. The plots of a process that failed are left
+        out and kept in :attr:`failures` with its error's last line."""
         for thread, answer, names in self.sent:
             if doing and thread.is_alive():
                 doing(f"drawing {', '.join(names)} (in another process)")
             thread.join()
             if answer.get("returncode") != 0:
                 lines = answer.get("stderr", b"").decode(errors="replace").strip().splitlines() or ["no message"]
-                raise RuntimeError(f"the process drawing {', '.join(names)} failed: {lines[-1]}")
+                self.failures.update(dict.fromkeys(names, lines[-1]))
+                continue
             self.cpu_seconds.update(pickle.loads(answer["stdout"]))
         done = [name for name in PLOT_FILES if name in self.cpu_seconds]
         written.extend(done)

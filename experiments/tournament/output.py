@@ -84,6 +84,13 @@ def write_outputs(
     write("trajectories.csv", _text(_trajectories_csv(bands)))
     if plots and drawers is not None:
         drawers.wait(written, doing)
+        if drawers.failures:  # drawn here after all: the same function, the same bytes
+            from experiments.tournament.plots import draw_one
+
+            for name, error in drawers.failures.items():
+                doing(f"drawing {name} here (its drawing process failed: {error})")
+                draw_one(out, name, document, sessions, bands)
+                written.append(name)
     elif plots:
         doing("drawing the plots (loading matplotlib)")
         from experiments.tournament.plots import draw_all  # matplotlib, only to draw
