@@ -117,10 +117,11 @@ def memory_needed(config: TournamentConfig, workers: int = 1) -> int:
     n, width = len(config.specs), config.coups + 1
     block = min(config.block, config.sessions)
     kept = min(trajectory_sessions(config), config.sessions)
+    every_block = block_bytes(config)
     playing = workers * (
         n * (block * 4 * per_session + min(kept, block) * width * 4) + (config.coups + SETTLE_LIMIT) * 16
-    ) + (block_bytes(config) if block_bytes(config) <= IN_MEMORY else 0)  # the blocks kept as they are played
-    together = n * (config.sessions * per_session + kept * width * 4) + config.sessions * 64 + kept * width * 24
+    ) + (every_block if every_block <= IN_MEMORY else 0)  # the blocks kept as they are played
+    together = every_block + config.sessions * 64 + kept * width * 24
     return BASE_MEMORY + max(playing, together)
 
 
