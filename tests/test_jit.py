@@ -268,3 +268,51 @@ def test_the_compiled_entry_is_made_without_running_the_kernel() -> None:
     entry(held)
     assert tables.coups[0] == 1  # the held arguments are the tables' own arrays
     assert jit.compiled_entry(len, ([],)) is len  # not a dispatcher: itself
+
+
+def _prefetched_sum(a, b):  # fmt: skip
+    """The sum of ``a`` (2-D) and ``b`` (1-D), every row and entry prefetched first."""
+    for i in range(a.shape[0]):
+        jit.prefetch(a, (i, 0))
+        jit.prefetch(a, (i, a.shape[1] - 1))
+    for i in range(b.shape[0]):
+        jit.prefetch(b, i)
+    return a.sum() + b.sum()
+
+
+def test_a_prefetch_changes_no_value() -> None:
+    a, b = np.arange(12.0).reshape(3, 4), np.arange(5, dtype=np.uint8)
+    kept = a.copy(), b.copy()
+    assert jit.kernel(_prefetched_sum)(a, b) == 66.0 + 10.0
+    assert np.array_equal(a, kept[0]) and np.array_equal(b, kept[1])
+
+
+def test_a_prefetch_out_of_range_is_an_index_error_under_bounds_checking(tmp_path: Path) -> None:
+    # a prefetch never faults, so a wrong index would pass silently: bounds checking must see it
+    script = tmp_path / "prefetch_bounds.py"
+    script.write_text(
+        textwrap.dedent("""
+            import json
+            import numpy as np
+            from trente_env import jit
+
+            def touch(a, i, j):
+                jit.prefetch(a, (i, j))
+                return a[0, 0]
+
+            kernel = jit.kernel(touch)
+            a = np.zeros((3, 4))
+            outcomes = []
+            for i, j in ((2, 3), (3, 0), (0, 4), (-1, 0)):
+                try:
+                    kernel(a, i, j)
+                    outcomes.append("ok")
+                except IndexError:
+                    outcomes.append("IndexError")
+            print(json.dumps(outcomes))
+        """)
+    )
+    environ = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, str(script)], env=environ, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == ["ok", "IndexError", "IndexError", "IndexError"]

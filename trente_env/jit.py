@@ -49,6 +49,9 @@ from typing import Any
 
 import numba
 import numpy as np
+from llvmlite import ir as llvm_ir
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 #: Every file whose code or constants a compiled kernel holds, relative to the folder holding the
 #: packages: the modules that define kernels, and the modules whose functions (``coup.decide``) or
@@ -204,6 +207,40 @@ def hot(fn: Callable) -> Callable:
     return _njit(fn, **HOT_OPTIONS)
 
 
+@intrinsic
+def prefetch(typingctx: Any, array: Any, index: Any) -> Any:
+    """Ask the processor to bring the cache line holding ``array[index]`` (an integer or a tuple of
+    integers, one per dimension) into its nearest cache, for writing, without waiting for it: a hint
+    that changes no value. The index is checked like any other under ``NUMBA_BOUNDSCHECK`` and must
+    be in range (never wrapped around). LLVM's ``llvm.prefetch``, through numba's extension API."""
+    if not isinstance(array, numba.types.Array) or not (
+        isinstance(index, numba.types.Integer)
+        or (isinstance(index, numba.types.BaseTuple) and all(isinstance(i, numba.types.Integer) for i in index))
+    ):
+        return None
+    sig = numba.types.void(array, index)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        aryty, idxty = signature.args
+        ary = context.make_array(aryty)(context, builder, args[0])
+        if isinstance(idxty, numba.types.BaseTuple):
+            idx = [context.cast(builder, v, t, numba.types.intp) for v, t in
+                   zip(cgutils.unpack_tuple(builder, args[1]), idxty)]  # fmt: skip
+        else:
+            idx = [context.cast(builder, args[1], idxty, numba.types.intp)]
+        ptr = cgutils.get_item_pointer(
+            context, builder, aryty, ary, idx, wraparound=False, boundscheck=context.enable_boundscheck
+        )
+        i8p, i32 = llvm_ir.IntType(8).as_pointer(), llvm_ir.IntType(32)
+        fn = cgutils.get_or_insert_function(
+            builder.module, llvm_ir.FunctionType(llvm_ir.VoidType(), [i8p, i32, i32, i32]), "llvm.prefetch.p0"
+        )
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(1), i32(3), i32(1)])  # write, keep close, data
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
 def entry_point(dispatcher: Callable, args: tuple) -> Callable:
     """The compiled code ``dispatcher`` runs for the types of ``args`` (already compiled), to be
     called later with arguments of exactly those types: it skips numba's type dispatch, about 1 µs a
@@ -240,4 +277,5 @@ __all__ = [
     "inline",
     "kernel",
     "parallel",
+    "prefetch",
 ]

@@ -61,6 +61,8 @@ NO_LIMIT = np.iinfo(np.int64).max
 THREAD_BLOCKS = 64
 #: Tables at or above this count are played by the multi-threaded kernels.
 PARALLEL_FROM = 4096
+#: How many tables ahead the kernel starts fetching a table's rows into cache (:func:`_prefetch_rows`).
+PREFETCH_AHEAD = 4
 
 
 class TableState(NamedTuple):
@@ -191,6 +193,12 @@ def _play_rows(
     n_cards = shoes.shape[1]
     by_choice = choices.shape[0] > 0
     for t in range(lo, hi):
+        if t + PREFETCH_AHEAD < hi:  # beyond a few thousand tables their rows no longer stay in cache
+            u = t + PREFETCH_AHEAD
+            _prefetch_rows(u, flat, results, couleurs, shoes, pos[u], prison, coup, placed, back, insured)
+            if not by_choice:
+                jit.prefetch(actions, (u, 0))
+                jit.prefetch(actions, (u, actions.shape[1] - 1))
         if skip[t]:
             played[t] = False
             ended[t] = False
@@ -322,6 +330,32 @@ def _play_threads(
     return _spent(used, seeds.shape[1])
 
 
+def _prefetch_rows(u, flat, results, couleurs, shoes, pos, prison, coup, placed, back, insured):  # fmt: skip
+    """Start fetching the lines of table ``u``'s rows that its coup reads or writes (its observation,
+    scoreboard, next cards from ``pos``, prisoners and record), so that they are in cache when the
+    loop reaches it (:func:`~trente_env.jit.prefetch`: values are untouched)."""
+    width = flat.shape[1]
+    for i in range(0, width, 16):  # 16 float32 a line of 64 bytes
+        jit.prefetch(flat, (u, i))
+    jit.prefetch(flat, (u, width - 1))
+    k = results.shape[1]
+    jit.prefetch(results, (u, 0))
+    jit.prefetch(results, (u, k - 1))
+    jit.prefetch(couleurs, (u, 0))
+    jit.prefetch(couleurs, (u, k - 1))
+    n_cards = shoes.shape[1]
+    if pos < n_cards:  # (after the shoe: it is shuffled first, from its first card)
+        jit.prefetch(shoes, (u, pos))
+        jit.prefetch(shoes, (u, min(pos + 15, n_cards - 1)))
+    jit.prefetch(prison, (u, 0, 0))
+    jit.prefetch(prison, (u, prison.shape[1] - 1, prison.shape[2] - 1))
+    jit.prefetch(coup, (u, 0))
+    jit.prefetch(coup, (u, coup.shape[1] - 1))
+    jit.prefetch(placed, (u, 0))
+    jit.prefetch(back, (u, 0))
+    jit.prefetch(insured, (u, 0))
+
+
 def _write_one_hot(row, at, codes, column):  # fmt: skip
     """Write a scoreboard ``column`` (its codes, the most recent first) one-hot into ``row`` from
     ``at`` on: each entry a block of ``codes`` zeros with a one at its code (none for a code out of range)."""
@@ -415,6 +449,7 @@ def _restart(rows, state, record, view, at, rules, bankroll0):  # fmt: skip
             _observe_row(t, state, view, at, rules.burn, rules.dead_cards)
 
 
+_prefetch_rows = jit.inline(_prefetch_rows)
 _write_one_hot = jit.inline(_write_one_hot)
 _observe_numbers = jit.inline(_observe_numbers)
 _observe_row = jit.inline(_observe_row)
