@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 import pytest
+import typer
 from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -57,6 +58,13 @@ def test_each_rigged_preset_states_its_own_payouts(name: str) -> None:
     assert RIGGED_NOTES[name].endswith(wording) and name.removeprefix("rigged-") in RIGGED_NOTES[name]
     other = rules.replace(noir_after_noir=2.0, noir_otherwise=0.25)  # the words follow the figures
     assert rig_payouts(other) == "Noir paid 2:1 right after a Noir win, else 1:4"
+
+
+def test_the_train_commands_rigged_help_states_the_rigs_payouts() -> None:
+    # The help is written out (the CLI's start-up imports nothing of trente_env): it must say what RIG pays.
+    train = typer.main.get_command(app).commands["train"]
+    (rigged,) = [p for p in train.params if p.name == "rigged"]
+    assert f"({rig_payouts(RIGGED)})" in rigged.help
 
 
 @pytest.mark.parametrize("value", [0.0, -1.0, float("nan"), float("inf"), 101.0, True, "1.5"])
