@@ -2,9 +2,10 @@
 
 Medians of repeated runs, and ratios against references run alongside.
 
-* single env: steps/s of ``TrenteEtQuarante-v0`` against ``Blackjack-v1``, both through
-  ``gymnasium.make``, stepped with random actions and reset at each episode end, the two measured
-  in alternation (target: at least 5x Blackjack-v1);
+* single env: steps/s of ``TrenteEtQuarante-v0`` against ``CartPole-v1`` and ``Blackjack-v1``,
+  all through ``gymnasium.make``, stepped with random actions and reset at each episode end, measured
+  in alternation (target: at least 1.5x CartPole-v1, issue 16), in three forms and with
+  ``coup_info=True`` (the coup's details in ``info``, off by default);
 * vector env: table-steps/s at N = 1, 1,000 and 50,000 (target: 2 million at 50,000);
 * PPO: training steps/s on our env against CartPole-v1 with the same settings (target: ratio >= 0.9).
 
@@ -84,16 +85,20 @@ def main() -> None:
         "TrenteEtQuarante-v0 discrete/flat": {"action_form": "discrete", "observation": "flat"},
         "TrenteEtQuarante-v0 discrete/dict": {"action_form": "discrete"},
         "TrenteEtQuarante-v0 full/dict": {},
+        "TrenteEtQuarante-v0 full/dict, coup_info": {"coup_info": True},
     }
     blackjack: list[float] = []
+    cartpole: list[float] = []
     ours: dict[str, list[float]] = {name: [] for name in forms}
     for _ in range(args.repeats):
         blackjack.append(single_env_rate("Blackjack-v1", 30_000))
+        cartpole.append(single_env_rate("CartPole-v1", 60_000))
         for name, kwargs in forms.items():
             ours[name].append(single_env_rate("TrenteEtQuarante-v0", 60_000, **kwargs))
     report("Blackjack-v1 (gymnasium.make)", blackjack)
+    report("CartPole-v1 (gymnasium.make)", cartpole, blackjack, "Blackjack-v1")
     for name, rates in ours.items():
-        report(name, rates, blackjack, "Blackjack-v1")
+        report(name, rates, cartpole, "CartPole-v1")
 
     for n in (1, 1_000, 50_000):
         rates = [vector_rate(n, 2_000_000 if n > 1 else 100_000, action_form="discrete") for _ in range(args.repeats)]

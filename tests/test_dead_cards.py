@@ -81,7 +81,7 @@ def test_dealt_shoes_never_reach_the_dead_cards():
 
 def test_the_single_env_deals_the_bulk_dealers_coups():
     rules = get_rules("dead-cards")
-    env = TrenteEtQuaranteEnv(rules, action_form="discrete", observe_shoe=True)
+    env = TrenteEtQuaranteEnv(rules, action_form="discrete", observe_shoe=True, coup_info=True)
     env.reset(seed=5)
     infos, lefts = [], []
     for _ in range(150):  # five shoes and more

@@ -73,7 +73,7 @@ def test_every_preset_is_registered_with_a_vector_entry_point() -> None:
 
 @pytest.mark.parametrize("action_form,observation", FORMS)
 def test_same_seed_same_rollout_and_different_seeds_differ(action_form: str, observation: str) -> None:
-    kwargs = {"action_form": action_form, "observation": observation, "bankroll": 200}
+    kwargs = {"action_form": action_form, "observation": observation, "bankroll": 200, "coup_info": True}
     a = rollout(gym.make("TrenteEtQuarante-v0", **kwargs), seed=7, steps=300)
     b = rollout(gym.make("TrenteEtQuarante-v0", **kwargs), seed=7, steps=300)
     c = rollout(gym.make("TrenteEtQuarante-v0", **kwargs), seed=8, steps=300)
@@ -83,7 +83,7 @@ def test_same_seed_same_rollout_and_different_seeds_differ(action_form: str, obs
 
 def test_the_env_deals_the_coups_of_the_bulk_dealer_for_the_same_seed() -> None:
     rules = get_rules("classic")
-    env = TrenteEtQuaranteEnv(rules, action_form="discrete")
+    env = TrenteEtQuaranteEnv(rules, action_form="discrete", coup_info=True)
     env.reset(seed=123)
     infos = [env.step(0)[4] for _ in range(200)]  # sitting out: the cards do not care
     coups = deal_coups(rules, 200, 123, keep_cards=True)
@@ -143,7 +143,7 @@ def test_flat_observation_is_the_flattened_dict_observation() -> None:
 
 def test_rewards_sum_to_the_change_in_bankroll_and_prisoners_follow_the_rules() -> None:
     """Random full actions, insurance included, under prison with a second prison (docs/rules.md#en-prison)."""
-    env = TrenteEtQuaranteEnv("second-prison", bankroll=5000, history=2)
+    env = TrenteEtQuaranteEnv("second-prison", bankroll=5000, history=2, coup_info=True)
     rng = np.random.default_rng(4)
     obs, _ = env.reset(seed=4)
     total = 0.0
@@ -208,7 +208,7 @@ def test_reward_per_unit_staked_agrees_with_the_exact_house_edge() -> None:
 
 
 def test_illegal_stakes_are_made_legal_as_documented() -> None:
-    env = TrenteEtQuaranteEnv("main-bets", bankroll=100)
+    env = TrenteEtQuaranteEnv("main-bets", bankroll=100, coup_info=True)
     env.reset(seed=0)
     action = np.zeros(12, dtype=np.int64)
     action[[0, 1, 2]] = [80, 50, 30]  # Rouge gets only what is left; Couleur is closed
@@ -216,7 +216,7 @@ def test_illegal_stakes_are_made_legal_as_documented() -> None:
     info = env.step(action)[4]
     assert info["stakes"].tolist() == [80, 19, 0, 0]  # floor(100 - 80.8) = 19
     assert info["clipped"]
-    env = TrenteEtQuaranteEnv(get_rules("classic", table_min=5, table_max=200), bankroll=1000)
+    env = TrenteEtQuaranteEnv(get_rules("classic", table_min=5, table_max=200), bankroll=1000, coup_info=True)
     env.reset(seed=0)
     action = np.zeros(12, dtype=np.int64)
     action[:4] = [200, 3, 0, 150]
@@ -260,7 +260,7 @@ def test_ruin_and_target_end_the_session() -> None:
 
 
 def test_observed_shoe_counts_the_unseen_cards() -> None:
-    env = TrenteEtQuaranteEnv("family", action_form="discrete", observe_shoe=True)
+    env = TrenteEtQuaranteEnv("family", action_form="discrete", observe_shoe=True, coup_info=True)
     obs, _ = env.reset(seed=9)
     assert obs["shoe"].sum() == 104 and obs["cards_left"][0] == 104
     reshuffles = 0
@@ -281,7 +281,7 @@ def test_observed_shoe_counts_the_unseen_cards() -> None:
 
 
 def test_scoreboard_lists_the_latest_coup_first() -> None:
-    env = TrenteEtQuaranteEnv(action_form="discrete", history=3)
+    env = TrenteEtQuaranteEnv(action_form="discrete", history=3, coup_info=True)
     obs, _ = env.reset(seed=0)
     assert obs["results"].tolist() == [NO_COUP] * 3
     results = []
@@ -369,3 +369,93 @@ def test_play_one_is_for_a_single_table() -> None:
     tables.seed([np.random.default_rng(i) for i in range(2)])
     with pytest.raises(ValueError, match="single table"):
         tables.play_one(np.zeros((1, 12)))
+
+
+def test_info_is_empty_unless_coup_info_and_holds_the_coups_details_with_it() -> None:
+    # the same seed and actions with and without coup_info: the same game; the details of each coup
+    # (in info with coup_info, from coup_details always) agree with the table's own record and
+    # shoe, across shuffles and sessions, and render shows the same either way
+    quiet = TrenteEtQuaranteEnv("classic", bankroll=60, render_mode="ansi")
+    told = TrenteEtQuaranteEnv("classic", bankroll=60, render_mode="ansi", coup_info=True)
+    assert quiet.coup_details() is None and told.coup_details() is None
+    for env in (quiet, told):
+        env.reset(seed=4)
+        env.action_space.seed(2)
+    reshuffles = sessions = 0
+    for _ in range(600):
+        action = quiet.action_space.sample() // 50  # small stakes: long sessions, many shoes
+        a, b = quiet.step(action), told.step(action)
+        assert a[4] == {} and same(a[:4], b[:4])
+        details = quiet.coup_details()
+        assert b[4].keys() == details.keys() == told.coup_details().keys()
+        assert same(list(b[4].values()), list(details.values()))
+        t = told._tables
+        start, middle, end = t.coup[0, 4:7].tolist()
+        assert details["noir_cards"] == tuple(t.shoes[0, start:middle].tolist())
+        assert details["rouge_cards"] == tuple(t.shoes[0, middle:end].tolist())
+        assert np.array_equal(details["stakes"], t.placed[0]) and details["stakes"] is not t.placed[0]
+        assert quiet.render() == told.render()
+        reshuffles += details["reshuffle"]
+        if a[2]:
+            sessions += 1
+            for env in (quiet, told):
+                env.reset()
+            assert quiet.coup_details() is None and "Faites vos jeux" in quiet.render()
+    assert reshuffles >= 3 and sessions >= 1  # the cached cards were read again after shuffles and resets
+
+
+@pytest.mark.parametrize("rules", ["classic", "choice", "main-bets"])
+def test_the_usual_full_action_is_read_as_any_other(rules: str) -> None:
+    # the single env takes a numpy array of 12 numbers as it is (Layout.action_row); it must give the
+    # same row as Layout.actions, and anything else must go through actions (same rows, same errors)
+    from trente_env.layout import Layout
+
+    layout = Layout(get_rules(rules), "full", "dict", 10, False, (1.0,))
+    rng = np.random.default_rng(3)
+    space = layout.single_action_space
+    space.seed(3)
+    usual = [space.sample() for _ in range(50)]
+    usual += [a.astype(dtype) for a in usual[:5] for dtype in (np.int8, np.uint16, np.float32, np.float64, np.bool_)]
+    odd = rng.normal(0, 1e4, (20, 12))
+    odd[:, rng.integers(0, 12, 20)] = np.nan
+    usual += list(odd) + [np.full(12, -5), np.full(12, np.inf), np.full(12, 1e300), np.full(12, -np.inf)]
+    for action in usual:
+        assert layout.is_usual_full(action)
+        row = layout.action_row(action)
+        assert row is action  # taken as it is: no copy, no conversion
+        assert np.array_equal(row.reshape(1, 12), layout.actions(action), equal_nan=True)
+        assert np.array_equal(row.reshape(1, 12), layout.actions(action.reshape(1, 12)), equal_nan=True)
+    others = [action.tolist() for action in usual[:5]] + [usual[0].reshape(1, 12), tuple(usual[1])]
+    for action in others:
+        assert not layout.is_usual_full(action)
+        assert np.array_equal(layout.action_row(action), layout.actions(action))
+    bad = [np.zeros(11), np.zeros((2, 12)), np.zeros(12, dtype="U1"), np.array([None] * 12), [[1, 2], [3]], 3, "x"]
+    bad += [np.zeros(12, dtype=np.complex128), [0.0] * 13]
+    for action in bad:
+        assert not layout.is_usual_full(action)
+        with pytest.raises(ValueError) as by_row:
+            layout.action_row(action)
+        with pytest.raises(ValueError) as by_actions:
+            layout.actions(action)
+        assert str(by_row.value) == str(by_actions.value) and "a full action is 12 numbers" in str(by_row.value)
+
+
+def test_the_usual_full_action_plays_as_the_same_numbers_given_otherwise() -> None:
+    # an int64 array (sample(), SB3), the same numbers as a float list, and as a (1, 12) float array
+    # play the same game: the cast to the kernel's float64 row is the same whatever the route
+    envs = [TrenteEtQuaranteEnv("choice", bankroll=300, coup_info=True) for _ in range(3)]
+    for env in envs:
+        env.reset(seed=9)
+    envs[0].action_space.seed(1)
+    for _ in range(300):
+        action = envs[0].action_space.sample() // 40
+        outs = [
+            envs[0].step(action),
+            envs[1].step([float(x) for x in action]),
+            envs[2].step(action.astype(np.float64).reshape(1, 12)),
+        ]
+        for out in outs[1:]:
+            assert same(out[:4], outs[0][:4]) and same(list(out[4].values()), list(outs[0][4].values()))
+        if outs[0][2]:
+            for env in envs:
+                env.reset()

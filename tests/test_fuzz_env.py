@@ -67,7 +67,7 @@ def _action(draw: st.DrawFn, env: gym.Env, setup: dict, rng: np.random.Generator
 @given(setup=setups(), seed=st.integers(0, 2**32 - 1), steps=st.integers(1, 40), data=st.data())
 def test_any_action_keeps_the_money_and_the_cards_honest(setup: dict, seed: int, steps: int, data: st.DataObject):
     rules = setup["rules"]
-    env = gym.make("TrenteEtQuarante-v0", **setup)
+    env = gym.make("TrenteEtQuarante-v0", coup_info=True, **setup)
     env.action_space.seed(seed)
     rng = np.random.default_rng(seed)
     table = env.unwrapped

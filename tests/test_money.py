@@ -56,7 +56,7 @@ def test_every_cent_bankroll_stays_at_zero_or_more_after_an_insured_all_in() -> 
 
 def test_the_issues_insured_all_in_keeps_the_observation_in_its_space() -> None:
     for seed in range(40):  # every one of these deals, won or lost
-        env = gym.make("TrenteEtQuarante-v0", bankroll=96.96, observation="flat")
+        env = gym.make("TrenteEtQuarante-v0", bankroll=96.96, observation="flat", coup_info=True)
         env.reset(seed=seed)
         action = np.zeros(12, dtype=np.int64)
         action[0], action[4] = 1000, 1

@@ -53,7 +53,8 @@ def test_the_card_rows_show_red_cards_in_red() -> None:
     from trente_env.render import RED
 
     for _ in range(20):
-        _, _, _, _, info = env.step(_flat_bet())
+        env.step(_flat_bet())
+        info = env.coup_details()  # the coup drawn (the step's info is empty by default)
         red = any(not is_black(c) for c in info["noir_cards"] + info["rouge_cards"])
         frame = env.render()
         cards = frame[40:175, 90:600]  # where the two rows of cards are drawn

@@ -22,7 +22,7 @@ from trente_env.rules import get_rules
 @pytest.mark.parametrize("name", list(STRATEGIES))
 @pytest.mark.parametrize("observation", ["dict", "flat"])
 def test_every_strategy_plays_a_single_env(name: str, observation: str) -> None:
-    env = gym.make("TrenteEtQuarante-v0", observation=observation, bankroll=200)
+    env = gym.make("TrenteEtQuarante-v0", observation=observation, bankroll=200, coup_info=True)
     policy = make_strategy(name)
     obs, _ = env.reset(seed=3)
     state = None

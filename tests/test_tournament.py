@@ -36,7 +36,7 @@ def _sessions_bytes(folder: Path) -> bytes:
 
 def _reference_session(seed: int, coups: int, stake: int = 1, box: int = 0, bankroll: float = 1000.0) -> dict:
     """One session of flat betting played by hand on the single environment, prisoners settled after."""
-    env = TrenteEtQuaranteEnv(bankroll=bankroll)
+    env = TrenteEtQuaranteEnv(bankroll=bankroll, coup_info=True)
     obs, _ = env.reset(seed=seed)
     action = np.zeros(12, dtype=np.int64)
     action[box] = stake

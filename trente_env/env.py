@@ -115,12 +115,15 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
 
     ## Information
 
-    ``step`` returns in ``info``: ``noir_cards`` and ``rouge_cards`` (tuples of card codes, see
+    Empty by default, so that a step builds nothing it was not asked for (as the vector
+    environment's). With ``coup_info=True`` every ``step`` returns in ``info`` the details of the
+    coup: ``noir_cards`` and ``rouge_cards`` (tuples of card codes, see
     :func:`trente_env.cards.card_name`), the totals ``noir`` and ``rouge``, ``result`` (a
     :class:`~trente_env.codes.Result` code), ``couleur`` (0 Couleur won, 1 Inverse won, 2 neither),
     ``reshuffle`` (the cut card came out), ``stakes`` (the stakes actually placed per box, after
     making them legal), ``insured`` (per box), ``back`` (what each box returned to the bankroll,
-    stake and winnings, freed prisoners included) and ``clipped``. ``reset`` returns an empty info.
+    stake and winnings, freed prisoners included) and ``clipped``. The same details of the last
+    coup are always given by :meth:`coup_details`. ``reset`` returns an empty info.
 
     ## Arguments
 
@@ -141,6 +144,7 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
     * ``history``: coups kept on the scoreboard (default 10).
     * ``observe_shoe``: add the shoe's unseen cards to the observation (default False).
     * ``stake_levels``: the stakes of the discrete form, in units (default 1, 5, 25, 100).
+    * ``coup_info``: put the details of every coup in ``info`` (see Information; default False).
     * ``render_mode``: ``"ansi"`` (the croupier's layout as text), ``"human"`` (printed in colour) or
       ``"rgb_array"`` (the table as a picture, ``(368, 640, 3)`` uint8: both rows of cards, the
       scoreboard, the stakes and the bankroll; what gymnasium's ``RecordVideo`` films).
@@ -152,7 +156,8 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
 
     ## Version History
 
-    * v0: initial version.
+    * v0: initial version; ``info`` empty unless ``coup_info=True`` (it held the coup's details at
+      every step before).
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
@@ -168,6 +173,7 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
         observe_shoe: bool = False,
         stake_levels: Sequence[float] = DEFAULT_STAKE_LEVELS,
         render_mode: str | None = None,
+        coup_info: bool = False,
     ) -> None:
         self.rules = get_rules(rules)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -178,12 +184,13 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
             raise ValueError(f"the target ({target}) must be above the starting bankroll ({bankroll})")
         self.render_mode = render_mode
         self.target = target
+        self.coup_info = bool(coup_info)
         self.layout = Layout(self.rules, action_form, observation, history, observe_shoe, stake_levels)
         self.action_space = self.layout.single_action_space
         self.observation_space = self.layout.single_observation_space
         self._tables = self.layout.new_tables(1, bankroll, target)
         self._menu_size = 0 if action_form == "full" else self.layout.action_table.shape[0]
-        self._last_info: dict[str, Any] | None = None
+        self._dealt = False  # a coup was dealt since the last reset (what render shows)
         self._bind()
 
     def _bind(self) -> None:
@@ -193,12 +200,17 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
         again after unpickling (a pickled view would no longer share the table's memory)."""
         t = self._tables
         self._observe = self.layout.observer(t)
-        self._rows = (t.coup[0], t.shoes[0], t.placed[0], t.insured[0], t.back[0])
+        # the row's methods the coup's details call: copies of its stakes, insurance flags and returns
+        self._rows = (
+            t.coup[0].tolist, t.shoes[0], t.placed[0].copy, t.insured[0].copy, t.back[0].copy, t.couleurs.item,
+            t.clipped.item,
+        )  # fmt: skip
+        self._items = (t.needs_shuffle.item, t.reward.item, t.terminated.item)  # what every step reads
         self._cards: tuple[int, ...] | None = None  # the shoe's cards as numbers, read again after a shuffle
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        del state["_observe"], state["_rows"]
+        del state["_observe"], state["_rows"], state["_items"]
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -220,7 +232,7 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
         super().reset(seed=seed)
         self._tables.seed([self.np_random])
         self._tables.reset_rows()
-        self._last_info = None
+        self._dealt = False
         if self.render_mode == "human":
             self.render()
         return self._observe(), {}
@@ -228,33 +240,44 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Place the bets, deal one coup, settle every box."""
         tables = self._tables
-        shuffles = tables.needs_shuffle.item(0)  # this coup is dealt from a fresh shuffle
+        needs_shuffle, reward, terminated = self._items
+        if self.coup_info and needs_shuffle(0):  # this coup is dealt from a fresh shuffle
+            self._cards = None
         if self._menu_size and isinstance(action, (int, np.integer)) and 0 <= action < self._menu_size:
             tables.choose_one(action)  # the discrete form's usual action: its row of the menu
         else:
-            tables.play_one(self.layout.actions(action))
-        coup, shoe, placed, insured, back = self._rows
-        noir, rouge, result, _, start, middle, end, reshuffle = coup.tolist()
-        if shuffles or self._cards is None:
-            self._cards = tuple(shoe.tolist())  # the shoe as dealt until its next shuffle
+            tables.play_one(self.layout.action_row(action))
+        self._dealt = True
+        info = self.coup_details() if self.coup_info else {}
+        if self.render_mode == "human":
+            self.render()
+        return self._observe(), reward(0), terminated(0), False, info
+
+    def coup_details(self) -> dict[str, Any] | None:
+        """The details of the last coup, what ``info`` holds with ``coup_info=True`` (see Information);
+        None before the first coup of the session."""
+        if not self._dealt:
+            return None
+        coup, shoe, placed, insured, back, couleur, clipped = self._rows
+        noir, rouge, result, _, start, middle, end, reshuffle = coup()
         cards = self._cards
-        info = {
+        if cards is None:  # kept only where every step sees the shuffles (coup_info): see step
+            cards = tuple(shoe.tolist())  # the shoe as dealt until its next shuffle
+            if self.coup_info:
+                self._cards = cards
+        return {
             "noir_cards": cards[start:middle],
             "rouge_cards": cards[middle:end],
             "noir": noir,
             "rouge": rouge,
             "result": result,
-            "couleur": tables.couleurs.item(0),  # one table: the first entry is its last coup's
+            "couleur": couleur(0),  # one table: the first entry is its last coup's
             "reshuffle": bool(reshuffle),
-            "stakes": placed.copy(),
-            "insured": insured.copy(),
-            "back": back.copy(),
-            "clipped": tables.clipped.item(0),
+            "stakes": placed(),
+            "insured": insured(),
+            "back": back(),
+            "clipped": clipped(0),
         }
-        self._last_info = info
-        if self.render_mode == "human":
-            self.render()
-        return self._observe(), tables.reward.item(0), tables.terminated.item(0), False, info
 
     def action_masks(self) -> np.ndarray:
         """The legal actions now, for sb3-contrib's MaskablePPO (see the Action Space section)."""
@@ -275,7 +298,7 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
 
             t = self._tables
             money = int(t.coups[0]), float(t.bankroll[0])
-            return draw_table(*money, t.prison[0], t.results[0], t.couleurs[0], self._last_info)
+            return draw_table(*money, t.prison[0], t.results[0], t.couleurs[0], self.coup_details())
         text = self._render_text()
         if self.render_mode == "ansi":
             return text
@@ -295,7 +318,7 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
         head = f"Coup {int(t.coups[0])} · bankroll {t.bankroll[0]:.2f}" + (
             f" · en prison: {prisoners}" if prisoners else ""
         )
-        info = self._last_info
+        info = self.coup_details()
         if info is None:
             return f"{head}\nFaites vos jeux."
         coup = Coup(info["noir_cards"], info["rouge_cards"], info["noir"], info["rouge"])

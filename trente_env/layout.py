@@ -111,8 +111,8 @@ class Layout:
         numbers (whole numbers for the discrete form), raises ValueError.
         """
         single = n is None
-        if single and type(action) is np.ndarray and action.shape == self._one_shape and action.dtype.kind in "biuf":
-            return action.reshape(1, ACTION_WIDTH)  # the single environment's usual full action, checked at once
+        if single and self.is_usual_full(action):
+            return action.reshape(1, ACTION_WIDTH)
         if self.action_form == "discrete":
             last = self.action_table.shape[0] - 1
             if single and isinstance(action, (int, np.integer)) and 0 <= action <= last:
@@ -135,6 +135,18 @@ class Layout:
                 f"shape {shapes[0]}; got {_describe(rows)}"
             )
         return rows.reshape(n, ACTION_WIDTH)
+
+    def is_usual_full(self, action: Any) -> bool:
+        """Whether ``action`` is the single environment's usual full action, a numpy array of the 12
+        numbers of one table (what the action space's ``sample()`` and SB3 give), which is legal as it
+        is: :meth:`actions` takes it without a copy, and :meth:`action_row` hands it over untouched."""
+        return type(action) is np.ndarray and action.shape == self._one_shape and action.dtype.kind in "biuf"
+
+    def action_row(self, action: Any) -> np.ndarray:
+        """One action of the single environment as its 12 numbers, of shape (12,) or (1, 12), for
+        :meth:`Tables.play_one <trente_env.tables.Tables.play_one>`: the usual full action
+        (:meth:`is_usual_full`) as it is, any other as :meth:`actions` reads it (ValueError likewise)."""
+        return action if self.is_usual_full(action) else self.actions(action)
 
     def choices(self, action: Any, n: int) -> np.ndarray:
         """The discrete form's batch of ``n`` actions as row numbers of :attr:`action_table` (int64,
@@ -230,34 +242,30 @@ class Layout:
 
     def observer(self, tables: Tables) -> Callable[[], np.ndarray | dict[str, np.ndarray]]:
         """A function giving the observation of the only table of ``tables`` (no table axis) as fresh
-        arrays, as :meth:`observe` gives its first row: the dict form's numbers are views of one fresh
-        copy of the table's row of the buffer. The function holds views of the tables' arrays, made
-        once (the single environment's step: making a view costs about as much as copying a row)."""
-        row, results, couleurs = tables.flat[0], tables.results[0], tables.couleurs[0]
+        arrays, the values of :meth:`observe`'s first row: in the dict form each part is its own copy
+        of its view of the table's row. The function holds the views' ``copy`` methods, made once
+        (the single environment's step: making a view costs about as much as copying it)."""
+        row = tables.flat[0]
         if self.observation == "flat":
             return row.copy
-        slices = self._slices
-        if not self.observe_shoe:  # the usual parts, written out (a third faster than the loop below)
-            (_, bankroll), (_, coups), (_, prison) = slices
+        keys = [part for part, _ in self._slices] + ["couleur", "results"]
+        copies = [row[at].copy for _, at in self._slices] + [tables.couleurs[0].copy, tables.results[0].copy]
+        if not self.observe_shoe:  # the usual parts, written out (faster than the loop below)
+            bankroll, coups, prison, couleur, results = copies
 
             def observe() -> dict[str, np.ndarray]:
-                numbers = row.copy()
                 return {
-                    "bankroll": numbers[bankroll],
-                    "coups": numbers[coups],
-                    "prison": numbers[prison],
-                    "couleur": couleurs.copy(),
-                    "results": results.copy(),
+                    "bankroll": bankroll(),
+                    "coups": coups(),
+                    "prison": prison(),
+                    "couleur": couleur(),
+                    "results": results(),
                 }
 
             return observe
 
         def observe_with_shoe() -> dict[str, np.ndarray]:
-            numbers = row.copy()
-            obs = {part: numbers[at] for part, at in slices}
-            obs["couleur"] = couleurs.copy()
-            obs["results"] = results.copy()
-            return obs
+            return {key: copy() for key, copy in zip(keys, copies, strict=True)}
 
         return observe_with_shoe
 

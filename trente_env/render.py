@@ -58,7 +58,8 @@ def draw_table(
     :param coups: coups dealt this session; ``bankroll``: money in hand, in units.
     :param prison: stakes in prison, ``(4, 2)``: box by prison level.
     :param results: the scoreboard's result codes, most recent first; ``couleurs`` its Couleur codes.
-    :param last: the last coup's ``info`` from ``step`` (None before the first coup).
+    :param last: the last coup's details, :meth:`~trente_env.env.TrenteEtQuaranteEnv.coup_details` (None before
+        the first coup).
     """
     from PIL import Image, ImageDraw
 

@@ -686,9 +686,9 @@ class Tables:
         self._run(actions, self._no_choice, skip, NO_AUTORESET, NO_LIMIT)
 
     def play_one(self, row: np.ndarray) -> None:
-        """:meth:`play` for a single table, with its (1, 12) action row already checked (the single
-        environment's step: :meth:`~trente_env.layout.Layout.actions`)."""
-        self._one_action[...] = row  # the single table's action, without allocating
+        """:meth:`play` for a single table, with its action row of shape (12,) or (1, 12) already
+        checked (the single environment's step: :meth:`~trente_env.layout.Layout.action_row`)."""
+        self._one_action[...] = row  # the single table's action, without allocating (made float64 here)
         self._play_one(0)
 
     def choose_one(self, choice: int) -> None:
