@@ -7,8 +7,9 @@ It trains a small PPO model (one update, the shipped network: [64, 64], discrete
 temporary folder, then, on one torch thread (what the tournament sets), for each block size of
 ``--sessions``:
 
-* ``tournament``: one block on the tournament's path for models (:func:`strategies.runner.play_on_env`:
-  the vector env, the runner's bookkeeping and the model's batched ``act``);
+* ``tournament``: one block on the tournament's path for models (the block's session seeds, then
+  :func:`strategies.runner.play_on_env`: the vector env and its reset, the runner's bookkeeping and the
+  model's batched ``act``);
 * ``policy``: the model's ``act`` alone on the observations of one block (what the network costs);
 
 each with the direct greedy play (``act``'s default: the network on kept buffers) and with
@@ -20,6 +21,11 @@ before and after each block size (other work on the cores slows every figure). E
 twice: per second of the clock, and per second of this process's CPU (``cpu``): the process plays on
 one thread (one torch thread, tables of one thread), so on a quiet machine the two agree, and on a
 busy one the CPU figure is what the work itself costs.
+
+Then ``seeding``: microseconds of CPU a session of the start of a block, in the same rounds: its
+session seeds (``session_seeds``, against :func:`~strategies.runner.session_seed` called for each
+session) and its tables' shuffling generators (``shuffling_generators``, what the vector env's reset
+makes, against ``numpy.random.default_rng`` of each seed): the same numbers, made two ways.
 
 Then ``network``: the floor a model's greedy play cannot go below, SB3's own modules stage by stage
 on one block of observations, for each of ``--rows`` and torch threads 1 and 2 (nanoseconds a row,
@@ -42,11 +48,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from experiments.console import status
 from experiments.rl.train import train_agent
 from strategies.model import ModelPolicy
 from strategies.registry import make_strategy
-from strategies.runner import observation_kwargs, play_on_env, session_seeds
+from strategies.runner import observation_kwargs, play_on_env, session_seed, session_seeds
 from trente_env.rules import get_rules
+from trente_env.tables import shuffling_generators
 from trente_env.vector import TrenteEtQuaranteVectorEnv
 
 
@@ -93,6 +101,25 @@ def policy_rate(policy: ModelPolicy, observation, coups: int) -> tuple[float, fl
     sessions = len(observation["bankroll"]) if isinstance(observation, dict) else len(observation)
     wall, cpu = timed(lambda: [policy.act(observation) for _ in range(coups)])
     return sessions * coups / wall, sessions * coups / cpu
+
+
+def seeding(sessions: int, repeats: int) -> dict:
+    """Microseconds of CPU a session (medians of ``repeats``) of making a block's seeds and generators,
+    the way the tournament does and one numpy object per integer (the reference)."""
+    seeds = session_seeds(0, sessions)
+    ways = {
+        "session_seeds": lambda: session_seeds(0, sessions),
+        "session_seed of each (reference)": lambda: [session_seed(0, i) for i in range(sessions)],
+        "shuffling_generators": lambda: shuffling_generators(seeds),
+        "default_rng of each (reference)": lambda: [np.random.default_rng(s) for s in seeds],
+    }
+    runs: dict = {}
+    for _ in range(repeats):
+        for name, way in ways.items():
+            runs.setdefault(name, []).append(timed(way)[1] / sessions * 1e6)
+    report = {f"{k} us/session (cpu)": round(statistics.median(v), 2) for k, v in runs.items()}
+    print(f"  seeding, {sessions} sessions: {json.dumps(report)}", flush=True)
+    return report
 
 
 def stages(model: ModelPolicy, observation, threads: int) -> dict:  # noqa: ANN001
@@ -169,16 +196,19 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(1)
     report: dict[str, dict] = {}
-    with tempfile.TemporaryDirectory() as scratch:
+    with tempfile.TemporaryDirectory() as scratch, status() as doing:
+        doing("training a small PPO model (one update)")
         model = train_agent("ppo", 2048, out_dir=Path(scratch) / "model", eval_every=10**9)["files"]["model"]
         direct = make_strategy(f"model:{model}")
         reference = make_strategy(f"model:{model}")
         reference.__dict__["_greedy_network"] = None  # no direct path: every batch goes through predict
         paths = {"direct": direct, "reference": reference}
         alone = TablesAlone(direct)
+        doing("warming up (numba's caches, the model), off the clock")
         for policy in (*paths.values(), alone):
             tournament_rate(policy, 50, 5)  # warm up: compile, load
         for sessions in args.sessions:
+            doing(f"blocks of {sessions} sessions")
             before = load()
             # tables of one thread, as the tournament's for a model: numba's thread pool, once started,
             # slows torch's work in this process from then on (README, Performance)
@@ -206,8 +236,13 @@ def main() -> None:
                 medians[f"{kind} ratio"] = medians[f"{kind} direct"] / medians[f"{kind} reference"]
             medians["load before, after"] = f"{before}; {load()}"
             report[f"block of {sessions}"] = medians
+        doing("seeding")
+        seeds = seeding(max(args.sessions), max(args.repeats, 5))
+        doing("the network's floor, stage by stage")
         floor = network_floor(direct, args.rows, args.repeats) if args.rows else {}
-    print(json.dumps({"median_session_coups_per_second": report, "network_ns_per_row": floor}, indent=2))
+    print(
+        json.dumps({"median_session_coups_per_second": report, "seeding": seeds, "network_ns_per_row": floor}, indent=2)
+    )
 
 
 if __name__ == "__main__":
