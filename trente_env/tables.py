@@ -7,7 +7,8 @@ run the same kernel, which plays each table's coup with the croupier's compiled 
 :func:`~trente_env.croupier.bet_and_settle` settles every box with the settlement's own
 :func:`~trente_env.settle.settle_box`), so there is one copy of the rules.
 
-Randomness: each table owns a :class:`numpy.random.Generator`, used for nothing but shuffles. A
+Randomness: each table owns a :class:`numpy.random.Generator` (or only its bit generator, as the
+vector env's reset gives: :func:`shuffling_generators`), used for nothing but shuffles. A
 shuffle takes one seed from it (:func:`~trente_env.dealer.shuffle_seeds`), exactly as
 :class:`~trente_env.dealer.Shoe` does,
 so table ``i`` deals the same coups as a ``Shoe`` (or :func:`~trente_env.dealer.deal_coups`) fed
