@@ -70,8 +70,23 @@ def session_seed(seed: int, i: int) -> int:
 
 
 def session_seeds(seed: int, sessions: int, first: int = 0) -> list[int]:
-    """The table seeds of ``sessions`` sessions of a run with seed ``seed``, from session ``first`` on."""
-    return [session_seed(seed, i) for i in range(first, first + sessions)]
+    """The table seeds of ``sessions`` sessions of a run with seed ``seed``, from session ``first`` on:
+    :func:`session_seed` of each.
+
+    The run's seed is read into its 32-bit words once (as ``SeedSequence`` reads an integer, at least
+    as many words as its pool, which it pads with zero words: the same pool, the same children), and
+    each child's four words are read as one 128-bit integer.
+    """
+    seed = int(seed)
+    if seed < 0:  # SeedSequence's own error
+        return [session_seed(seed, i) for i in range(first, first + sessions)]
+    length = max(4, -(-seed.bit_length() // 32))
+    entropy = np.frombuffer(seed.to_bytes(4 * length, "little"), dtype="<u4")
+    words = b"".join(
+        np.random.SeedSequence(entropy, spawn_key=(i,)).generate_state(4, np.uint32).astype("<u4").tobytes()
+        for i in range(first, first + sessions)
+    )
+    return [int.from_bytes(words[k : k + 16], "little") for k in range(0, len(words), 16)]
 
 
 @dataclass(frozen=True)

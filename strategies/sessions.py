@@ -35,6 +35,7 @@ from trente_env import jit
 from trente_env.codes import ACTION_WIDTH, NO_COUP, PRISON_SIZE, UNDECIDED, Result, scoreboard_couleur
 from trente_env.croupier import bet_and_settle, is_free, next_coup, table_rules
 from trente_env.rules import MAX_MONEY, RuleSet
+from trente_env.tables import shuffling_generators
 
 #: Coups allowed after the end of a session for prisoners to settle (no new stakes).
 SETTLE_LIMIT = 1000
@@ -233,8 +234,8 @@ def session_shuffle_seeds(session_seeds: Sequence[int], shuffles: int) -> np.nda
     """(sessions, shuffles) uint64: the seeds of each session's first shuffles, as its table draws
     them (the raw outputs of ``numpy.random.default_rng(session seed)``)."""
     out = np.empty((len(session_seeds), shuffles), dtype=np.uint64)
-    for i, seed in enumerate(session_seeds):
-        out[i] = np.random.default_rng(seed).bit_generator.random_raw(shuffles)
+    for i, generator in enumerate(shuffling_generators(session_seeds)):
+        out[i] = generator.random_raw(shuffles)
     return out
 
 

@@ -7,7 +7,8 @@ run the same kernel, which plays each table's coup with the croupier's compiled 
 :func:`~trente_env.croupier.bet_and_settle` settles every box with the settlement's own
 :func:`~trente_env.settle.settle_box`), so there is one copy of the rules.
 
-Randomness: each table owns a :class:`numpy.random.Generator`, used for nothing but shuffles. A
+Randomness: each table owns a :class:`numpy.random.Generator` (or only its bit generator, as the
+vector env's reset gives: :func:`shuffling_generators`), used for nothing but shuffles. A
 shuffle takes one seed from it (:func:`~trente_env.dealer.shuffle_seeds`), exactly as
 :class:`~trente_env.dealer.Shoe` does,
 so table ``i`` deals the same coups as a ``Shoe`` (or :func:`~trente_env.dealer.deal_coups`) fed
@@ -516,6 +517,24 @@ _play_held = jit.kernel(_play_held)  # reading a structref needs numba's referen
 SEED_BATCH = 64
 
 
+def shuffling_generators(seeds: Sequence[int]) -> list[np.random.BitGenerator]:
+    """The bit generators of ``numpy.random.default_rng(seed)`` for each seed: the same streams, the
+    same shoes.
+
+    numpy's :class:`~numpy.random.SeedSequence` reads an integer seed as its 32-bit words, least
+    significant first, one Python step per word; for seeds below ``2**128`` (a session seed) the
+    words of every seed are taken here in one pass and handed to it as an array, which gives the
+    same pool (an entropy shorter than the pool is padded with zero words). The
+    :class:`~numpy.random.Generator` around each bit generator is left out: a table draws only raw
+    outputs. Other seeds (negative, larger) go through ``default_rng`` itself.
+    """
+    seeds = [int(s) for s in seeds]
+    if not all(0 <= s < 2**128 for s in seeds):
+        return [np.random.default_rng(s).bit_generator for s in seeds]
+    words = np.frombuffer(b"".join(s.to_bytes(16, "little") for s in seeds), dtype="<u4").reshape(-1, 4)
+    return [np.random.PCG64(np.random.SeedSequence(w)) for w in words]
+
+
 class Tables:
     """N tables with the same rules, each with its own shoe, generator, bankroll and prisoners.
 
@@ -641,7 +660,8 @@ class Tables:
         self.menu = None if menu is None else _of_one_type(menu, np.float64)
         self._held: list[Callable[[], Any]] = []  # the single table's two calls, once made (_hold_calls)
         self._entries: dict = {}  # each kernel's compiled entry point, once called (see _call)
-        self.generators: list[np.random.Generator] = []
+        self.generators: list[np.random.Generator | np.random.BitGenerator] = []
+        self._bit_generators: list[np.random.BitGenerator] = []  # the generators' bit generators (seed)
         parallel = n >= PARALLEL_FROM if threads is None else bool(threads)
         self._play_kernel = _play_parallel if parallel else _play_serial
         self._restart_kernel = _restart_parallel if parallel else _restart_serial
@@ -649,11 +669,13 @@ class Tables:
         self._spent = n  # tables whose every drawn seed is used (all, before the first draw)
         self.reset_rows()  # every observation written, the one-hot scoreboard included
 
-    def seed(self, generators: Sequence[np.random.Generator]) -> None:
-        """Give every table its shuffling generator."""
+    def seed(self, generators: Sequence[np.random.Generator | np.random.BitGenerator]) -> None:
+        """Give every table its shuffling generator (a :class:`numpy.random.Generator`, or the bit
+        generator of one: a table draws only its raw outputs, see :func:`shuffling_generators`)."""
         if len(generators) != self.n:
             raise ValueError(f"need {self.n} generators, got {len(generators)}")
         self.generators = list(generators)
+        self._bit_generators = [getattr(g, "bit_generator", g) for g in self.generators]
         self._used[:] = self._seeds.shape[1]  # the seeds drawn from the old generators are dropped
         self._spent = self.n
 
@@ -757,9 +779,9 @@ class Tables:
         the single environment's ``np_random``, which a reset hands over again.
         """
         size = self._seeds.shape[1]
-        generators = self.generators
+        generators = self._bit_generators
         for i in np.flatnonzero(self._used == size).tolist():
-            self._seeds[i] = generators[i].bit_generator.random_raw(size)
+            self._seeds[i] = generators[i].random_raw(size)
         self._used[self._used == size] = 0
         self._spent = 0
 
@@ -836,4 +858,5 @@ __all__ = [
     "ObservationRows",
     "TableState",
     "Tables",
+    "shuffling_generators",
 ]

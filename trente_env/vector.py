@@ -18,7 +18,7 @@ from gymnasium.vector.utils import batch_space
 
 from trente_env.layout import DEFAULT_STAKE_LEVELS, ActionForm, Layout, ObservationForm
 from trente_env.rules import RuleSet, get_rules
-from trente_env.tables import NEXT_STEP, SAME_STEP, Tables
+from trente_env.tables import NEXT_STEP, SAME_STEP, Tables, shuffling_generators
 
 _AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
 
@@ -32,7 +32,8 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
     form an ``(N,)`` array; a dict observation is a dict of ``(N, ...)`` arrays.
 
     **Seeding.** ``reset(seed=s)`` gives table ``i`` the generator ``numpy.random.default_rng(s + i)``
-    (a list of seeds gives one per table); ``reset(seed=None)`` keeps the tables' generators, or
+    (a list of seeds gives one per table; the tables keep only its bit generator, see
+    :func:`~trente_env.tables.shuffling_generators`); ``reset(seed=None)`` keeps the tables' generators, or
     draws fresh entropy on the first reset. Each generator serves only its table's shuffles.
 
     **Autoreset** (``autoreset_mode``, recorded in ``metadata["autoreset_mode"]``):
@@ -144,7 +145,7 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
             seeds = [int(seed) + i for i in range(self.num_envs)] if np.isscalar(seed) else [int(s) for s in seed]
             if len(seeds) != self.num_envs:
                 raise ValueError(f"need {self.num_envs} seeds, got {len(seeds)}")
-            self.tables.seed([np.random.default_rng(s) for s in seeds])
+            self.tables.seed(shuffling_generators(seeds))  # the bit generators of default_rng(s)
         elif not self.tables.generators:
             self.tables.seed([np.random.default_rng(s) for s in np.random.SeedSequence().spawn(self.num_envs)])
         mask = None if options is None else options.get("reset_mask")
