@@ -147,6 +147,16 @@ def deal_next(cards: np.ndarray, pos: int, cut_card: int, dead_cards: int) -> tu
     return noir, rouge, middle, end, (noir == 0) | (end > cards.size - max(cut_card, dead_cards)) | (end == live)
 
 
+@jit.inline
+def _fresh_shoe(cards, base):
+    """Put the cards of a fresh shoe (``base``) back in ``cards``, card by card: numba's copy of a
+    slice costs about ten times more for a shoe of 312 cards."""
+    if cards.size != base.size:
+        raise ValueError("a shoe of another size than the fresh shoe")
+    for i in range(base.size):
+        cards[i] = base[i]
+
+
 @jit.parallel
 def _deal_shoes(shoes, base, seeds, burn, cut_card, dead_cards, chunks, first_shoe, counts, *stage):
     """Shuffle and deal every shoe (one per row of ``shoes``) until its cut card or its end.
@@ -156,11 +166,13 @@ def _deal_shoes(shoes, base, seeds, burn, cut_card, dead_cards, chunks, first_sh
     many it wrote. Each column of ``stage`` is one field of :class:`Coups`.
     """
     room = stage[0].size // shoes.shape[0]
+    if shoes.shape[1] != base.size:  # checked here: an exception raised on numba's threads is lost
+        raise ValueError("a shoe of another size than the fresh shoe")
     for c in numba.prange(chunks.size - 1):
         row = chunks[c] * room
         for s in range(chunks[c], chunks[c + 1]):
             cards = shoes[s]
-            cards[:] = base
+            _fresh_shoe(cards, base)
             shuffle(cards, seeds[s])
             pos = burn
             while True:
@@ -196,12 +208,16 @@ TALLY_NOIR, TALLY_ROUGE, TALLY_RESULTS = 0, 10, 20
 TALLY_SIZE = TALLY_RESULTS + 2 * len(Result)
 
 
+#: Shoes in a group (:func:`_tally_shoes`): dealt one after another by one thread, into one tally.
+TALLY_GROUP = 32
+
+
 @jit.kernel
 def _tally_shoe(cards, base, seed, burn, cut_card, dead_cards, limit, row):
     """Shuffle one shoe (``seed``) and deal it as :func:`_deal_shoes` does, its first ``limit`` coups
     at most, adding each coup to the tally ``row`` (:data:`TALLY_SIZE` counts) instead of writing it
     out. Returns the coups dealt."""
-    cards[:] = base
+    _fresh_shoe(cards, base)
     shuffle(cards, seed)
     pos = burn
     dealt = 0
@@ -220,45 +236,69 @@ def _tally_shoe(cards, base, seed, burn, cut_card, dead_cards, limit, row):
 
 
 @jit.parallel
-def _tally_shoes(shoes, base, seeds, burn, cut_card, dead_cards, tallies):
-    """:func:`_tally_shoe` for every shoe, dealt to its end: shoe ``s`` on row ``s`` of ``shoes``
-    and of ``tallies`` (zeroed first), the shoes spread over numba's threads."""
-    for s in numba.prange(shoes.shape[0]):
-        tallies[s, :] = 0
-        _tally_shoe(shoes[s], base, seeds[s], burn, cut_card, dead_cards, shoes.shape[1], tallies[s])
+def _tally_shoes(cards, base, seeds, burn, cut_card, dead_cards, tallies, dealt):
+    """:func:`_tally_shoe` for every shoe (``seeds``), dealt to its end, the shoes taken in groups of
+    :data:`TALLY_GROUP` spread over numba's threads: group ``g`` (shoes ``g * TALLY_GROUP`` on) is
+    shuffled in ``cards[g]`` one shoe after another and counted into ``tallies[g]`` (zeroed first);
+    ``dealt[s]`` is how many coups shoe ``s`` dealt."""
+    groups = (seeds.size + TALLY_GROUP - 1) // TALLY_GROUP
+    if groups > tallies.shape[0] or groups > cards.shape[0] or seeds.size > dealt.size:
+        raise ValueError("_tally_shoes: fewer tallies, shoes or counts than the seeds need")
+    if cards.shape[1] != base.size:  # checked here: an exception raised on numba's threads is lost
+        raise ValueError("a shoe of another size than the fresh shoe")
+    for g in numba.prange(groups):
+        shoe = cards[g]
+        row = tallies[g]
+        for t in range(row.size):
+            row[t] = 0
+        for s in range(g * TALLY_GROUP, min(seeds.size, (g + 1) * TALLY_GROUP)):
+            dealt[s] = _tally_shoe(shoe, base, seeds[s], burn, cut_card, dead_cards, shoe.size, row)
 
 
-def tally_coups(rules: RuleSet, n_coups: int, rng: np.random.Generator | int | None = None) -> np.ndarray:
+def tally_coups(
+    rules: RuleSet, n_coups: int, rng: np.random.Generator | int | None = None, *, batch_shoes: int = 8192
+) -> np.ndarray:
     """How the first ``n_coups`` coups of ``deal_coups(rules, n_coups, rng)`` ended, counted as they
     are dealt (nothing is written out, so it is several times faster): the row totals and the
     (result, Couleur) pairs, as :data:`TALLY_SIZE` int64 counts laid out as :data:`TALLY_NOIR`,
-    :data:`TALLY_ROUGE` and :data:`TALLY_RESULTS` say. ``rng`` is used up by the call."""
+    :data:`TALLY_ROUGE` and :data:`TALLY_RESULTS` say. ``rng`` is used up by the call.
+
+    :param batch_shoes: shoes shuffled per call of the kernel (the counts do not depend on it).
+    """
     if n_coups < 0:
         raise ValueError(f"the number of coups cannot be negative, got {n_coups}")
+    if batch_shoes < 1:
+        raise ValueError(f"a batch holds at least one shoe, got {batch_shoes}")
     rng = np.random.default_rng(rng)
     base = new_shoe(rules.decks)
     per_shoe = expected_coups_per_shoe(rules)
-    k_max = int(min(8192, np.ceil(n_coups / per_shoe * 1.02) + 1))
-    shoes = np.empty((k_max, rules.n_cards), dtype=np.uint8)
-    tallies = np.empty((k_max, TALLY_SIZE), dtype=np.int64)
+    k_max = int(min(batch_shoes, np.ceil(n_coups / per_shoe * 1.02) + 1))
+    groups = -(-k_max // TALLY_GROUP)
+    cards = np.empty((groups, rules.n_cards), dtype=np.uint8)
+    tallies = np.empty((groups, TALLY_SIZE), dtype=np.int64)
+    dealt = np.empty(k_max, dtype=np.int64)
     total = np.zeros(TALLY_SIZE, dtype=np.int64)
+    burn, cut_card, dead_cards = rules.burn, rules.cut_card, rules.dead_cards
     left = n_coups
     while left > 0:
         k = int(min(k_max, np.ceil(left / per_shoe * 1.02) + 1))
         seeds = shuffle_seeds(rng, k)
-        _tally_shoes(shoes[:k], base, seeds, rules.burn, rules.cut_card, rules.dead_cards, tallies[:k])
-        dealt = np.cumsum(tallies[:k, TALLY_RESULTS:].sum(axis=1))
-        if dealt[-1] <= left:
-            total += tallies[:k].sum(axis=0)
-            left -= int(dealt[-1])
+        _tally_shoes(cards, base, seeds, burn, cut_card, dead_cards, tallies, dealt)
+        if (batch := int(dealt[:k].sum())) <= left:
+            total += tallies[: -(-k // TALLY_GROUP)].sum(axis=0)
+            left -= batch
             continue
-        last = int(np.searchsorted(dealt, left))  # the shoe that deals the last coup asked for
-        total += tallies[:last].sum(axis=0)
-        tallies[last] = 0
-        before = int(dealt[last - 1]) if last else 0
-        _tally_shoe(shoes[last], base, seeds[last], rules.burn, rules.cut_card, rules.dead_cards, left - before,
-                    tallies[last])  # fmt: skip
-        total += tallies[last]
+        # the batch ran past the last coup asked for: the groups before the shoe that deals it count
+        # whole; that shoe's group is dealt again up to it (its shoes before it whole, none if it is
+        # the first), and that shoe to the last coup asked for
+        last = int(np.searchsorted(np.cumsum(dealt[:k]), left))
+        group = last // TALLY_GROUP
+        total += tallies[:group].sum(axis=0)
+        before = int(dealt[:last].sum())
+        tallies[0] = 0
+        _tally_shoes(cards, base, seeds[group * TALLY_GROUP : last], burn, cut_card, dead_cards, tallies, dealt)
+        _tally_shoe(cards[0], base, seeds[last], burn, cut_card, dead_cards, left - before, tallies[0])
+        total += tallies[0]
         left = 0
     return total
 
