@@ -146,3 +146,23 @@ def test_deck_and_cut_card_options_change_the_shoe():
     coups = run_json("deal", "--decks", "1", "--cut-card", "10", "--coups", "4")
     assert any(c["reshuffle_after"] for c in coups)  # 42 cards to deal: the cut card comes out by coup 4
     assert run_json("simulate", "--decks", "2", "--cut-card", "0", "--coups", "2000")["void_coups"] > 0
+
+
+def test_simulate_as_json_never_loads_rich():
+    # `simulate --json` draws nothing: rich (the tables, the progress bar) is loaded only to draw
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import sys; from experiments.cli import app; sys.argv = ['trente-lab', 'simulate', '-n', '3000', '--json']\n"
+        "try:\n    app()\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.partition('.')[0] == 'rich'), file=sys.stderr)"
+    )
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": root}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert json.loads(done.stdout)["coups"] == 3000, done.stderr[-2000:]
+    assert done.stderr.strip().splitlines()[-1] == "[]"
+    assert "Dealt" in run("simulate", "--coups", "3000").output  # the table and its lines still drawn
