@@ -157,13 +157,38 @@ def _fresh_shoe(cards, base):
         cards[i] = base[i]
 
 
+@jit.hot
+def _deal_shoe(cards, base, seed, burn, cut_card, dead_cards, shoe, row, noir, rouge, black, start, n_noir, n_rouge,
+               reshuffles, shoes):  # fmt: skip
+    """Shuffle one shoe (``seed``, numbered ``shoe``) and deal it to its cut card or its end, writing
+    its coups one after another into the columns from ``row`` on. Returns the row after its last coup.
+    Compiled without reference counting (:func:`~trente_env.jit.hot`), like :func:`_tally_shoe`."""
+    _fresh_shoe(cards, base)
+    shuffle(cards, seed)
+    pos = burn
+    while True:
+        a, b, middle, end, reshuffle = deal_next(cards, pos, cut_card, dead_cards)
+        noir[row] = a
+        rouge[row] = b
+        black[row] = a > 0 and CARD_BLACK[cards[pos]]
+        start[row] = pos
+        n_noir[row] = middle - pos
+        n_rouge[row] = end - middle
+        reshuffles[row] = reshuffle
+        shoes[row] = shoe
+        row += 1
+        pos = end
+        if reshuffle:
+            return row
+
+
 @jit.parallel
 def _deal_shoes(shoes, base, seeds, burn, cut_card, dead_cards, chunks, first_shoe, counts, *stage):
     """Shuffle and deal every shoe (one per row of ``shoes``) until its cut card or its end.
 
-    Shoes ``chunks[c]..chunks[c+1]-1`` are dealt in order by one thread, which writes their coups
-    one after another into ``stage`` from row ``chunks[c] * max_per_shoe``; ``counts[c]`` is how
-    many it wrote. Each column of ``stage`` is one field of :class:`Coups`.
+    Shoes ``chunks[c]..chunks[c+1]-1`` are dealt in order by one thread (:func:`_deal_shoe`), which
+    writes their coups one after another into ``stage`` from row ``chunks[c] * max_per_shoe``;
+    ``counts[c]`` is how many it wrote. Each column of ``stage`` is one field of :class:`Coups`.
     """
     room = stage[0].size // shoes.shape[0]
     if shoes.shape[1] != base.size:  # checked here: an exception raised on numba's threads is lost
@@ -171,24 +196,8 @@ def _deal_shoes(shoes, base, seeds, burn, cut_card, dead_cards, chunks, first_sh
     for c in numba.prange(chunks.size - 1):
         row = chunks[c] * room
         for s in range(chunks[c], chunks[c + 1]):
-            cards = shoes[s]
-            _fresh_shoe(cards, base)
-            shuffle(cards, seeds[s])
-            pos = burn
-            while True:
-                noir, rouge, middle, end, reshuffle = deal_next(cards, pos, cut_card, dead_cards)
-                stage[0][row] = noir
-                stage[1][row] = rouge
-                stage[2][row] = noir > 0 and CARD_BLACK[cards[pos]]
-                stage[3][row] = pos
-                stage[4][row] = middle - pos
-                stage[5][row] = end - middle
-                stage[6][row] = reshuffle
-                stage[7][row] = first_shoe + s
-                row += 1
-                pos = end
-                if reshuffle:
-                    break
+            row = _deal_shoe(shoes[s], base, seeds[s], burn, cut_card, dead_cards, first_shoe + s, row, stage[0],
+                             stage[1], stage[2], stage[3], stage[4], stage[5], stage[6], stage[7])  # fmt: skip
         counts[c] = row - chunks[c] * room
 
 
