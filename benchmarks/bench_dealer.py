@@ -11,13 +11,16 @@ end (start-up, imports, loading the compiled kernels, the exact odds, dealing an
 written), the median of ``--process-repeats`` runs, each run right after a run of the pure-Python
 reference so that both see the same load: ``whole_process_over_pure_python`` is N over the
 process's seconds, over the reference's coups per second. The process's own ``coups_per_second``
-(dealing and counting only) is given beside it.
+(dealing and counting only) is given beside it, and the seconds of ``trente-lab simulate --coups 1
+--json`` (start-up, imports and loading the kernels: what the whole process pays beside the deal).
+The load average before and after is printed with the figures (other work on the machine).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -66,19 +69,26 @@ def whole_process(n_coups: int, repeats: int, python_coups: int) -> dict[str, fl
     """``trente-lab simulate --coups n_coups`` timed end to end as a subprocess, ``repeats`` times,
     each after a timing of the pure-Python reference; medians."""
     root = Path(__file__).resolve().parents[1]
-    command = [sys.executable, "-m", "experiments.cli", "simulate", "--coups", str(n_coups), "--json"]
-    seconds, inside, reference = [], [], []
-    for _ in range(repeats):
-        reference.append(rate(pure_python_dealer, python_coups, 1))
+
+    def simulate(coups: int) -> tuple[float, float]:
+        command = [sys.executable, "-m", "experiments.cli", "simulate", "--coups", str(coups), "--json"]
         start = time.perf_counter()
         done = subprocess.run(command, cwd=root, capture_output=True, text=True, check=True)
-        seconds.append(time.perf_counter() - start)
-        inside.append(json.loads(done.stdout)["coups_per_second"])
+        return time.perf_counter() - start, json.loads(done.stdout)["coups_per_second"]
+
+    seconds, inside, reference, startup = [], [], [], []
+    for _ in range(repeats):
+        reference.append(rate(pure_python_dealer, python_coups, 1))
+        whole, dealing = simulate(n_coups)
+        seconds.append(whole)
+        inside.append(dealing)
+        startup.append(simulate(1)[0])
     process = statistics.median(seconds)
     python = statistics.median(reference)
     return {
         "whole_process_coups": n_coups,
         "whole_process_seconds": round(process, 2),
+        "startup_seconds": round(statistics.median(startup), 2),
         "whole_process_coups_per_second": round(n_coups / process),
         "inside_process_coups_per_second": round(statistics.median(inside)),
         "pure_python_coups_per_second_beside_it": round(python),
@@ -97,6 +107,7 @@ def main() -> None:
     )
     parser.add_argument("--process-repeats", type=int, default=3, help="runs of the whole process (median)")
     args = parser.parse_args()
+    load_before = os.getloadavg()[0]
     rules = get_rules()
     tally_coups(rules, 1_000, 0)
     deal_coups(rules, 1_000, 0)  # compile (or load the compiled kernels) outside the timing
@@ -123,6 +134,7 @@ def main() -> None:
     }
     if args.whole_process:
         figures.update(whole_process(args.whole_process, args.process_repeats, args.python_coups))
+    figures["load_average_before_after"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
     print(json.dumps(figures, indent=2))
 
 

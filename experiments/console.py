@@ -7,17 +7,46 @@ import contextlib
 import json
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any
-
-from rich.console import Console
-from rich.live import Live
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.spinner import Spinner
+from typing import TYPE_CHECKING, Any
 
 from experiments.files import json_default
 
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
+
+
+class _LazyConsole:
+    """A rich :class:`~rich.console.Console` made when it is first used, so that rich is imported
+    then and not when trente-lab starts (``trente-lab simulate --json`` never draws). Every
+    attribute is the console's own."""
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._console: Console | None = None
+
+    @property
+    def console(self) -> Console:
+        """The console itself (what rich's own objects are given)."""
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._options)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:  # what this class does not define
+        if name.startswith("_"):  # copies and pickles look for these before __init__ has run
+            raise AttributeError(name)
+        return getattr(self.console, name)
+
+
+out = _LazyConsole(highlight=False)
+err = _LazyConsole(stderr=True, highlight=False)
+
+
+def _rich(console: _LazyConsole | Console) -> Console:
+    """The rich console behind :data:`out` or :data:`err` (or the one put in its place)."""
+    return console.console if isinstance(console, _LazyConsole) else console
 
 
 def progress_bar(enabled: bool = True) -> Progress:
@@ -30,6 +59,8 @@ def progress_bar(enabled: bool = True) -> Progress:
             task = bar.add_task("dealing", total=n)
             bar.update(task, completed=done)
     """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
@@ -37,7 +68,7 @@ def progress_bar(enabled: bool = True) -> Progress:
         MofNCompleteColumn(),
         TimeRemainingColumn(),
     )
-    return Progress(*columns, console=err, transient=True, disable=not enabled or not err.is_terminal)
+    return Progress(*columns, console=_rich(err), transient=True, disable=not enabled or not err.is_terminal)
 
 
 @contextlib.contextmanager
@@ -52,9 +83,12 @@ def status(enabled: bool = True) -> Iterator[Callable[[str], None]]:
     if not enabled or not err.is_terminal:
         yield lambda _: None
         return
+    from rich.live import Live
+    from rich.spinner import Spinner
+
     spinner = Spinner("dots")
     # what is printed meanwhile goes above the line when stdout is this terminal, to its file otherwise
-    with Live(spinner, console=err, transient=True, redirect_stdout=out.is_terminal, redirect_stderr=False):
+    with Live(spinner, console=_rich(err), transient=True, redirect_stdout=out.is_terminal, redirect_stderr=False):
         yield lambda text: spinner.update(text=text)
 
 

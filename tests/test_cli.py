@@ -146,3 +146,43 @@ def test_deck_and_cut_card_options_change_the_shoe():
     coups = run_json("deal", "--decks", "1", "--cut-card", "10", "--coups", "4")
     assert any(c["reshuffle_after"] for c in coups)  # 42 cards to deal: the cut card comes out by coup 4
     assert run_json("simulate", "--decks", "2", "--cut-card", "0", "--coups", "2000")["void_coups"] > 0
+
+
+def test_simulate_as_json_never_loads_rich():
+    # `simulate --json` draws nothing: rich (the tables, the progress bar) is loaded only to draw
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import sys; from experiments.cli import app; sys.argv = ['trente-lab', 'simulate', '-n', '3000', '--json']\n"
+        "try:\n    app()\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.partition('.')[0] == 'rich'), file=sys.stderr)"
+    )
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": root}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert json.loads(done.stdout)["coups"] == 3000, done.stderr[-2000:]
+    assert done.stderr.strip().splitlines()[-1] == "[]"
+    assert "Dealt" in run("simulate", "--coups", "3000").output  # the table and its lines still drawn
+
+
+@pytest.mark.parametrize(
+    ("preset", "digest"),
+    [
+        ("classic", "f265070f7c291a8a9246d3b4dfbfa4ea6c5491464b3256fa37914e8e38f9f646"),
+        ("dead-cards", "5b38b4de5ec6586d678a0bbea5b0e613e55c016d7de08c4eed47167dd99e26eb"),
+    ],
+)
+def test_simulate_counts_the_same_coups_as_before_its_dealer_was_made_faster(monkeypatch, preset, digest):
+    # digests of (counts, void coups) written by the code before issue 16's changes to the tally
+    # (per-shoe rows summed by numpy): 250,000 coups in four shards of 70,000, seed 7
+    import hashlib
+
+    from experiments.errors import load_rules
+    from experiments.game import simulate
+
+    monkeypatch.setattr(simulate, "SHARD", 70_000)
+    counts = simulate.count_outcomes(load_rules(preset), 250_000, 7)
+    assert hashlib.sha256(json.dumps(list(counts), sort_keys=True, ensure_ascii=False).encode()).hexdigest() == digest

@@ -9,11 +9,13 @@ from hypothesis import strategies as st
 from trente_env.cards import CARD_VALUE, card_code, new_shoe
 from trente_env.coup import Coup, Result, classify, couleur_wins
 from trente_env.dealer import (
+    TALLY_GROUP,
     TALLY_NOIR,
     TALLY_RESULTS,
     TALLY_ROUGE,
     TALLY_SIZE,
     Shoe,
+    _tally_shoes,
     deal_coup,
     deal_coups,
     deal_row,
@@ -187,3 +189,32 @@ def test_the_tally_counts_the_very_coups_deal_coups_deals(preset: str, n: int) -
     np.add.at(expected, TALLY_RESULTS + 2 * coups.result.astype(int) + couleur, 1)
     assert expected[TALLY_RESULTS:].sum() == n
     assert np.array_equal(tally_coups(rules, n, 11), expected)
+
+
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 6_000), batch=st.integers(1, 100))
+def test_the_tally_does_not_depend_on_the_batch_size(seed, n, batch):
+    # a batch that runs past the n-th coup is cut inside a group of shoes dealt by one thread, at
+    # its first shoe, its last or between: small batches put that cut everywhere
+    rules = get_rules("family")
+    assert np.array_equal(tally_coups(rules, n, seed, batch_shoes=batch), tally_coups(rules, n, seed))
+
+
+def test_the_tally_kernel_refuses_arrays_too_short_for_its_shoes():
+    rules = get_rules("classic")
+    seeds = np.arange(TALLY_GROUP + 1, dtype=np.uint64)  # two groups of shoes
+    base = new_shoe(rules.decks)
+    one = (np.empty((1, rules.n_cards), np.uint8), np.empty((1, TALLY_SIZE), np.int64))
+    two = (np.empty((2, rules.n_cards), np.uint8), np.empty((2, TALLY_SIZE), np.int64))
+    dealt = np.empty(seeds.size, np.int64)
+    for cards, tallies, counts in ((one[0], two[1], dealt), (two[0], one[1], dealt), (*two, dealt[:-1])):
+        with pytest.raises(ValueError, match="fewer tallies, shoes or counts"):
+            _tally_shoes(cards, base, seeds, 0, 52, 0, tallies, counts)
+    with pytest.raises(ValueError, match="another size"):
+        _tally_shoes(two[0][:, :-1], base, seeds, 0, 52, 0, two[1], dealt)
+    _tally_shoes(two[0], base, seeds, 0, 52, 0, two[1], dealt)
+    assert two[1][:, TALLY_RESULTS:].sum() == dealt.sum() > 0
+
+
+def test_a_tally_batch_holds_at_least_one_shoe():
+    with pytest.raises(ValueError, match="at least one shoe"):
+        tally_coups(get_rules("classic"), 10, 0, batch_shoes=0)

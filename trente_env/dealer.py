@@ -147,36 +147,57 @@ def deal_next(cards: np.ndarray, pos: int, cut_card: int, dead_cards: int) -> tu
     return noir, rouge, middle, end, (noir == 0) | (end > cards.size - max(cut_card, dead_cards)) | (end == live)
 
 
+@jit.inline
+def _fresh_shoe(cards, base):
+    """Put the cards of a fresh shoe (``base``) back in ``cards``, card by card: numba's copy of a
+    slice costs about ten times more for a shoe of 312 cards."""
+    if cards.size != base.size:
+        raise ValueError("a shoe of another size than the fresh shoe")
+    for i in range(base.size):
+        cards[i] = base[i]
+
+
+@jit.hot
+def _deal_shoe(cards, base, seed, burn, cut_card, dead_cards, shoe, row, noir, rouge, black, start, n_noir, n_rouge,
+               reshuffles, shoes):  # fmt: skip
+    """Shuffle one shoe (``seed``, numbered ``shoe``) and deal it to its cut card or its end, writing
+    its coups one after another into the columns from ``row`` on. Returns the row after its last coup.
+    Compiled without reference counting (:func:`~trente_env.jit.hot`), like :func:`_tally_shoe`."""
+    _fresh_shoe(cards, base)
+    shuffle(cards, seed)
+    pos = burn
+    while True:
+        a, b, middle, end, reshuffle = deal_next(cards, pos, cut_card, dead_cards)
+        noir[row] = a
+        rouge[row] = b
+        black[row] = a > 0 and CARD_BLACK[cards[pos]]
+        start[row] = pos
+        n_noir[row] = middle - pos
+        n_rouge[row] = end - middle
+        reshuffles[row] = reshuffle
+        shoes[row] = shoe
+        row += 1
+        pos = end
+        if reshuffle:
+            return row
+
+
 @jit.parallel
 def _deal_shoes(shoes, base, seeds, burn, cut_card, dead_cards, chunks, first_shoe, counts, *stage):
     """Shuffle and deal every shoe (one per row of ``shoes``) until its cut card or its end.
 
-    Shoes ``chunks[c]..chunks[c+1]-1`` are dealt in order by one thread, which writes their coups
-    one after another into ``stage`` from row ``chunks[c] * max_per_shoe``; ``counts[c]`` is how
-    many it wrote. Each column of ``stage`` is one field of :class:`Coups`.
+    Shoes ``chunks[c]..chunks[c+1]-1`` are dealt in order by one thread (:func:`_deal_shoe`), which
+    writes their coups one after another into ``stage`` from row ``chunks[c] * max_per_shoe``;
+    ``counts[c]`` is how many it wrote. Each column of ``stage`` is one field of :class:`Coups`.
     """
     room = stage[0].size // shoes.shape[0]
+    if shoes.shape[1] != base.size:  # checked here: an exception raised on numba's threads is lost
+        raise ValueError("a shoe of another size than the fresh shoe")
     for c in numba.prange(chunks.size - 1):
         row = chunks[c] * room
         for s in range(chunks[c], chunks[c + 1]):
-            cards = shoes[s]
-            cards[:] = base
-            shuffle(cards, seeds[s])
-            pos = burn
-            while True:
-                noir, rouge, middle, end, reshuffle = deal_next(cards, pos, cut_card, dead_cards)
-                stage[0][row] = noir
-                stage[1][row] = rouge
-                stage[2][row] = noir > 0 and CARD_BLACK[cards[pos]]
-                stage[3][row] = pos
-                stage[4][row] = middle - pos
-                stage[5][row] = end - middle
-                stage[6][row] = reshuffle
-                stage[7][row] = first_shoe + s
-                row += 1
-                pos = end
-                if reshuffle:
-                    break
+            row = _deal_shoe(shoes[s], base, seeds[s], burn, cut_card, dead_cards, first_shoe + s, row, stage[0],
+                             stage[1], stage[2], stage[3], stage[4], stage[5], stage[6], stage[7])  # fmt: skip
         counts[c] = row - chunks[c] * room
 
 
@@ -196,12 +217,17 @@ TALLY_NOIR, TALLY_ROUGE, TALLY_RESULTS = 0, 10, 20
 TALLY_SIZE = TALLY_RESULTS + 2 * len(Result)
 
 
-@jit.kernel
+#: Shoes in a group (:func:`_tally_shoes`): dealt one after another by one thread, into one tally.
+TALLY_GROUP = 32
+
+
+@jit.hot
 def _tally_shoe(cards, base, seed, burn, cut_card, dead_cards, limit, row):
     """Shuffle one shoe (``seed``) and deal it as :func:`_deal_shoes` does, its first ``limit`` coups
     at most, adding each coup to the tally ``row`` (:data:`TALLY_SIZE` counts) instead of writing it
-    out. Returns the coups dealt."""
-    cards[:] = base
+    out. Returns the coups dealt. Compiled without reference counting (:func:`~trente_env.jit.hot`):
+    with it, each coup's call of :func:`deal_next` cost a quarter of the tally's time more."""
+    _fresh_shoe(cards, base)
     shuffle(cards, seed)
     pos = burn
     dealt = 0
@@ -220,45 +246,69 @@ def _tally_shoe(cards, base, seed, burn, cut_card, dead_cards, limit, row):
 
 
 @jit.parallel
-def _tally_shoes(shoes, base, seeds, burn, cut_card, dead_cards, tallies):
-    """:func:`_tally_shoe` for every shoe, dealt to its end: shoe ``s`` on row ``s`` of ``shoes``
-    and of ``tallies`` (zeroed first), the shoes spread over numba's threads."""
-    for s in numba.prange(shoes.shape[0]):
-        tallies[s, :] = 0
-        _tally_shoe(shoes[s], base, seeds[s], burn, cut_card, dead_cards, shoes.shape[1], tallies[s])
+def _tally_shoes(cards, base, seeds, burn, cut_card, dead_cards, tallies, dealt):
+    """:func:`_tally_shoe` for every shoe (``seeds``), dealt to its end, the shoes taken in groups of
+    :data:`TALLY_GROUP` spread over numba's threads: group ``g`` (shoes ``g * TALLY_GROUP`` on) is
+    shuffled in ``cards[g]`` one shoe after another and counted into ``tallies[g]`` (zeroed first);
+    ``dealt[s]`` is how many coups shoe ``s`` dealt."""
+    groups = (seeds.size + TALLY_GROUP - 1) // TALLY_GROUP
+    if groups > tallies.shape[0] or groups > cards.shape[0] or seeds.size > dealt.size:
+        raise ValueError("_tally_shoes: fewer tallies, shoes or counts than the seeds need")
+    if cards.shape[1] != base.size:  # checked here: an exception raised on numba's threads is lost
+        raise ValueError("a shoe of another size than the fresh shoe")
+    for g in numba.prange(groups):
+        shoe = cards[g]
+        row = tallies[g]
+        for t in range(row.size):
+            row[t] = 0
+        for s in range(g * TALLY_GROUP, min(seeds.size, (g + 1) * TALLY_GROUP)):
+            dealt[s] = _tally_shoe(shoe, base, seeds[s], burn, cut_card, dead_cards, shoe.size, row)
 
 
-def tally_coups(rules: RuleSet, n_coups: int, rng: np.random.Generator | int | None = None) -> np.ndarray:
+def tally_coups(
+    rules: RuleSet, n_coups: int, rng: np.random.Generator | int | None = None, *, batch_shoes: int = 8192
+) -> np.ndarray:
     """How the first ``n_coups`` coups of ``deal_coups(rules, n_coups, rng)`` ended, counted as they
     are dealt (nothing is written out, so it is several times faster): the row totals and the
     (result, Couleur) pairs, as :data:`TALLY_SIZE` int64 counts laid out as :data:`TALLY_NOIR`,
-    :data:`TALLY_ROUGE` and :data:`TALLY_RESULTS` say. ``rng`` is used up by the call."""
+    :data:`TALLY_ROUGE` and :data:`TALLY_RESULTS` say. ``rng`` is used up by the call.
+
+    :param batch_shoes: shoes shuffled per call of the kernel (the counts do not depend on it).
+    """
     if n_coups < 0:
         raise ValueError(f"the number of coups cannot be negative, got {n_coups}")
+    if batch_shoes < 1:
+        raise ValueError(f"a batch holds at least one shoe, got {batch_shoes}")
     rng = np.random.default_rng(rng)
     base = new_shoe(rules.decks)
     per_shoe = expected_coups_per_shoe(rules)
-    k_max = int(min(8192, np.ceil(n_coups / per_shoe * 1.02) + 1))
-    shoes = np.empty((k_max, rules.n_cards), dtype=np.uint8)
-    tallies = np.empty((k_max, TALLY_SIZE), dtype=np.int64)
+    k_max = int(min(batch_shoes, np.ceil(n_coups / per_shoe * 1.02) + 1))
+    groups = -(-k_max // TALLY_GROUP)
+    cards = np.empty((groups, rules.n_cards), dtype=np.uint8)
+    tallies = np.empty((groups, TALLY_SIZE), dtype=np.int64)
+    dealt = np.empty(k_max, dtype=np.int64)
     total = np.zeros(TALLY_SIZE, dtype=np.int64)
+    burn, cut_card, dead_cards = rules.burn, rules.cut_card, rules.dead_cards
     left = n_coups
     while left > 0:
         k = int(min(k_max, np.ceil(left / per_shoe * 1.02) + 1))
         seeds = shuffle_seeds(rng, k)
-        _tally_shoes(shoes[:k], base, seeds, rules.burn, rules.cut_card, rules.dead_cards, tallies[:k])
-        dealt = np.cumsum(tallies[:k, TALLY_RESULTS:].sum(axis=1))
-        if dealt[-1] <= left:
-            total += tallies[:k].sum(axis=0)
-            left -= int(dealt[-1])
+        _tally_shoes(cards, base, seeds, burn, cut_card, dead_cards, tallies, dealt)
+        if (batch := int(dealt[:k].sum())) <= left:
+            total += tallies[: -(-k // TALLY_GROUP)].sum(axis=0)
+            left -= batch
             continue
-        last = int(np.searchsorted(dealt, left))  # the shoe that deals the last coup asked for
-        total += tallies[:last].sum(axis=0)
-        tallies[last] = 0
-        before = int(dealt[last - 1]) if last else 0
-        _tally_shoe(shoes[last], base, seeds[last], rules.burn, rules.cut_card, rules.dead_cards, left - before,
-                    tallies[last])  # fmt: skip
-        total += tallies[last]
+        # the batch ran past the last coup asked for: the groups before the shoe that deals it count
+        # whole; that shoe's group is dealt again up to it (its shoes before it whole, none if it is
+        # the first), and that shoe to the last coup asked for
+        last = int(np.searchsorted(np.cumsum(dealt[:k]), left))
+        group = last // TALLY_GROUP
+        total += tallies[:group].sum(axis=0)
+        before = int(dealt[:last].sum())
+        tallies[0] = 0
+        _tally_shoes(cards, base, seeds[group * TALLY_GROUP : last], burn, cut_card, dead_cards, tallies, dealt)
+        _tally_shoe(cards[0], base, seeds[last], burn, cut_card, dead_cards, left - before, tallies[0])
+        total += tallies[0]
         left = 0
     return total
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any
 
 import numpy as np
-from rich.table import Table
 
 from experiments.backends import LOCAL, Backend, run_shards, shard_generator, shard_sizes
 from experiments.console import out, progress_bar
@@ -111,7 +111,7 @@ def simulation_report(
         }
     )
     start = time.perf_counter()
-    with progress_bar(progress) as bar:
+    with progress_bar() if progress else contextlib.nullcontext() as bar:
         counts, void = count_outcomes(rules, n_coups, seed, bar, backend, workers)
     seconds = time.perf_counter() - start
     complete = n_coups - void
@@ -134,6 +134,8 @@ def simulation_report(
 
 def print_report(report: dict[str, Any]) -> None:
     """The frequencies beside the exact odds, with z-scores, and what to make of the largest."""
+    from rich.table import Table
+
     view = Table(
         title=f"{report['coups']:,} coups, {report['rules']} rules, seed {report['seed']} "
         "(exact: first coup of a full shoe)",
