@@ -37,10 +37,10 @@ dispatcher the same way. numba is pinned in ``pyproject.toml`` to the releases t
 **Threads.** The tables of a wide vector env and the tournament's sessions are shared among numba's
 threads. numba's threading layer is chosen here, before any parallel call, by
 :data:`THREADING_LAYERS` (numba takes the first that loads): Intel's TBB (the ``tbb`` package, a
-dependency), else numba's own ``workqueue``, and GNU OpenMP (``omp``, numba's own first choice on
-Linux) last. OpenMP's idle threads spin after each parallel loop, and torch's OpenMP threads spin
-too: on a 2-core host a process that had played on numba's OpenMP threads ran torch's work 5 to 10
-times slower, and a busy neighbour made a threaded step of 1,000 tables 40 times slower. TBB's
+dependency), else numba's own ``workqueue``, and GNU OpenMP (``omp``, what numba takes on Linux
+when TBB is not found) last. OpenMP's idle threads spin after each parallel loop, and torch's OpenMP threads spin
+too: on a 2-core host a process that had played on numba's OpenMP threads ran torch's work 10 to 35
+times slower, and on a busy host a threaded step of 1,000 tables took 20 to 50 times one thread's. TBB's
 threads and the workqueue's sleep when idle (TBB's after a short spin); TBB enters a parallel loop
 in a few microseconds, the workqueue in tens (``python -m benchmarks.bench_kernel --layers``). A
 layer named by the user (``NUMBA_THREADING_LAYER`` or ``NUMBA_THREADING_LAYER_PRIORITY``) is left
