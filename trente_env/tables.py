@@ -500,8 +500,8 @@ class Tables:
         :attr:`results` and :attr:`couleurs`).
     :param threads: play the tables on numba's threads (True), on one (False), or on threads from
         :data:`PARALLEL_FROM` tables on (None). Threads pay on idle cores only: on a machine whose
-        cores are busy with other work, the threaded loop waits for its slowest thread (a tenth
-        slower than one thread at 1,000 tables on a 2-core host loaded 6 to 8), so pass False there.
+        cores are busy with other work, the threaded loop waits for its slowest thread (10 to 25%
+        slower than one thread at 1,000 tables on a 2-core host with both cores busy): pass False.
 
     The state of every table is :attr:`state` (its arrays are also attributes: :attr:`bankroll`,
     :attr:`prison`, :attr:`results`...), what the last coup did is :attr:`record` (:attr:`reward`,
