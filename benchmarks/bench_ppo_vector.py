@@ -87,15 +87,17 @@ class IdleVecEnv(GymVectorToSB3):
         self.venv.close()
 
 
-def ppo_rate(env: str, n_envs: int, rollouts: int) -> float:
+def ppo_rate(env: str, n_envs: int, rollouts: int, threads: bool | None = None) -> float:
     """Env-steps/s of PPO training for ``rollouts`` rollouts (after one to warm up) on ``env``
-    (``"trente"``, ``"cartpole"`` or ``"idle"``: :class:`IdleVecEnv` with our spaces) with ``n_envs`` envs."""
+    (``"trente"``, ``"cartpole"`` or ``"idle"``: :class:`IdleVecEnv` with our spaces) with ``n_envs`` envs;
+    ``threads``: the tables' (:func:`trente_env.wrappers.sb3_vec_env`'s default when None)."""
     from stable_baselines3 import PPO
 
     from trente_env.wrappers import sb3_vec_env
 
     if env in ("trente", "idle"):
-        venv: VecEnv = sb3_vec_env(n_envs, seed=0, action_form="discrete", observation="flat")
+        chosen = {} if threads is None else {"threads": threads}
+        venv: VecEnv = sb3_vec_env(n_envs, seed=0, action_form="discrete", observation="flat", **chosen)
         if env == "idle":
             venv = IdleVecEnv(venv)
     else:

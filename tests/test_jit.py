@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -316,3 +317,49 @@ def test_a_prefetch_out_of_range_is_an_index_error_under_bounds_checking(tmp_pat
     done = subprocess.run([sys.executable, str(script)], env=environ, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert json.loads(done.stdout.strip().splitlines()[-1]) == ["ok", "IndexError", "IndexError", "IndexError"]
+
+
+def test_the_tables_play_on_tbbs_threads() -> None:
+    """A fresh process (no threading layer named by the user) plays a threaded step on numba's
+    threads under TBB, the first of :data:`jit.THREADING_LAYERS`: the ``tbb`` package is a
+    dependency, and :func:`jit.load_tbb` finds its library wherever pip put it. Never OpenMP, whose
+    spinning threads slowed torch and a busy host's neighbours."""
+    if platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("the tbb package is a dependency on x86-64 only")
+    script = textwrap.dedent(
+        """
+        import gymnasium as gym, numba, numpy as np
+        import trente_env
+        from trente_env import jit
+        from trente_env.tables import _play_parallel
+        venv = gym.make_vec("TrenteEtQuarante-v0", num_envs=3, threads=True)
+        assert venv.unwrapped.tables._play_kernel is _play_parallel
+        venv.reset(seed=0)
+        venv.step(venv.action_space.sample())
+        print(numba.threading_layer(), numba.config.THREADING_LAYER_PRIORITY == list(jit.THREADING_LAYERS))
+        """
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_THREADING_LAYER")}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["tbb", "True"], out.stderr
+
+
+def test_a_threading_layer_named_by_the_user_is_left_alone(tmp_path: Path) -> None:
+    before = (numba.config.THREADING_LAYER, list(numba.config.THREADING_LAYER_PRIORITY))
+    for named in ({"NUMBA_THREADING_LAYER": "omp"}, {"NUMBA_THREADING_LAYER_PRIORITY": "omp tbb workqueue"}):
+        assert jit.choose_threading_layer(named) is False
+        assert (numba.config.THREADING_LAYER, list(numba.config.THREADING_LAYER_PRIORITY)) == before
+    assert set(jit.THREADING_LAYERS) == {"tbb", "omp", "workqueue"}  # numba refuses any other priority
+    assert jit.THREADING_LAYERS[-1] == "omp"
+
+
+def test_tbbs_library_is_loaded_from_the_folder_pip_puts_it_in(tmp_path: Path) -> None:
+    assert jit.load_tbb([str(tmp_path)]) is None  # no library there
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / jit.TBB_LIBRARIES[0]).write_bytes(b"not a library")
+    assert jit.load_tbb([str(tmp_path)]) is None  # one that does not load is passed over
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return
+    found = jit.load_tbb()
+    assert found is not None and found.name in jit.TBB_LIBRARIES  # the tbb package, a dependency

@@ -159,6 +159,7 @@ def test_the_multithreaded_kernel_plays_every_table_as_the_serial_one() -> None:
         return tables, seen
 
     (threaded, events), (serial, serial_events) = play(False), play(True)
+    assert layout.new_tables(n - 1, 60.0, 90.0)._play_kernel is kernels._play_serial  # threads from n on
     for name, a, b in zip(
         (*kernels.TableState._fields, *kernels.CoupRecord._fields, "flat"),
         (*threaded.state, *threaded.record, threaded.flat),

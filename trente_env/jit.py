@@ -33,13 +33,27 @@ option of numba's CPU target, only if the installed numba accepts it (checked wi
 otherwise :func:`hot` is a plain cached :func:`kernel`, which computes the same numbers, a little
 slower. :func:`entry_point` (numba's compiled entry point of one signature) falls back to the
 dispatcher the same way. numba is pinned in ``pyproject.toml`` to the releases that are tested.
+
+**Threads.** The tables of a wide vector env and the tournament's sessions are shared among numba's
+threads. numba's threading layer is chosen here, before any parallel call, by
+:data:`THREADING_LAYERS` (numba takes the first that loads): Intel's TBB (the ``tbb`` package, a
+dependency), else numba's own ``workqueue``, and GNU OpenMP (``omp``, what numba takes on Linux
+when TBB is not found) last. OpenMP's idle threads spin after each parallel loop, and torch's OpenMP threads spin
+too: on a 2-core host a process that had played on numba's OpenMP threads ran torch's work 10 to 35
+times slower, and on a busy host a threaded step of 1,000 tables took 20 to 50 times one thread's. TBB's
+threads and the workqueue's sleep when idle (TBB's after a short spin); TBB enters a parallel loop
+in a few microseconds, the workqueue in tens (``python -m benchmarks.bench_kernel --layers``). A
+layer named by the user (``NUMBA_THREADING_LAYER`` or ``NUMBA_THREADING_LAYER_PRIORITY``) is left
+alone.
 """
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import os
 import platform
+import site
 import sys
 import tempfile
 import types
@@ -143,6 +157,50 @@ def cache_folder(fp: str | None = None, user_folder: str | None = None) -> Path 
     return next((folder for folder in candidates if _writable(folder)), None)
 
 
+#: numba's threading layers in the order tried (see the module docstring); a permutation of all
+#: three, as numba requires.
+THREADING_LAYERS: tuple[str, ...] = ("tbb", "workqueue", "omp")
+
+
+#: The file names of TBB's library that numba loads (Linux, macOS).
+TBB_LIBRARIES = ("libtbb.so.12", "libtbb.12.dylib")
+
+
+def load_tbb(prefixes: Sequence[str] | None = None) -> Path | None:
+    """Load TBB's library from the ``tbb`` package, if installed: the file it puts in the ``lib``
+    folder of the environment (else of the base interpreter's, or of the user's base). numba asks
+    the dynamic linker for it by name, which searches none of these folders (a virtual environment's
+    least of all); once loaded, the name is found. The library's path, or None (no package, or a
+    library that does not load)."""
+    if prefixes is None:
+        prefixes = dict.fromkeys([sys.prefix, sys.base_prefix, site.getuserbase()])
+    for prefix in prefixes:
+        for name in TBB_LIBRARIES:
+            path = Path(prefix) / "lib" / name
+            if path.is_file():
+                try:
+                    ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
+                except OSError:
+                    continue
+                return path
+    return None
+
+
+def choose_threading_layer(environ: dict[str, str] | None = None) -> bool:
+    """Have numba take its threading layer from :data:`THREADING_LAYERS` (TBB's library loaded
+    first: :func:`load_tbb`), unless the user named one (``NUMBA_THREADING_LAYER``,
+    ``NUMBA_THREADING_LAYER_PRIORITY``); True when the choice is ours. Effective until numba's first
+    parallel loop, which starts the threads of the process."""
+    environ = os.environ if environ is None else environ
+    if "NUMBA_THREADING_LAYER" in environ or "NUMBA_THREADING_LAYER_PRIORITY" in environ:
+        return False
+    load_tbb()
+    numba.config.THREADING_LAYER = "default"
+    numba.config.THREADING_LAYER_PRIORITY = list(THREADING_LAYERS)
+    return True
+
+
+choose_threading_layer()
 FINGERPRINT = fingerprint()
 #: The folder of this process's caches (None: nothing is cached).
 CACHE_DIR = cache_folder(FINGERPRINT)
@@ -268,14 +326,18 @@ __all__ = [
     "HOT_OPTIONS",
     "KERNEL_SOURCES",
     "PRIVATE_OPTIONS",
+    "TBB_LIBRARIES",
+    "THREADING_LAYERS",
     "accepts",
     "cache_folder",
+    "choose_threading_layer",
     "compiled_entry",
     "entry_point",
     "fingerprint",
     "hot",
     "inline",
     "kernel",
+    "load_tbb",
     "parallel",
     "prefetch",
 ]

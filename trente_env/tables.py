@@ -60,8 +60,11 @@ COUP_COLUMNS = ("noir", "rouge", "result", "couleur", "start", "middle", "end", 
 NO_LIMIT = np.iinfo(np.int64).max
 #: Blocks of tables the multi-threaded kernel shares among numba's threads.
 THREAD_BLOCKS = 64
-#: Tables at or above this count are played by the multi-threaded kernels.
-PARALLEL_FROM = 4096
+#: Tables at or above this count are played by the multi-threaded kernels (by default). numba's threads
+#: run on TBB (:mod:`trente_env.jit`), which enters a parallel loop in a few microseconds: 1,000 tables,
+#: about 280 us of one thread's work a step, gain from a second idle core; ``python -m
+#: benchmarks.bench_kernel`` measures both.
+PARALLEL_FROM = 1000
 #: How many tables ahead the kernel starts fetching a table's rows into cache (:func:`_prefetch_rows`).
 PREFETCH_AHEAD = 4
 
@@ -551,7 +554,8 @@ class Tables:
         :attr:`results` and :attr:`couleurs`).
     :param threads: play the tables on numba's threads (True), on one (False), or on threads from
         :data:`PARALLEL_FROM` tables on (None). Threads pay on idle cores only: on a machine whose
-        cores are busy with other work, the threaded loop waits for its slowest thread.
+        cores are busy with other work, the threaded loop waits for its slowest thread (10 to 25%
+        slower than one thread at 1,000 tables on a 2-core host with both cores busy): pass False.
 
     The state of every table is :attr:`state` (its arrays are also attributes: :attr:`bankroll`,
     :attr:`prison`, :attr:`results`...), what the last coup did is :attr:`record` (:attr:`reward`,

@@ -74,8 +74,8 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
     :param autoreset_mode: ``NEXT_STEP`` or ``SAME_STEP``.
     :param coup_info: put the details of every coup in ``info`` (see Information; off by default).
     :param threads: play the tables on numba's threads (True), on one thread (False), or on threads
-        from 4,096 tables on (None, the default). Threads pay on idle cores only; on a machine busy
-        with other work pass False.
+        from 1,000 tables on (None, the default; ``trente_env.tables.PARALLEL_FROM``). Threads pay on
+        idle cores only; on a machine busy with other work pass False.
     :param copy: return fresh arrays at every step and reset (see Buffers); by default the env's own.
 
     The other arguments are those of :class:`~trente_env.env.TrenteEtQuaranteEnv`.
