@@ -84,7 +84,7 @@ def _table(args: argparse.Namespace, doing: Callable[[str], None]) -> None:
     print("| env | steps/s (median) | reference, same run | ratio (median of pairs) |")
     print("|---|---|---|---|")
     for n in (1_000, 10_000, 100_000):
-        # from 4,096 tables on, the kernels run on threads by default; the one-thread figure beside it
+        # from PARALLEL_FROM tables on, the kernels run on threads by default; the one-thread figure beside it
         for threads in (None,) if n < PARALLEL_FROM else (None, False):
             for form, kwargs in FORMS.items():
                 ours, ref, ratio = paired(

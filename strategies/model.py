@@ -57,8 +57,8 @@ class ModelPolicy:
     summary = "a trained stable-baselines3 model file (.zip); loading it runs code"
     #: Play on tables stepped by one thread (``threads=False`` of the vector env): between two coups the
     #: network runs on this thread, and numba's threads, left waiting in their pool, would take the
-    #: cores it needs (blocks from 4,096 sessions, where the tables take threads, played about 4 times slower
-    #: on 2 busy cores).
+    #: cores it needs (blocks from PARALLEL_FROM sessions, where the tables take threads, played about 4
+    #: times slower on 2 busy cores under OpenMP; not measured again under TBB).
     serial_tables = True
 
     def __init__(self, path: str | Path, algo: str | None = None, deterministic: bool | str = True) -> None:
