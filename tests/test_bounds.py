@@ -24,7 +24,7 @@ from strategies import kernel, make_strategy
 from strategies.base import SessionState
 from strategies.progressions import Progression
 from strategies.sessions import play_compiled
-from trente_env.dealer import deal_row
+from trente_env.dealer import deal_next, deal_row
 from trente_env.rules import get_rules
 from trente_env.settle import settle
 from trente_env.tables import Tables
@@ -184,6 +184,18 @@ def test_deal_row_refuses_positions_and_codes_outside_the_shoe() -> None:
     with pytest.raises(ValueError, match="not a card code"):
         deal_row(np.full(8, 60, dtype=np.uint8), 0)
     assert deal_row(cards, 52) == (0, 52)  # past the end: the shoe has run out
+
+
+def test_deal_next_refuses_dead_cards_outside_the_shoe() -> None:
+    """deal_next bounds its reads by the live cards (all but the dead ones), not by a slice of the
+    shoe: dead cards outside 0..size would move that bound before the shoe or past its end."""
+    cards = np.arange(52, dtype=np.uint8)
+    for dead in (-1, 53):
+        with pytest.raises(ValueError, match="dead cards"):
+            deal_next(cards, 0, 10, dead)
+    # every card dead: the coup is void at once, the shoe must be shuffled
+    assert deal_next(cards, 0, 10, 52) == (0, 0, 0, 0, True)
+    assert deal_next(cards, 0, 10, 0)[0] >= 31
 
 
 def _obs(n: int = 2, **changes) -> dict[str, np.ndarray]:

@@ -98,23 +98,41 @@ def shuffle(cards: np.ndarray, seed: np.uint64) -> None:
         cards[i], cards[j] = cards[j], cards[i]
 
 
-@jit.kernel
-def deal_row(cards: np.ndarray, pos: int) -> tuple[int, int]:
-    """Deal one row from ``pos``: cards while the total is <= 30. Returns (total, next position);
-    the total is 0 if the shoe runs out first. ``cards`` holds card codes 0..51 (anything else, or a
-    position before the shoe, raises ValueError)."""
+@jit.inline
+def _deal_row(cards: np.ndarray, pos: int, live: int) -> tuple[int, int]:
+    """:func:`deal_row` from the first ``live`` cards of ``cards`` only (``live`` <= ``cards.size``):
+    the shoe runs out at ``live``. Bounded by ``live`` rather than given a slice of the shoe, which
+    numba builds at a cost on every coup."""
     if pos < 0:
         raise ValueError("deal_row: a position before the start of the shoe")
     total = 0
     while total <= ROW_LIMIT:
-        if pos >= cards.size:
-            return 0, cards.size
+        if pos >= live:
+            return 0, live
         code = cards[pos]
         if (code < 0) | (code >= CARD_VALUE.size):
             raise ValueError("deal_row: not a card code (0..51)")
         total += CARD_VALUE[code]
         pos += 1
     return total, pos
+
+
+@jit.inline
+def _deal_coup(cards: np.ndarray, pos: int, live: int) -> tuple[int, int, int, int]:
+    """:func:`deal_coup` from the first ``live`` cards of ``cards`` only (:func:`_deal_row`)."""
+    noir, middle = _deal_row(cards, pos, live)
+    rouge, end = _deal_row(cards, middle, live)
+    if noir == 0 or rouge == 0:
+        return 0, 0, middle, live
+    return noir, rouge, middle, end
+
+
+@jit.kernel
+def deal_row(cards: np.ndarray, pos: int) -> tuple[int, int]:
+    """Deal one row from ``pos``: cards while the total is <= 30. Returns (total, next position);
+    the total is 0 if the shoe runs out first. ``cards`` holds card codes 0..51 (anything else, or a
+    position before the shoe, raises ValueError)."""
+    return _deal_row(cards, pos, cards.size)
 
 
 @jit.kernel
@@ -124,11 +142,7 @@ def deal_coup(cards: np.ndarray, pos: int) -> tuple[int, int, int, int]:
     Returns (noir total, rouge total, first Rouge position, next position); totals are 0 and the
     shoe is used up when the coup is void.
     """
-    noir, middle = deal_row(cards, pos)
-    rouge, end = deal_row(cards, middle)
-    if noir == 0 or rouge == 0:
-        return 0, 0, middle, cards.size
-    return noir, rouge, middle, end
+    return _deal_coup(cards, pos, cards.size)
 
 
 @jit.kernel
@@ -142,8 +156,10 @@ def deal_next(cards: np.ndarray, pos: int, cut_card: int, dead_cards: int) -> tu
     cards) or took the last card that can be dealt, so the shoe must be shuffled before the next coup.
     A void coup's next position is the end of the dealable cards.
     """
+    if (dead_cards < 0) | (dead_cards > cards.size):  # the bound of every read below
+        raise ValueError("deal_next: dead cards outside 0..the size of the shoe")
     live = cards.size - dead_cards
-    noir, rouge, middle, end = deal_coup(cards[:live], pos)
+    noir, rouge, middle, end = _deal_coup(cards, pos, live)
     return noir, rouge, middle, end, (noir == 0) | (end > cards.size - max(cut_card, dead_cards)) | (end == live)
 
 
