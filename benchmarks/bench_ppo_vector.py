@@ -13,7 +13,14 @@ reference, :class:`IdleVecEnv`, is an env that does nothing with our spaces (zer
 no reward, never done): PPO on it is PPO's pace on our spaces with an env that costs nothing, the
 ceiling of what any env with these spaces can reach. The three are timed in alternation.
 
-Run: ``python -m benchmarks.bench_ppo_vector [--tables 256,1024] [--repeats 3]``.
+``--split`` prints where PPO's time goes instead (:func:`split`): the three models built once, their
+rollouts interleaved (one rollout and its training of each in turn, so a change of the host's load
+falls on all three alike), each rollout's CPU time of the main thread cut into the env's steps, the
+policy's forward passes while collecting, the rest of the collection (SB3's buffers and info
+handling) and the training; medians a rollout. CPU time of the one thread that does all the work
+(one torch thread, the tables on one thread) leaves out the time the host gives to other processes.
+
+Run: ``python -m benchmarks.bench_ppo_vector [--tables 256,1024] [--repeats 3] [--split]``.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
@@ -87,23 +95,31 @@ class IdleVecEnv(GymVectorToSB3):
         self.venv.close()
 
 
-def ppo_rate(env: str, n_envs: int, rollouts: int, threads: bool | None = None) -> float:
-    """Env-steps/s of PPO training for ``rollouts`` rollouts (after one to warm up) on ``env``
-    (``"trente"``, ``"cartpole"`` or ``"idle"``: :class:`IdleVecEnv` with our spaces) with ``n_envs`` envs;
-    ``threads``: the tables' (:func:`trente_env.wrappers.sb3_vec_env`'s default when None)."""
-    from stable_baselines3 import PPO
-
+def make_venv(env: str, n_envs: int, threads: bool | None = None) -> VecEnv:
+    """The SB3 ``VecEnv`` ``env`` (``"trente"``, ``"cartpole"`` or ``"idle"``: :class:`IdleVecEnv` with our
+    spaces) of ``n_envs`` envs; ``threads``: the tables' (:func:`trente_env.wrappers.sb3_vec_env`'s default
+    when None)."""
     from trente_env.wrappers import sb3_vec_env
 
     if env in ("trente", "idle"):
         chosen = {} if threads is None else {"threads": threads}
         venv: VecEnv = sb3_vec_env(n_envs, seed=0, action_form="discrete", observation="flat", **chosen)
-        if env == "idle":
-            venv = IdleVecEnv(venv)
-    else:
-        venv = GymVectorToSB3(gym.make_vec("CartPole-v1", num_envs=n_envs, vectorization_mode="vector_entry_point"))
-    batch = min(SETTINGS["batch_size"], n_envs * SETTINGS["n_steps"])
-    model = PPO("MlpPolicy", venv, seed=0, device="cpu", **{**SETTINGS, "batch_size": batch})
+        return IdleVecEnv(venv) if env == "idle" else venv
+    return GymVectorToSB3(gym.make_vec("CartPole-v1", num_envs=n_envs, vectorization_mode="vector_entry_point"))
+
+
+def make_ppo(venv: VecEnv) -> Any:
+    """PPO with the benchmark's :data:`SETTINGS` on ``venv`` (minibatches no larger than a rollout)."""
+    from stable_baselines3 import PPO
+
+    batch = min(SETTINGS["batch_size"], venv.num_envs * SETTINGS["n_steps"])
+    return PPO("MlpPolicy", venv, seed=0, device="cpu", **{**SETTINGS, "batch_size": batch})
+
+
+def ppo_rate(env: str, n_envs: int, rollouts: int, threads: bool | None = None) -> float:
+    """Env-steps/s of PPO training for ``rollouts`` rollouts (after one to warm up) on ``env``
+    (see :func:`make_venv`) with ``n_envs`` envs."""
+    model = make_ppo(make_venv(env, n_envs, threads))
     rollout = n_envs * SETTINGS["n_steps"]
     model.learn(rollout)  # warm up: numba, torch
     start = time.perf_counter()
@@ -139,12 +155,79 @@ def rows(tables: list[int], repeats: int, rollouts: int = 4) -> list[str]:
     return out
 
 
+#: The parts of a rollout and its training that :func:`split` times, in the order printed.
+PARTS = ("env's steps", "policy's forward passes", "rest of the collection", "training")
+
+
+def _charge(obj: Any, method: str, spent: list[float]) -> None:
+    """Wrap ``obj.method`` (on this instance only) to add the CPU time of each call to ``spent[0]``."""
+    inner = getattr(obj, method)
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        start = time.thread_time()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            spent[0] += time.thread_time() - start
+
+    setattr(obj, method, timed)
+
+
+def split(venvs: dict[str, Callable[[], VecEnv]], rollouts: int) -> dict[str, dict[str, float]]:
+    """Where PPO's time goes on each env of ``venvs`` (a name and a maker each): milliseconds of CPU
+    time of this thread a rollout for each of :data:`PARTS` and their ``"total"``, medians over
+    ``rollouts`` rollouts. The models are built (and warmed up by one rollout) first, then their
+    rollouts interleaved, each followed by its training (``model.learn`` of one rollout)."""
+    models, spent = {}, {}
+    for name, make in venvs.items():
+        model = make_ppo(make())
+        clocks = {part: [0.0] for part in PARTS}
+        clocks["collection"] = [0.0]
+        _charge(model.env, "step", clocks[PARTS[0]])
+        _charge(model.policy, "forward", clocks[PARTS[1]])  # PPO's training calls evaluate_actions instead
+        _charge(model, "collect_rollouts", clocks["collection"])
+        _charge(model, "train", clocks[PARTS[3]])
+        model.learn(model.n_steps * model.n_envs)  # warm up: numba, torch
+        models[name], spent[name] = model, (clocks, {part: [] for part in (*PARTS, "total")})
+    for _ in range(rollouts):
+        for name, model in models.items():
+            clocks, kept = spent[name]
+            for clock in clocks.values():
+                clock[0] = 0.0
+            model.learn(model.n_steps * model.n_envs, reset_num_timesteps=False)
+            parts = {part: clocks[part][0] for part in (PARTS[0], PARTS[1], PARTS[3])}
+            parts[PARTS[2]] = clocks["collection"][0] - parts[PARTS[0]] - parts[PARTS[1]]
+            parts["total"] = clocks["collection"][0] + parts[PARTS[3]]
+            for part, seconds in parts.items():
+                kept[part].append(seconds)
+    return {
+        name: {part: 1e3 * statistics.median(seconds) for part, seconds in kept.items()}
+        for name, (_, kept) in spent.items()
+    }
+
+
+def split_rows(tables: list[int], rollouts: int) -> list[str]:
+    """Markdown rows of :func:`split` for ours, CartPoleVectorEnv and the idle env of our spaces at
+    each width (one torch thread)."""
+    import torch
+
+    torch.set_num_threads(1)
+    out = [f"| envs | env | {' | '.join(PARTS)} | total (ms of CPU a rollout) |", "|---" * (len(PARTS) + 3) + "|"]
+    for n in tables:
+        makers = {env: (lambda env=env, n=n: make_venv(env, n)) for env in ("trente", "cartpole", "idle")}
+        for env, ms in split(makers, rollouts).items():
+            out.append(f"| {n:,} | {env} | " + " | ".join(f"{ms[part]:.1f}" for part in (*PARTS, "total")) + " |")
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", default="256,1024")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--split", action="store_true", help="where PPO's time goes, over 10 times --repeats rollouts")
     args = parser.parse_args()
-    for line in rows([int(n) for n in args.tables.split(",")], args.repeats):
+    tables = [int(n) for n in args.tables.split(",")]
+    for line in split_rows(tables, 10 * args.repeats) if args.split else rows(tables, args.repeats):
         print(line, flush=True)
 
 
