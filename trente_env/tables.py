@@ -767,8 +767,8 @@ class Tables:
         if self.n == 1 and choices.size == 0:
             self._one_action[...] = actions  # the single table's action, without allocating
             actions = self._one_action
-        else:
-            actions = _of_one_type(actions, np.float64)
+        else:  # int64 rows (the action space's samples, SB3's actions) as they are: a kernel entry of their own
+            actions = _of_one_type(actions, np.int64 if actions.dtype == np.int64 else np.float64)
         args = (actions, choices, skip, autoreset, *self._args, limit, self.initial_bankroll)
         self._spent = self._call(self._play_kernel, args)
 
@@ -800,16 +800,21 @@ class Tables:
     def _call(self, kernel: Callable, args: tuple) -> Any:
         """Run ``kernel`` on ``args``, through its compiled entry point after the first call.
 
-        Every argument of the table's kernels has one type for the life of the tables: the bundles
-        and scalars are fixed when the tables are built, and the actions and masks are made float64
-        or bool arrays, C-contiguous, writable and aligned (:func:`_of_one_type`). So numba's type
-        dispatch, about 1 µs per array and several per bundle (a fifth of a single table's step), is
-        done once per kernel (:func:`~trente_env.jit.entry_point`).
+        Every argument of the table's kernels but the first has one type for the life of the tables:
+        the bundles and scalars are fixed when the tables are built, and the masks are made bool
+        arrays, C-contiguous, writable and aligned (:func:`_of_one_type`). The first (the actions,
+        or the mask of :meth:`reset_rows`) is such an array of one of a few dtypes (the actions
+        float64, or int64 as the action space samples them: no copy of the batch), and each kernel
+        has one entry per dtype and number of dimensions. So numba's type dispatch, about 1 µs per
+        array and several per bundle (a fifth of a single table's step), is done once per kernel and
+        dtype
+        (:func:`~trente_env.jit.entry_point`).
         """
-        entry = self._entries.get(kernel)
+        key = (kernel, args[0].dtype, args[0].ndim)
+        entry = self._entries.get(key)
         if entry is None:
             out = kernel(*args)
-            self._entries[kernel] = jit.entry_point(kernel, args)
+            self._entries[key] = jit.entry_point(kernel, args)
             return out
         return entry(*args)
 
