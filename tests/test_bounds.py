@@ -196,6 +196,27 @@ def test_the_vector_env_refuses_actions_of_another_shape_or_kind(action) -> None
     assert (venv.tables.coups == 0).all()
 
 
+@pytest.mark.parametrize("threads", [False, True])
+@pytest.mark.parametrize(
+    "bad",
+    [np.array([0, 17, 1]), np.array([-1, 0, 0]), np.array([2**63 - 1, 0, 0]), np.array([0, 0, 2**64 - 1], np.uint64)],
+)
+def test_the_vector_env_refuses_discrete_actions_outside_the_menu(bad: np.ndarray, threads: bool) -> None:
+    # the range of discrete actions is checked by the kernel before any table plays (not by two
+    # passes in Python); the error still names the actions, and nothing is played
+    venv = TrenteEtQuaranteVectorEnv(num_envs=3, action_form="discrete", observation="flat", threads=threads)
+    venv.reset(seed=0)
+    assert venv.single_action_space.n == 17
+    venv.step(np.array([0, 16, 3]))
+    before = [a.copy() for a in (*venv.tables.state, *venv.tables.record, venv.tables.flat)]
+    with pytest.raises(ValueError, match=r"discrete action \[.*\] out of range 0..16"):
+        venv.step(bad)
+    for a, b in zip(before, (*venv.tables.state, *venv.tables.record, venv.tables.flat), strict=True):
+        np.testing.assert_array_equal(a, b)
+    venv.step(np.array([1, 2, 3]))
+    assert (venv.tables.coups == 2).all()
+
+
 def test_settle_refuses_stakes_for_boxes_that_do_not_exist() -> None:
     with pytest.raises(ValueError, match="4 numbers"):
         settle(RULES, np.ones((2, 5)), 0, True)
