@@ -760,7 +760,8 @@ class Tables:
         """One step of every table for an environment: a coup, or a new session where one is due.
 
         :param actions: the (n, 12) action rows; or, with ``choices``, the menu of action rows of the
-            discrete form (``choices[t]`` is table ``t``'s row; both are checked by the caller).
+            discrete form (``choices[t]`` is table ``t``'s row; their shapes and types are checked by the
+            caller; a choice outside the menu raises ValueError before any table plays).
         :param autoreset: :data:`NEXT_STEP` or :data:`SAME_STEP`: how a table whose session ended
             starts its next one (:attr:`record`'s ``pending`` and ``ended``; the last observation of a
             session restarted in the same step is kept in :attr:`final`).
@@ -817,8 +818,7 @@ class Tables:
         float64, or int64 as the action space samples them: no copy of the batch), and each kernel
         has one entry per dtype and number of dimensions. So numba's type dispatch, about 1 µs per
         array and several per bundle (a fifth of a single table's step), is done once per kernel and
-        dtype
-        (:func:`~trente_env.jit.entry_point`).
+        dtype (:func:`~trente_env.jit.entry_point`).
         """
         key = (kernel, args[0].dtype, args[0].ndim)
         entry = self._entries.get(key)
