@@ -173,8 +173,8 @@ def main() -> None:
     args = parser.parse_args()
     import numba
 
-    print(f"numba's threading layer: {numba.threading_layer() if args.layers is None else 'each in turn'}")
     if args.layers is not None:
+        print("numba's threading layer: each in turn")
         for n in args.tables:
             compare_layers(args.layers or ["tbb", "workqueue", "omp"], n, args.calls)
         return
@@ -191,6 +191,7 @@ def main() -> None:
                     f"| {alone[0]:.0f} / {alone[1]:.0f} |",
                     flush=True,
                 )
+    print(f"numba's threading layer: {numba.threading_layer()}")  # known once a parallel loop has run
 
 
 if __name__ == "__main__":

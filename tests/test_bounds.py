@@ -128,6 +128,35 @@ def test_a_bankroll_edited_into_nonsense_stops_the_coup() -> None:
             tables.play(np.zeros((1, 12)))
 
 
+@pytest.mark.parametrize("threads", [False, True])
+def test_a_table_left_without_a_seed_for_its_shuffle_stops_the_step(threads: bool) -> None:
+    # Tables draws every table's seeds before the kernel runs; should a table ever reach a shuffle
+    # with its row of seeds used up, the kernel refuses the whole step before playing any table,
+    # instead of reading past the row. A skipped table, or one whose seeds are used up but whose
+    # shoe needs no shuffle, is no reason to refuse.
+    n = 6
+    tables = _tables(n, threads=threads)
+    tables.play(np.zeros((n, 12)))  # every table shuffled; none needs to now
+    size = tables._seeds.shape[1]
+    tables._used[:] = size
+
+    def play(skip: np.ndarray | None = None) -> None:
+        tables._spent = 0  # so that Tables does not draw: the kernel's guard alone
+        tables.play(np.zeros((n, 12)), skip)
+
+    tables.needs_shuffle[:] = False
+    play()  # seeds used up, no shuffle due: played
+    assert tables.played.all()
+    tables.needs_shuffle[2] = True
+    play(np.arange(n) == 2)  # the one due is skipped: played
+    assert tables.played.sum() == n - 1
+    before = [a.copy() for a in (*tables.state, *tables.record)]
+    with pytest.raises(ValueError, match="no seed left"):
+        play()
+    for a, b in zip(before, (*tables.state, *tables.record), strict=True):
+        np.testing.assert_array_equal(a, b)  # no table played
+
+
 def test_tables_need_their_generators_before_playing() -> None:
     with pytest.raises(RuntimeError, match="generators"):
         Tables(RULES, 2, 100.0, 1).play(np.zeros((2, 12)))
@@ -165,6 +194,27 @@ def test_the_vector_env_refuses_actions_of_another_shape_or_kind(action) -> None
     with pytest.raises(ValueError, match="12 numbers per table"):
         venv.step(action)
     assert (venv.tables.coups == 0).all()
+
+
+@pytest.mark.parametrize("threads", [False, True])
+@pytest.mark.parametrize(
+    "bad",
+    [np.array([0, 17, 1]), np.array([-1, 0, 0]), np.array([2**63 - 1, 0, 0]), np.array([0, 0, 2**64 - 1], np.uint64)],
+)
+def test_the_vector_env_refuses_discrete_actions_outside_the_menu(bad: np.ndarray, threads: bool) -> None:
+    # the range of discrete actions is checked by the kernel before any table plays (not by two
+    # passes in Python); the error still names the actions, and nothing is played
+    venv = TrenteEtQuaranteVectorEnv(num_envs=3, action_form="discrete", observation="flat", threads=threads)
+    venv.reset(seed=0)
+    assert venv.single_action_space.n == 17
+    venv.step(np.array([0, 16, 3]))
+    before = [a.copy() for a in (*venv.tables.state, *venv.tables.record, venv.tables.flat)]
+    with pytest.raises(ValueError, match=r"discrete action \[.*\] out of range 0..16"):
+        venv.step(bad)
+    for a, b in zip(before, (*venv.tables.state, *venv.tables.record, venv.tables.flat), strict=True):
+        np.testing.assert_array_equal(a, b)
+    venv.step(np.array([1, 2, 3]))
+    assert (venv.tables.coups == 2).all()
 
 
 def test_settle_refuses_stakes_for_boxes_that_do_not_exist() -> None:

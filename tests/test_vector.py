@@ -292,3 +292,43 @@ def test_the_sb3_adapter_keeps_each_ended_sessions_last_observation() -> None:
     assert done.all()
     for i in range(6):
         np.testing.assert_array_equal(infos[i]["terminal_observation"], kept[i])
+
+
+@pytest.mark.parametrize("threads", [False, True])
+def test_integer_actions_play_as_the_same_numbers_in_float64(threads: bool) -> None:
+    """Full-form int64 actions (what the action space samples and SB3 hands over) go to a kernel
+    entry of their own, without the copy into float64; every coup, every number recorded and every
+    observation must be those of the same actions converted to float64 first, stakes far outside the
+    table's limits, the bankroll and float64's exact integers included."""
+    from trente_env.layout import Layout
+    from trente_env.rules import get_rules
+    from trente_env.tables import NEXT_STEP
+
+    n = 64
+    layout = Layout(get_rules("choice"), "full", "flat", 4, True, (1.0,))
+    as_int, as_float = (layout.new_tables(n, 60.0, 90.0, threads=threads) for _ in range(2))
+    for tables in (as_int, as_float):
+        tables.seed([np.random.default_rng(i) for i in range(n)])
+        tables.reset_rows()
+    extreme = np.array([-(2**63), -1, 0, 1, 4, 5, 59, 61, 2**53 + 1, 2**62, 2**63 - 1], dtype=np.int64)
+    rng = np.random.default_rng(2)
+    ended = clipped = 0
+    for _ in range(150):
+        actions = rng.integers(0, 3, (n, 12)) * np.array([5] * 4 + [1] * 8)
+        odd = rng.random((n, 12)) < 0.05
+        actions = np.where(odd, rng.choice(extreme, (n, 12)), actions)
+        assert actions.dtype == np.int64
+        as_int.step(actions, autoreset=NEXT_STEP, limit=25)
+        as_float.step(actions.astype(np.float64), autoreset=NEXT_STEP, limit=25)
+        ended += int(as_int.record.pending.sum())
+        clipped += int(as_int.clipped.sum())
+    for name, a, b in zip(
+        (*as_int.state._fields, *as_int.record._fields, "flat"),
+        (*as_int.state, *as_int.record, as_int.flat),
+        (*as_float.state, *as_float.record, as_float.flat),
+        strict=True,
+    ):
+        np.testing.assert_array_equal(a, b, err_msg=name)
+    dtypes = {key[1] for key in as_int._entries if key[0] is as_int._play_kernel}
+    assert dtypes == {np.dtype(np.int64)}  # the int64 entry played, not a float64 copy
+    assert ended > 50 and clipped > 50  # sessions ended and restarted; odd stakes were cut

@@ -125,8 +125,7 @@ class Layout:
             a = _array(action)
             if a.dtype.kind not in "iu" or a.shape not in shapes:
                 raise ValueError(f"a discrete action is {n} whole number(s) in 0..{last}, got {_describe(a)}")
-            if a.min() < 0 or a.max() > last:
-                raise ValueError(f"discrete action {a.tolist()} out of range 0..{last}")
+            self.check_range(a)
             return self.action_table[a.reshape(n)]
         rows = _array(action)
         if rows.dtype.kind not in "biuf" or rows.shape not in shapes:
@@ -151,14 +150,23 @@ class Layout:
     def choices(self, action: Any, n: int) -> np.ndarray:
         """The discrete form's batch of ``n`` actions as row numbers of :attr:`action_table` (int64,
         C-contiguous), for :meth:`Tables.step <trente_env.tables.Tables.step>` to read the rows
-        itself; ValueError as in :meth:`actions`."""
+        itself; ValueError as in :meth:`actions` for anything but ``n`` whole numbers. Their range is
+        checked where the rows are read: the kernel refuses a number outside the menu before any
+        table plays (the vector env then words it with :meth:`check_range`), which saves two passes
+        over the batch a step (about 5 us at 1,000 tables)."""
         a = action if type(action) is np.ndarray else _array(action)
-        last = self.action_table.shape[0] - 1
         if a.dtype.kind not in "iu" or a.shape != (n,):
+            last = self.action_table.shape[0] - 1
             raise ValueError(f"a discrete action is {n} whole number(s) in 0..{last}, got {_describe(a)}")
-        if a.min() < 0 or a.max() > last:
-            raise ValueError(f"discrete action {a.tolist()} out of range 0..{last}")
         return a if a.dtype == np.int64 and a.flags.c_contiguous else np.ascontiguousarray(a, dtype=np.int64)
+
+    def check_range(self, action: Any) -> None:
+        """ValueError, naming them, if the discrete actions ``action`` (whole numbers) are not all
+        numbers of rows of :attr:`action_table`."""
+        a = _array(action)
+        last = self.action_table.shape[0] - 1
+        if a.size and (a.min() < 0 or a.max() > last):
+            raise ValueError(f"discrete action {a.tolist()} out of range 0..{last}")
 
     def action_masks(self, bankroll: np.ndarray) -> np.ndarray:
         """Which actions are legal for players holding ``bankroll`` (one row per table).

@@ -135,18 +135,28 @@ def _check_play(actions, choices, skip, autoreset, seeds, used, state, record): 
     n = state.bankroll.shape[0]
     needs_shuffle = state.needs_shuffle
     pending = record.pending
+    # the passes over every table count what is wrong and raise after the loop: loops without a branch,
+    # which the compiler runs several tables at a time (a branch a table cost 1 to 4 ns a table, run
+    # serially before the threads start)
     if choices.shape[0] > 0:
         if choices.shape[0] != n:
             raise ValueError("_play: choices need one entry per table")
+        outside = 0
         for t in range(n):
-            if (choices[t] < 0) | (choices[t] >= actions.shape[0]):
-                raise ValueError("_play: a choice outside the menu of actions")
+            outside += (choices[t] < 0) | (choices[t] >= actions.shape[0])
+        if outside:
+            raise ValueError("_play: a choice outside the menu of actions")
     elif actions.shape[0] != n:
         raise ValueError("_play: actions need one row per table")
     if (actions.shape[1] != ACTION_WIDTH) | (skip.shape[0] != n) | (seeds.shape[0] != n) | (used.shape[0] != n):
         raise ValueError("_play: actions of 12 numbers, and skip, seeds and used with one row per table")
     n_seeds = seeds.shape[1]
+    spent = 0
     for t in range(n):  # Tables draws the seeds before the call: a guard, never a rule
+        spent += used[t] >= n_seeds
+    if spent == 0:  # (the vector env's case: its tables draw as soon as one has spent its seeds)
+        return
+    for t in range(n):
         if needs_shuffle[t] & ~skip[t] & ~((autoreset == NEXT_STEP) & pending[t]) & (used[t] >= n_seeds):
             raise ValueError("_play: a table has no seed left for its shuffle")
 
@@ -750,7 +760,8 @@ class Tables:
         """One step of every table for an environment: a coup, or a new session where one is due.
 
         :param actions: the (n, 12) action rows; or, with ``choices``, the menu of action rows of the
-            discrete form (``choices[t]`` is table ``t``'s row; both are checked by the caller).
+            discrete form (``choices[t]`` is table ``t``'s row; their shapes and types are checked by the
+            caller; a choice outside the menu raises ValueError before any table plays).
         :param autoreset: :data:`NEXT_STEP` or :data:`SAME_STEP`: how a table whose session ended
             starts its next one (:attr:`record`'s ``pending`` and ``ended``; the last observation of a
             session restarted in the same step is kept in :attr:`final`).
@@ -767,8 +778,8 @@ class Tables:
         if self.n == 1 and choices.size == 0:
             self._one_action[...] = actions  # the single table's action, without allocating
             actions = self._one_action
-        else:
-            actions = _of_one_type(actions, np.float64)
+        else:  # int64 rows (the action space's samples, SB3's actions) as they are: a kernel entry of their own
+            actions = _of_one_type(actions, np.int64 if actions.dtype == np.int64 else np.float64)
         args = (actions, choices, skip, autoreset, *self._args, limit, self.initial_bankroll)
         self._spent = self._call(self._play_kernel, args)
 
@@ -800,16 +811,20 @@ class Tables:
     def _call(self, kernel: Callable, args: tuple) -> Any:
         """Run ``kernel`` on ``args``, through its compiled entry point after the first call.
 
-        Every argument of the table's kernels has one type for the life of the tables: the bundles
-        and scalars are fixed when the tables are built, and the actions and masks are made float64
-        or bool arrays, C-contiguous, writable and aligned (:func:`_of_one_type`). So numba's type
-        dispatch, about 1 µs per array and several per bundle (a fifth of a single table's step), is
-        done once per kernel (:func:`~trente_env.jit.entry_point`).
+        Every argument of the table's kernels but the first has one type for the life of the tables:
+        the bundles and scalars are fixed when the tables are built, and the masks are made bool
+        arrays, C-contiguous, writable and aligned (:func:`_of_one_type`). The first (the actions,
+        or the mask of :meth:`reset_rows`) is such an array of one of a few dtypes (the actions
+        float64, or int64 as the action space samples them: no copy of the batch), and each kernel
+        has one entry per dtype and number of dimensions. So numba's type dispatch, about 1 µs per
+        array and several per bundle (a fifth of a single table's step), is done once per kernel and
+        dtype (:func:`~trente_env.jit.entry_point`).
         """
-        entry = self._entries.get(kernel)
+        key = (kernel, args[0].dtype, args[0].ndim)
+        entry = self._entries.get(key)
         if entry is None:
             out = kernel(*args)
-            self._entries[kernel] = jit.entry_point(kernel, args)
+            self._entries[key] = jit.entry_point(kernel, args)
             return out
         return entry(*args)
 

@@ -163,8 +163,12 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
             raise RuntimeError("call reset() before step()")
         layout = self.layout
         if layout.action_form == "discrete":
-            tables.step(layout.action_table, layout.choices(actions, self.num_envs), autoreset=self._autoreset,
-                        limit=self.max_episode_steps)  # fmt: skip
+            choices = layout.choices(actions, self.num_envs)  # their range is checked by the kernel
+            try:
+                tables.step(layout.action_table, choices, autoreset=self._autoreset, limit=self.max_episode_steps)
+            except ValueError:  # raised before any table played
+                layout.check_range(actions)  # the actions out of range, in the layout's words
+                raise
         else:
             tables.step(layout.actions(actions, self.num_envs), autoreset=self._autoreset, limit=self.max_episode_steps)
         record = tables.record
