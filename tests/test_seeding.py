@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from strategies.runner import session_seed, session_seeds
 from strategies.sessions import session_shuffle_seeds
-from trente_env.tables import SEED_BATCH, shuffling_generators
+from trente_env.dealer import deal_coups
+from trente_env.tables import REFILL_FROM, SEED_BATCH, shuffling_generators
 from trente_env.vector import TrenteEtQuaranteVectorEnv
 
 #: Seeds at the edges of the 32-bit words a SeedSequence reads an integer into.
@@ -66,3 +67,35 @@ def test_tables_deal_the_same_coups_from_a_generator_or_its_bit_generator() -> N
             env.step(idle)
         assert np.array_equal(envs[0].tables.coup, envs[1].tables.coup)
         shuffles += envs[0].tables.coup[:, 7].astype(np.int64)
+
+
+def test_tables_refilled_before_their_seeds_run_out_deal_each_generators_shoes_in_order() -> None:
+    # Tables betting nothing (sessions never end) through more than two batches of shuffle seeds each:
+    # every table deals, coup for coup, what deal_coups deals from numpy.random.default_rng(seed + i),
+    # though tables nearly out of seeds are refilled with those of a table that ran out (the seeds not
+    # yet used kept first). The spy proves that such early refills happened.
+    env = TrenteEtQuaranteVectorEnv(4, threads=False)
+    env.reset(seed=11)
+    tables = env.tables
+    early = []
+    draw = tables._draw_seeds
+
+    def spy() -> None:
+        early.extend(u for u in tables._used.tolist() if REFILL_FROM <= u < SEED_BATCH)
+        draw()
+
+    tables._draw_seeds = spy
+    idle = np.zeros((4, 12), dtype=np.int64)
+    dealt = []
+    shuffles = np.zeros(4, dtype=np.int64)
+    while shuffles.min() <= 2 * SEED_BATCH + 2:
+        env.step(idle)
+        dealt.append(tables.coup[:, [0, 1, 4, 6, 7]].copy())
+        shuffles += tables.coup[:, 7].astype(np.int64)
+    assert early  # some table was refilled before it had used its whole batch
+    dealt = np.stack(dealt)  # (coups, tables, columns)
+    for i in range(4):
+        coups = deal_coups(env.rules, dealt.shape[0], np.random.default_rng(11 + i))
+        expected = np.stack([coups.noir, coups.rouge, coups.start, coups.start + coups.n_noir + coups.n_rouge,
+                             coups.reshuffle], axis=1)  # fmt: skip
+        assert np.array_equal(dealt[:, i], expected)
