@@ -800,9 +800,14 @@ class Tables:
         single table draws its seeds one at a time: its generator is the single environment's
         ``np_random``, which a reset hands over again.
         """
-        size = self._seeds.shape[1]
         seeds, used, generators = self._seeds, self._used, self._bit_generators
-        due = used >= (REFILL_FROM if size == SEED_BATCH else size)
+        if self.n == 1:  # one seed at a time (the single environment's step: no arrays to build)
+            seeds[0, 0] = generators[0].random_raw()
+            used[0] = 0
+            self._spent = 0
+            return
+        size = seeds.shape[1]
+        due = used >= REFILL_FROM
         for i, u in zip(np.flatnonzero(due).tolist(), used[due].tolist(), strict=True):
             seeds[i, : size - u] = seeds[i, u:]  # the seeds not used yet, still first
             seeds[i, size - u :] = generators[i].random_raw(u)
