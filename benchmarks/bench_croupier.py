@@ -35,7 +35,7 @@ import numpy as np
 
 from trente_env import jit
 from trente_env.croupier import bet_and_settle, next_coup, table_rules
-from trente_env.dealer import deal_coups, deal_next, shuffle
+from trente_env.dealer import _fresh_shoe, deal_coups, deal_next, shuffle
 from trente_env.rules import get_rules
 
 BANKROLL = 1_000.0
@@ -45,8 +45,7 @@ BANKROLL = 1_000.0
 def _shuffles(cards, base, seeds):
     check = 0
     for s in range(seeds.size):
-        for i in range(base.size):
-            cards[i] = base[i]
+        _fresh_shoe(cards, base)
         shuffle(cards, seeds[s])
         check += cards[0] + 7 * cards[base.size // 2]
     return check, seeds.size
