@@ -9,6 +9,7 @@ import dataclasses
 import io
 import json
 import os
+import stat
 import tempfile
 import tomllib
 from collections.abc import Callable
@@ -29,8 +30,14 @@ _UMASK = _umask()
 
 def atomic_write(path: Path, write: Callable[[io.BufferedWriter], None]) -> None:
     """Write ``path`` atomically: ``write(f)`` fills a temporary file in the same folder, which then
-    replaces ``path`` (``os.replace``). A reader sees the old file or the new one, never a part."""
+    replaces ``path`` (``os.replace``). A reader sees the old file or the new one, never a part.
+
+    Only a regular file or a new path is written: anything else at ``path`` (a folder, a symbolic
+    link, a FIFO, a socket, a device) is a :class:`~experiments.errors.LabError` and is left as it
+    is, checked before and again just before the replace. An error names ``path``, never the
+    temporary file."""
     path = Path(path)
+    _check_replaceable(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         os.chmod(tmp, 0o666 & ~_UMASK)
@@ -38,13 +45,47 @@ def atomic_write(path: Path, write: Callable[[io.BufferedWriter], None]) -> None
             write(f)
             f.flush()
             os.fsync(f.fileno())
+        _check_replaceable(path)  # something else may have been put there while we wrote
         os.replace(tmp, path)
     except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-        if isinstance(exc, OSError) and exc.filename is None:  # say which file could not be written
-            exc.filename = str(path)
+        if isinstance(exc, OSError) and exc.filename in (None, tmp):  # name the file, not our temporary one
+            exc.filename, exc.filename2 = str(path), None
         raise
+
+
+#: What a path that is not a regular file is, by its ``stat`` type: said in refusals.
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISLNK, "a symbolic link"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def file_kind(path: Path) -> str | None:
+    """What ``path`` is when it exists and is not a regular file ("a folder", "a symbolic link",
+    "a FIFO (named pipe)", "a socket", "a device"...); None for a regular file or a new path. A
+    symbolic link is not followed: it is a link, whatever it points to."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None
+    except OSError:  # a path through a file, a name too long: the write says why
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    return next((kind for test, kind in _KINDS if test(mode)), "not a regular file")
+
+
+def _check_replaceable(path: Path, option: str | None = None) -> None:
+    kind = file_kind(path)
+    if kind is not None:
+        where = f"{option} {str(path)!r}" if option else str(path)
+        raise LabError(f"{where} is {kind}, not a regular file: trente-lab writes only a regular file or a new path")
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -96,7 +137,7 @@ def check_output_folder(path: Path, option: str = "--out") -> Path:
     """Refuse, before any work, an output folder that cannot be one: an existing file, a path
     through a file, or a place we may not write (a :class:`~experiments.errors.LabError` naming
     ``option``). Nothing is created."""
-    path = Path(path)
+    path = _given(path, option)
     if path.exists() and not path.is_dir():
         raise LabError(f"{option} {str(path)!r} is a file, not a folder")
     _check_writable(path, option, str(path))
@@ -104,13 +145,24 @@ def check_output_folder(path: Path, option: str = "--out") -> Path:
 
 
 def check_output_file(path: Path, option: str = "--output") -> Path:
-    """Refuse, before any work, an output file that cannot be written: an existing folder, a path
-    through a file, or a place we may not write. Nothing is created."""
-    path = Path(path)
-    if path.is_dir():
+    """Refuse, before any work, an output file that cannot be written: an empty path, an existing
+    folder, anything else that is not a regular file (a symbolic link, a FIFO, a socket, a device:
+    :func:`atomic_write` would replace it), a path through a file, or a place we may not write.
+    Nothing is created."""
+    path = _given(path, option)
+    if path.is_dir() and not path.is_symlink():
         raise LabError(f"{option} {str(path)!r} is a folder; give the file to write")
+    _check_replaceable(path, option)
     _check_writable(path.absolute().parent, option, str(path))
     return path
+
+
+def _given(path: str | Path, option: str) -> Path:
+    """``path`` as a :class:`~pathlib.Path`; an empty string (an unset shell variable) is refused:
+    ``Path("")`` would be the current folder."""
+    if isinstance(path, str) and not path.strip():
+        raise LabError(f"{option} is empty: give a path (an unset shell variable?)")
+    return Path(path)
 
 
 def _check_writable(path: Path, option: str, shown: str) -> None:

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from experiments.cli.options import JsonOption
+from experiments.cli.options import JsonOption, path_option
 from experiments.cli.train import Algo
 from experiments.console import out, print_json
 from experiments.limits import MAX_COUPS, MAX_SB3_SEED, MAX_TABLES
@@ -23,7 +23,7 @@ def command(
     episodes: Annotated[
         int, typer.Option("--episodes", "-n", min=2, max=MAX_TABLES, help="Evaluation sessions per table.")
     ] = 200,
-    out_dir: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path("runs/control"),
+    out_dir: Annotated[Path, path_option("--out", "-o", help="Output folder.")] = Path("runs/control"),
     force: Annotated[bool, typer.Option("--force", help="Replace the models of an earlier control in --out.")] = False,
     as_json: JsonOption = False,
 ) -> None:

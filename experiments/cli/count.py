@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from experiments.cli.options import BackendOption, DaskWorkersOption, JsonOption, RulesOption, SeedOption
+from experiments.cli.options import BackendOption, DaskWorkersOption, JsonOption, RulesOption, SeedOption, path_option
 from experiments.console import print_json
 from experiments.files import check_output_folder
 from experiments.limits import MAX_CARDS, MAX_COUNT_SHOES
@@ -38,7 +38,7 @@ def command(
     ] = 5,
     seed: SeedOption = 0,
     out_dir: Annotated[
-        Path | None, typer.Option("--out", "-o", help="Folder for count.json, best-ev.png and gain.png.")
+        Path | None, path_option("--out", "-o", help="Folder for count.json, best-ev.png and gain.png.")
     ] = None,
     backend: BackendOption = "local",
     workers: DaskWorkersOption = None,

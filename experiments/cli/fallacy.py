@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from experiments.cli.options import BackendOption, DaskWorkersOption, JsonOption, RulesOption, SeedOption
+from experiments.cli.options import BackendOption, DaskWorkersOption, JsonOption, RulesOption, SeedOption, path_option
 from experiments.console import print_json
 from experiments.files import check_output_folder
 from experiments.limits import MAX_COUPS, MAX_SESSION_COUPS, MAX_TABLES
@@ -22,7 +22,7 @@ def command(
     rules: RulesOption = "classic",
     seed: SeedOption = 0,
     out_dir: Annotated[
-        Path | None, typer.Option("--out", "-o", help="Folder for fallacy.png, systems.png and fallacy.json.")
+        Path | None, path_option("--out", "-o", help="Folder for fallacy.png, systems.png and fallacy.json.")
     ] = None,
     sessions: Annotated[
         int,

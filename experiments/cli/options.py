@@ -1,8 +1,10 @@
-"""The options several commands share, with their ranges checked by the parser (:mod:`experiments.limits`)."""
+"""The options several commands share, with their ranges checked by the parser (:mod:`experiments.limits`),
+and the one type of every path a command takes (:func:`path_value`, :func:`path_option`, :func:`path_argument`)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 
@@ -49,12 +51,43 @@ DaskWorkersOption = Annotated[
 ]
 
 
+# -- paths ---------------------------------------------------------------------------------------
+
+#: Why an empty path is refused, after the parser's "Invalid value for '--out': ".
+EMPTY_PATH = "an empty path would be the current folder; give a path (an unset shell variable?)"
+
+
+def path_value(text: str | Path) -> Path:
+    """The parser of every path a command takes (``--out``, ``--resume``, ``--output``, ``--config``,
+    ``--from``, a folder or file argument): the path, with an empty string (or only spaces) refused
+    in one line, where ``Path("")`` would silently be the current folder."""
+    if isinstance(text, Path):  # a default, already a path
+        return text
+    if not text.strip():
+        raise typer.BadParameter(EMPTY_PATH)
+    return Path(text)
+
+
+def path_option(*names: str, metavar: str = "PATH", **kwargs: Any) -> Any:
+    """``typer.Option(*names, **kwargs)`` for a path: parsed by :func:`path_value` (an empty path is refused)."""
+    return typer.Option(*names, parser=path_value, metavar=metavar, **kwargs)
+
+
+def path_argument(**kwargs: Any) -> Any:
+    """``typer.Argument(**kwargs)`` for a path: parsed by :func:`path_value` (an empty path is refused)."""
+    return typer.Argument(parser=path_value, **kwargs)
+
+
 __all__ = [
     "BackendOption",
     "CutCardOption",
     "DaskWorkersOption",
     "DecksOption",
+    "EMPTY_PATH",
     "JsonOption",
     "RulesOption",
     "SeedOption",
+    "path_argument",
+    "path_option",
+    "path_value",
 ]

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from experiments.cli.options import SeedOption
+from experiments.cli.options import SeedOption, path_argument, path_option
 from experiments.console import out
 from experiments.limits import MAX_COUPS, MAX_TABLES
 
@@ -15,9 +15,9 @@ from experiments.limits import MAX_COUPS, MAX_TABLES
 def command(
     folder: Annotated[
         Path | None,
-        typer.Argument(metavar="DIR", help="A tournament output folder (results.json, plots). Optional."),
+        path_argument(metavar="DIR", help="A tournament output folder (results.json, plots). Optional."),
     ] = None,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="The HTML file to write.")] = None,
+    output: Annotated[Path | None, path_option("--output", "-o", help="The HTML file to write.")] = None,
     rules: Annotated[
         str | None, typer.Option("--rules", "-r", help="Rules to describe (default: the tournament's, else classic).")
     ] = None,

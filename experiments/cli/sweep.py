@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from experiments.cli.options import JsonOption
+from experiments.cli.options import JsonOption, path_argument, path_option
 from experiments.console import out, print_json
 from experiments.limits import MAX_WORKERS
 
@@ -15,14 +15,14 @@ from experiments.limits import MAX_WORKERS
 def command(
     grid: Annotated[
         Path,
-        typer.Argument(
+        path_argument(
             help="The sweep: a TOML file whose sweep table lists algos, tables, seeds, timesteps..., or the name of "
             "a shipped one (sweep-seeds).",
             metavar="SWEEP.toml",
         ),
     ],
     out_dir: Annotated[
-        Path | None, typer.Option("--out", "-o", help="Output folder (default runs/sweep-<file name>).")
+        Path | None, path_option("--out", "-o", help="Output folder (default runs/sweep-<file name>).")
     ] = None,
     backend: Annotated[
         str,

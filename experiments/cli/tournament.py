@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from experiments.cli.options import JsonOption
+from experiments.cli.options import JsonOption, path_option
 from experiments.console import err, print_json
 from experiments.errors import TournamentError
 from experiments.limits import MAX_MONEY, MAX_SEED, MAX_SESSION_COUPS, MAX_SESSIONS, MAX_WORKERS
@@ -91,17 +91,20 @@ def command(
     ] = "local",
     out_dir: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="Output folder (default a new folder runs/tournament-<date>-<time>)."),
+        path_option("--out", "-o", help="Output folder (default a new folder runs/tournament-<date>-<time>)."),
     ] = None,
     config_file: Annotated[
-        str | None,
-        typer.Option(
-            "--config", "-c", help="TOML experiment file, or the name of a shipped one (see `trente-lab configs`)."
+        Path | None,
+        path_option(
+            "--config",
+            "-c",
+            metavar="FILE_OR_NAME",
+            help="TOML experiment file, or the name of a shipped one (see `trente-lab configs`).",
         ),
     ] = None,
     resume: Annotated[
         Path | None,
-        typer.Option(
+        path_option(
             "--resume",
             help="Finish the interrupted tournament in this folder. The plugins and model files its manifest names "
             "are loaded, which runs their code: resume only folders you trust.",
@@ -152,7 +155,7 @@ def command(
                 resume, workers, progress=True, plots=not no_plots, backend=where, keep_blocks=keep_blocks
             )
         else:
-            options: dict[str, Any] = config.file_options(config_file) if config_file is not None else {}
+            options: dict[str, Any] = config.file_options(str(config_file)) if config_file is not None else {}
             file_workers = options.pop("workers", None)
             options.update({k: v for k, v in given.items() if v is not None})
             chosen = config.make_config(**options)

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from experiments.cli.options import path_option
 from experiments.console import out, print_json
 from experiments.limits import MAX_COUPS, MAX_SB3_SEED, MAX_TABLES
 from experiments.rl.algorithms import TRAINABLE
@@ -69,7 +70,7 @@ def command(
             "--seed", "-s", min=0, max=MAX_SB3_SEED, help="Seed of the run (stable-baselines3 takes 0 to 2**32 - 1)."
         ),
     ] = 0,
-    out_dir: Annotated[Path | None, typer.Option("--out", "-o", help="Output directory.")] = None,
+    out_dir: Annotated[Path | None, path_option("--out", "-o", help="Output directory.")] = None,
     tensorboard: Annotated[
         bool, typer.Option("--tensorboard", help="Also log to TensorBoard (OUT/tensorboard).")
     ] = False,
@@ -80,7 +81,7 @@ def command(
         ),
     ] = False,
     config: Annotated[
-        Path | None, typer.Option("--config", help="Hyper-parameter TOML (default: configs/rl.toml).")
+        Path | None, path_option("--config", help="Hyper-parameter TOML (default: configs/rl.toml).")
     ] = None,
     eval_every: Annotated[
         int | None, typer.Option("--eval-every", min=1, max=MAX_COUPS, help="Timesteps between evaluations.")
@@ -96,7 +97,7 @@ def command(
     ] = None,
     start_from: Annotated[
         Path | None,
-        typer.Option("--from", help="Go on training this model (saved by train: same --algo and --action-form)."),
+        path_option("--from", help="Go on training this model (saved by train: same --algo and --action-form)."),
     ] = None,
     device: Annotated[Device, typer.Option("--device", help="Torch device.")] = Device.cpu,
     observe_shoe: Annotated[
