@@ -178,8 +178,12 @@ def command(
     output.print_table(document, wide)
     rate = document.get("session_coups_per_second")
     err.print(
-        f"Files in {document['out']}. {document['session_coups']:,} session-coups in {document['seconds']:.1f} s"
-        + (f" ({rate:,.0f} per second)." if rate else "."),
+        f"Files in {document['out']}. "
+        + (
+            f"{document['session_coups']:,} session-coups in {document['seconds']:.1f} s ({rate:,.0f} per second)."
+            if rate
+            else f"Nothing left to play: its {document['session_coups']:,} session-coups were all played before."
+        ),
         style="dim",
         soft_wrap=True,
         markup=False,

@@ -1,8 +1,9 @@
 """The run's identity and its checkpoints: what a block file must prove before it is summed in.
 
 Every block file (``OUT/blocks/b{block}-s{strategy}.npz``, ``docs/tournament-files.md``) records
-the run it belongs to (:class:`RunIdentity`), its block, its system and the type and shape of every
-array; :class:`Checkpoints` reads one back only when it proves to be this block of this run, whole.
+the run it belongs to (:class:`RunIdentity`), its block, its system, the type and shape of every
+array and a sha256 of the arrays bound to that block and system (:func:`arrays_digest`);
+:class:`Checkpoints` reads one back only when it proves to be this block of this run, whole.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import inspect
 import io
 import json
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +26,7 @@ import numpy as np
 from experiments import version
 from experiments.console import say
 from experiments.errors import TournamentError
-from experiments.files import atomic_write_bytes, json_default
+from experiments.files import atomic_write_bytes, file_kind, json_default
 from experiments.tournament.config import TournamentConfig, trajectory_sessions
 from strategies.registry import STRATEGIES, StrategyError, parse_spec, strategy_class
 from strategies.runner import SESSION_FIELDS
@@ -120,7 +122,9 @@ def _digest(value: Any) -> str:
 
 # -- checkpoints ---------------------------------------------------------------------------------
 
-BLOCK_SCHEMA = "trente-lab/tournament-block/1"
+BLOCK_SCHEMA = "trente-lab/tournament-block/2"
+#: The schema of the block files of older trente-labs: no hash of their arrays (recomputed).
+OLD_BLOCK_SCHEMAS = ("trente-lab/tournament-block/1",)
 #: The arrays of a block file and their types: :data:`SESSION_FIELDS` (one value per session),
 #: ``box_stakes`` (2, 4), ``rig_staked`` (a number: Noir units staked right after a Noir win) and
 #: ``trajectories`` (sessions kept, coups + 1).
@@ -138,8 +142,26 @@ class DamagedBlock(Exception):
     """A block file that is not the block it should be (its message says why, in one line)."""
 
 
+#: The name of a block file (:func:`task_path`).
+_BLOCK_NAME = re.compile(r"b\d+-s\d+\.npz")
+
+
 def task_path(out: Path, b: int, s: int) -> Path:
     return Path(out) / "blocks" / f"b{b:05d}-s{s:03d}.npz"
+
+
+def arrays_digest(note: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> str:
+    """The sha256 a block's note records of its arrays: every array of :data:`BLOCK_ARRAYS` (name,
+    type, shape and bytes, in that order), bound to the run, block and system the note names, so that
+    an array edited in place or another system's (or block's) arrays under this note do not match."""
+    digest = hashlib.sha256()
+    whose = {k: note.get(k) for k in ("config_hash", "code_hash", "block", "strategy", "spec", "first_session")}
+    digest.update(json.dumps(whose, sort_keys=True).encode() + b"\0")
+    for key in BLOCK_ARRAYS:
+        array = np.ascontiguousarray(arrays[key])
+        digest.update(f"{key}:{array.dtype.str}:{array.shape}".encode() + b"\0")
+        digest.update(array.tobytes())
+    return digest.hexdigest()
 
 
 class Checkpoints:
@@ -147,8 +169,9 @@ class Checkpoints:
 
     A block file holds one system's results over one block of sessions (:data:`BLOCK_ARRAYS`) and
     a note (:meth:`note`) of what they are: the run's :class:`RunIdentity`, the block, the system,
-    its sessions and the type and shape of every array. A file is read back only when it proves
-    that it is this block of this run, with every array whole and no NaN.
+    its sessions, the type and shape of every array and their hash (:func:`arrays_digest`). A file
+    is read back only when it proves that it is this block of this run, with every array whole, no
+    NaN and the hash of its note.
     """
 
     def __init__(
@@ -158,6 +181,7 @@ class Checkpoints:
         without reading its file (a run sums up the blocks it has just played)."""
         self.out, self.config, self.identity = Path(out), config, identity
         self.kept: dict[tuple[int, int], dict[str, np.ndarray]] | None = {} if in_memory else None
+        self._kept_digests: dict[tuple[int, int], str] = {}
 
     def note(self, b: int, s: int) -> dict[str, Any]:
         """What block ``b`` of system ``s`` of this run is."""
@@ -183,11 +207,14 @@ class Checkpoints:
         """Save block ``b`` of each system in ``results`` (system index -> its arrays), atomically."""
         for s, result in results.items():
             arrays = {k: np.asarray(result[k], dtype=dtype) for k, dtype in BLOCK_ARRAYS.items()}
+            note = self.note(b, s)
+            note["arrays_sha256"] = arrays_digest(note, arrays)
             buffer = io.BytesIO()
-            np.savez(buffer, note=np.array(json.dumps(self.note(b, s))), **arrays)
+            np.savez(buffer, note=np.array(json.dumps(note)), **arrays)
             atomic_write_bytes(task_path(self.out, b, s), buffer.getvalue())
             if self.kept is not None:
                 self.kept[b, s] = arrays
+                self._kept_digests[b, s] = note["arrays_sha256"]
 
     def take(self, b: int, s: int) -> dict[str, np.ndarray] | None:
         """Block ``b`` of system ``s``: the one this object saved and kept (given up, not kept twice),
@@ -195,7 +222,8 @@ class Checkpoints:
         arrays = self.kept.pop((b, s), None) if self.kept is not None else None
         if arrays is None:
             return self.load(b, s)
-        problem = self._problem(b, s, self.note(b, s), {"note", *arrays}, arrays)
+        note = {**self.note(b, s), "arrays_sha256": self._kept_digests.pop((b, s))}
+        problem = self._problem(b, s, note, {"note", *arrays}, arrays)
         if problem:
             raise DamagedBlock(f"block {task_path(self.out, b, s).stem} {problem}")
         return arrays
@@ -204,7 +232,8 @@ class Checkpoints:
         """Block ``b`` of system ``s``, or None when it is not saved yet.
 
         :raises DamagedBlock: the file is unreadable (truncated, corrupted), belongs to another run
-            or another code version, is another block, or holds a short, mistyped or NaN array.
+            or another code version, is another block, holds a short, mistyped or NaN array, or
+            arrays that do not match the hash in its note (edited, or another system's or block's).
         """
         path = task_path(self.out, b, s)
         if not path.is_file():
@@ -227,6 +256,8 @@ class Checkpoints:
 
     def _problem(self, b: int, s: int, note: Any, names: set[str], arrays: Mapping[str, np.ndarray]) -> str | None:
         expected = self.note(b, s)
+        if isinstance(note, dict) and note.get("schema") in OLD_BLOCK_SCHEMAS:
+            return "was written by an older trente-lab, without a hash of its arrays"
         if not isinstance(note, dict) or note.get("schema") != BLOCK_SCHEMA:
             return "does not say which run it belongs to (written by an older trente-lab?)"
         for key, what in (("config_hash", "belongs to another run"), ("code_hash", "was computed by other code")):
@@ -246,16 +277,24 @@ class Checkpoints:
         coups = arrays["coups"]
         if coups.size and not 0 <= coups.min() <= coups.max() <= self.config.coups:
             return f"has sessions of {coups.min()} to {coups.max()} coups, outside 0 to {self.config.coups}"
+        if note.get("arrays_sha256") != arrays_digest(expected, arrays):
+            return "has arrays that do not match the hash in its note (edited, or another system's or block's)"
         return None
 
     def scan(self, groups: Sequence[tuple[int, ...]]) -> np.ndarray:
         """(blocks, groups) flags: the tasks whose every file is saved and proves to be of this run.
-        Each damaged or foreign file is reported in one line on stderr; its task is played again."""
+        Each damaged or foreign file is reported in one line on stderr; its task is played again.
+
+        :raises TournamentError: a block's place holds something that is not a regular file (a
+            folder, a link...): it is not ours to remove, and a block cannot be written there; said
+            before anything is written, so a complete run stays complete.
+        """
         done = np.zeros((self.config.n_blocks, len(groups)), dtype=np.bool_)
         try:
             present = set(os.listdir(self.out / "blocks"))
         except OSError:
             present = set()
+        self._check_kinds(present)
         problems = []
         for b in range(self.config.n_blocks if present else 0):
             for i, group in enumerate(groups):
@@ -274,6 +313,17 @@ class Checkpoints:
             say(f"{len(problems) - REPORT_BLOCKS} more blocks are damaged or not of this run; recomputing them")
         return done
 
+    def _check_kinds(self, present: set[str]) -> None:
+        """Every block file's name in ``present`` (the names in ``OUT/blocks``) is a regular file."""
+        for name in sorted(n for n in present if _BLOCK_NAME.fullmatch(n)):
+            path = self.out / "blocks" / name
+            kind = file_kind(path)
+            if kind is not None:
+                raise TournamentError(
+                    f"{path} is {kind}, not a block file: move it out of {self.out / 'blocks'} and run again "
+                    "(its block is then played again)"
+                )
+
 
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
@@ -284,6 +334,7 @@ __all__ = [
     "BLOCK_ARRAYS",
     "BLOCK_SCHEMA",
     "Checkpoints",
+    "arrays_digest",
     "DamagedBlock",
     "RunIdentity",
     "code_version",

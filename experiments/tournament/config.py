@@ -26,7 +26,7 @@ from experiments.tournament.defaults import (
 )
 from strategies.registry import COUNTERS, LINEUP, StrategyError, make_strategy, parse_spec
 from strategies.sessions import is_compiled
-from trente_env.rules import RuleSet, get_rules
+from trente_env.rules import PRESETS, RIGGED_PRESETS, RuleSet, get_rules
 
 #: At most this many bankroll values per strategy are kept for the trajectory plot (memory bound).
 TRAJECTORY_VALUES = 4_000_000
@@ -71,6 +71,10 @@ class TournamentConfig:
     def ruleset(self) -> RuleSet:
         return RuleSet(**self.rule_values)
 
+    def rules_name(self) -> str:
+        """The game played, named: the preset, with the rules changed from it if any (:func:`rules_name`)."""
+        return rules_name(self.rules, self.ruleset())
+
     @property
     def n_blocks(self) -> int:
         return -(-self.sessions // self.block)
@@ -109,6 +113,29 @@ class TournamentConfig:
     @property
     def n_tasks(self) -> int:
         return self.n_blocks * len(self.groups())
+
+
+def rules_name(preset: str, rules: RuleSet) -> str:
+    """The name of the game ``rules`` deal: ``preset`` when they are exactly the preset's rules, else
+    the preset and every rule changed from it, naming the preset they then are if any ("classic
+    with refait=half (the partage preset)"); never a preset's name for another game."""
+    base = get_rules(preset)
+    changed = [
+        f"{f.name}={_rule_text(getattr(rules, f.name))}"
+        for f in dataclasses.fields(rules)
+        if getattr(rules, f.name) != getattr(base, f.name)
+    ]
+    if not changed:
+        return preset
+    same = next((name for name, r in {**PRESETS, **RIGGED_PRESETS}.items() if r == rules), None)
+    return f"{preset} with {', '.join(changed)}" + (f" (the {same} preset)" if same else "")
+
+
+def _rule_text(value: Any) -> str:
+    value = _enum_value(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def split_strategies(text: str | Sequence[str]) -> list[str]:
@@ -203,6 +230,8 @@ def make_config(
         raise TournamentError(f"unit must be a whole number of units >= 1, got {unit!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise TournamentError(f"seed must be a whole number >= 0, got {seed!r}")
+    if seed > MAX_SEED:  # the engine's seeds are int64
+        raise TournamentError(f"seed must be at most {MAX_SEED:,}, got {seed}")
     try:
         bankroll = float(bankroll)
     except (TypeError, ValueError):
@@ -346,20 +375,24 @@ _FILE_NUMBERS = {
 }
 
 
-def checked_file_options(options: dict[str, Any], name: str) -> dict[str, Any]:
-    """The options read from a config file, each of the type and in the range its option takes."""
+def check_ranges(options: Mapping[str, Any], where: str) -> None:
+    """Each number of ``options`` (a config file's, a manifest's) of the type and in the range its
+    command-line option takes; a :class:`TournamentError` ``"<where>: <key> must be ..."`` if not."""
     for key, (whole, low, high) in _FILE_NUMBERS.items():
         value = options.get(key)
         if value is None:
             continue
         if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)):
-            raise TournamentError(
-                f"config {name!r}: {key} must be a {'whole number' if whole else 'number'}, got {value!r}"
-            )
+            raise TournamentError(f"{where}: {key} must be a {'whole number' if whole else 'number'}, got {value!r}")
         if not value >= low:  # NaN too
-            raise TournamentError(f"config {name!r}: {key} must be at least {low}, got {value}")
+            raise TournamentError(f"{where}: {key} must be at least {low}, got {value}")
         if not value <= high:
-            raise TournamentError(f"config {name!r}: {key} must be at most {high:,}, got {value}")
+            raise TournamentError(f"{where}: {key} must be at most {high:,}, got {value}")
+
+
+def checked_file_options(options: dict[str, Any], name: str) -> dict[str, Any]:
+    """The options read from a config file, each of the type and in the range its option takes."""
+    check_ranges(options, f"config {name!r}")
     if not isinstance(options.get("rules", ""), str):
         raise TournamentError(f"config {name!r}: rules must be the name of a preset, got {options['rules']!r}")
     if not isinstance(options.get("strategies", ""), (str, list)):
@@ -393,11 +426,13 @@ def _enum_value(value: Any) -> Any:
 __all__ = [
     "CONFIG_KEYS",
     "TournamentConfig",
+    "check_ranges",
     "checked_file_options",
     "config_path",
     "file_options",
     "make_config",
     "read_config_file",
+    "rules_name",
     "shipped_configs",
     "split_strategies",
     "trajectory_sessions",

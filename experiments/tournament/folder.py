@@ -27,7 +27,7 @@ from experiments import version
 from experiments.errors import TournamentError
 from experiments.files import atomic_write_text, json_default
 from experiments.tournament.checkpoints import RunIdentity
-from experiments.tournament.config import TournamentConfig, make_config
+from experiments.tournament.config import TournamentConfig, check_ranges, make_config
 
 MANIFEST_SCHEMA = "trente-lab/tournament-manifest/1"
 
@@ -144,8 +144,9 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
 
 
 def manifest_config(folder: str | Path) -> TournamentConfig:
-    """The configuration in ``folder/manifest.json``, validated like a fresh one: rebuilt by
-    :func:`make_config` from its values, which must give it back exactly (so a hand-edited seed is
+    """The configuration in ``folder/manifest.json``, validated like a fresh one: each number in the
+    range of its command-line option (:func:`~experiments.tournament.config.check_ranges`), rebuilt
+    by :func:`make_config` from its values, which must give it back exactly (so a hand-edited seed is
     a new run, whose blocks then do not match, but ``coups = 0``, a spec without its label or an
     unknown key is refused). Rebuilding loads the plugins and models it names: that runs their code.
     """
@@ -165,6 +166,7 @@ def manifest_config(folder: str | Path) -> TournamentConfig:
         raise TournamentError(f"{where}: rule_values must be a table, got {rule_values!r}")
     if not strategies:
         raise TournamentError(f"{where}: no strategies")
+    check_ranges({k: data[k] for k in ("sessions", "coups", "unit", "seed", "block", "trajectories")}, where)
     try:
         config = make_config(
             strategies, data["sessions"], data["coups"], data["bankroll"], data["unit"], data["rules"], data["seed"],

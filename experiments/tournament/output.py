@@ -283,6 +283,12 @@ def table_cells(row: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def played_rules(document: Mapping[str, Any]) -> str:
+    """The name of the game a results document's run played (``rules_played``: the preset, with its
+    overrides if any); the preset for a document written before it said so."""
+    return document.get("rules_played") or document["rules"]
+
+
 def verdict_table(document: Mapping[str, Any], wide: bool = False) -> Table:
     """The verdict table, sorted by P(session ahead): strategy, return per unit staked with its 95%
     interval, verdict, P(ahead) and P(ruin); ``wide`` adds the exact edge, the final bankroll, the
@@ -298,8 +304,8 @@ def verdict_table(document: Mapping[str, Any], wide: bool = False) -> Table:
     view = Table(
         title=(
             f"{document['sessions']:,} sessions x up to {document['coups']:,} coups, bankroll "
-            f"{document['bankroll']:g}, unit {document['unit']}, {document['rules']} rules, seed {document['seed']}. "
-            + edge
+            f"{document['bankroll']:g}, unit {document['unit']}, {played_rules(document)} rules, "
+            f"seed {document['seed']}. " + edge
         ),
         title_justify="left",
         caption=document["correction"]["note"],
@@ -338,6 +344,7 @@ __all__ = [
     "sessions_file",
     "SUMMARY_COLUMNS",
     "TABLE_COLUMNS",
+    "played_rules",
     "print_table",
     "table_cells",
     "trajectory_bands",

@@ -25,6 +25,7 @@ import numpy as np
 from experiments.files import pyplot, save_figure
 from experiments.plotting import edge_label, percent_axis
 from experiments.tournament.drawing import PLOT_FILES
+from experiments.tournament.output import played_rules
 
 plt = pyplot()
 
@@ -80,7 +81,7 @@ def draw_one(
 def _title(document: Mapping[str, Any]) -> str:
     return (
         f"{document['sessions']:,} sessions x up to {document['coups']:,} coups, bankroll {document['bankroll']:g}, "
-        f"{document['rules']} rules, seed {document['seed']}"
+        f"{played_rules(document)} rules, seed {document['seed']}"
     )
 
 

@@ -390,6 +390,9 @@ def _play_here(
         raise TournamentError(f"cannot create output folder {str(out / 'blocks')!r}: {exc.strerror or exc}") from None
     done = blocks.scan(config.groups())
     total = done.size
+    # every task saved before (a finished run resumed): nothing is played, the run's time is its first one's
+    nothing_left = bool(done.all())
+    earlier = _manifest_seconds(out) if nothing_left else None
 
     def manifest(count: int, complete: bool = False, files: Sequence[str] = (), **extra: Any) -> None:
         extra = {"backend": backend.spec, **extra}
@@ -424,7 +427,7 @@ def _play_here(
         except TournamentInterrupted as exc:
             manifest(exc.done)
             raise
-    seconds = time.perf_counter() - start
+    seconds = earlier if nothing_left else time.perf_counter() - start
     manifest(total)
     files: list[str] = []
     with status(progress) as doing:
@@ -436,7 +439,7 @@ def _play_here(
             document = summarize(config, sessions)
             document["seconds"] = seconds
             document["session_coups"] = work
-            document["session_coups_per_second"] = work / seconds if seconds > 0 else None
+            document["session_coups_per_second"] = work / seconds if not nothing_left and seconds > 0 else None
             document["out"] = str(out)
             write_outputs(out, document, sessions, plots, files, doing, drawers)
         except KeyboardInterrupt:
@@ -447,6 +450,16 @@ def _play_here(
             doing("removing the block files (--keep-blocks keeps them)")
             shutil.rmtree(out / "blocks", ignore_errors=True)
     return document
+
+
+def _manifest_seconds(out: Path) -> float | None:
+    """The ``seconds`` an earlier complete run in ``out`` took, from its manifest (None if it does not say)."""
+    try:
+        manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    seconds = manifest.get("seconds") if isinstance(manifest, dict) else None
+    return float(seconds) if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) else None
 
 
 def resume_tournament(

@@ -80,6 +80,7 @@ def summarize(config: TournamentConfig, sessions: Mapping[str, Mapping[str, np.n
         "schema": RESULTS_SCHEMA,
         "version": version(),
         "rules": config.rules,
+        "rules_played": config.rules_name(),
         "description": rules.describe(),
         "rule_values": dict(config.rule_values),
         "seed": config.seed,
