@@ -176,15 +176,16 @@ def command(
         print_json(document)
         return
     output.print_table(document, wide)
-    rate = document.get("session_coups_per_second")
-    err.print(
-        f"Files in {document['out']}. "
-        + (
-            f"{document['session_coups']:,} session-coups in {document['seconds']:.1f} s ({rate:,.0f} per second)."
-            if rate
-            else f"Nothing left to play: its {document['session_coups']:,} session-coups were all played before."
-        ),
-        style="dim",
-        soft_wrap=True,
-        markup=False,
-    )
+    err.print(f"Files in {document['out']}. {_timing(document)}", style="dim", soft_wrap=True, markup=False)
+
+
+def _timing(document: dict[str, Any]) -> str:
+    """What this run played and how fast (a resumed run counts only what it played), or that a finished
+    run had nothing left to play."""
+    total, seconds, rate = document["session_coups"], document["seconds"], document.get("session_coups_per_second")
+    if not rate:
+        return f"Nothing left to play: its {total:,} session-coups were all played before."
+    played = round(rate * seconds)
+    if played < total:
+        return f"{total:,} session-coups, {played:,} of them played now in {seconds:.1f} s ({rate:,.0f} per second)."
+    return f"{total:,} session-coups in {seconds:.1f} s ({rate:,.0f} per second)."

@@ -326,6 +326,8 @@ def run_tournament(
     """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise TournamentError(f"workers must be a whole number >= 1, got {workers!r}")
+    if isinstance(out, str) and not out.strip():  # Path("") would be the current folder
+        raise TournamentError("out is empty: give a folder, or None for a new one")
     check_size(config, workers)
     out = Path(out) if out is not None else default_out_dir()
     with claim_folder(out):
@@ -408,6 +410,7 @@ def _play_here(
             last = time.monotonic()
 
     work = config.sessions * config.coups * len(config.specs)
+    played = work - _saved_work(config, done)  # the session-coups this call plays (the rate counts only them)
     slower = config.card_counters()
     if slower and not done.all():
         say(
@@ -439,7 +442,7 @@ def _play_here(
             document = summarize(config, sessions)
             document["seconds"] = seconds
             document["session_coups"] = work
-            document["session_coups_per_second"] = work / seconds if not nothing_left and seconds > 0 else None
+            document["session_coups_per_second"] = played / seconds if not nothing_left and seconds > 0 else None
             document["out"] = str(out)
             write_outputs(out, document, sessions, plots, files, doing, drawers)
         except KeyboardInterrupt:
@@ -450,6 +453,16 @@ def _play_here(
             doing("removing the block files (--keep-blocks keeps them)")
             shutil.rmtree(out / "blocks", ignore_errors=True)
     return document
+
+
+def _saved_work(config: TournamentConfig, done: np.ndarray) -> int:
+    """The session-coups of the tasks ``done`` flags (blocks, groups)."""
+    groups = config.groups()
+    coups = 0
+    for b, i in zip(*np.nonzero(done)):
+        lo, hi = config.block_range(int(b))
+        coups += (hi - lo) * config.coups * len(groups[int(i)])
+    return coups
 
 
 def _manifest_seconds(out: Path) -> float | None:
@@ -477,6 +490,8 @@ def resume_tournament(
 
     A complete run whose blocks were removed has nothing left to check or finish: it is said in
     one line, and its ``results.json`` is returned as it stands (:func:`finished_document`)."""
+    if isinstance(folder, str) and not folder.strip():  # Path("") would be the current folder
+        raise TournamentError("the folder to resume is empty: give the folder of the run")
     folder = Path(folder)
     if not (folder / "manifest.json").is_file():
         raise TournamentError(f"nothing to resume in {str(folder)!r}: no readable manifest.json")
