@@ -83,6 +83,8 @@ def test_a_block_records_the_run_it_belongs_to(whole):
     for key, (dtype, shape) in note["arrays"].items():
         assert arrays[key].dtype == np.dtype(dtype) and list(arrays[key].shape) == shape, key
     assert note["arrays"]["trajectories"] == ["float32", [10, 13]]  # every session keeps its bankroll path
+    assert note["arrays_sha256"] == checkpoints.arrays_digest(note, arrays)  # bound to this block and system
+    assert note["arrays_sha256"] != checkpoints.arrays_digest({**note, "strategy": 0}, arrays)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["identity"] == json.loads(json.dumps(identity.as_dict()))
     code = manifest["identity"]["code"]
@@ -313,6 +315,8 @@ def test_a_hand_edited_seed_is_a_new_run_whose_blocks_do_not_match(tmp_path, cap
         ({"sessions": -5}, "sessions must be at least 1"),
         ({"sessions": "30"}, "sessions must be a whole number"),
         ({"seed": 1.5}, "seed must be a whole number"),
+        ({"seed": 2**70}, "seed must be at most 9,223,372,036,854,775,807, got 1180591620717411303424"),
+        ({"unit": 10**13}, "unit must be at most 1,000,000,000,000"),
         ({"block": True}, "block must be a whole number"),
         ({"specs": ["flat", "martingale"]}, "config does not hold together: specs is"),
         ({"specs": ["flat", "martingale", "paroli"]}, "config does not hold together: specs is"),
