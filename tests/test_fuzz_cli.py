@@ -493,3 +493,13 @@ def test_a_table_whose_refait_was_overridden_is_not_called_classic(tmp_path):
     assert f"{played} rules" in _title(document)
     plain = run_tournament(make_config("flat", sessions=20, coups=10), tmp_path / "plain", plots=False)
     assert plain["rules_played"] == "classic" and "classic rules" in str(verdict_table(plain).title)
+
+
+@pytest.mark.parametrize("resume", [False, True])
+def test_a_folder_in_the_manifests_place_is_one_line(tmp_path, resume):
+    (tmp_path / "manifest.json").mkdir()
+    args = ["--resume", str(tmp_path)] if resume else ["--strategies", "flat", "-n", "10", "--out", str(tmp_path)]
+    line = one_line(runner.invoke(app, ["tournament", *args, "--no-plots"]))
+    where = tmp_path / "manifest.json"
+    assert line == f"trente-lab: error: {where} is a folder, not a manifest: move it away (or choose another folder)"
+    assert (tmp_path / "manifest.json").is_dir()

@@ -25,7 +25,7 @@ except ImportError:  # Windows
 
 from experiments import version
 from experiments.errors import TournamentError
-from experiments.files import atomic_write_text, json_default
+from experiments.files import atomic_write_text, file_kind, json_default
 from experiments.tournament.checkpoints import RunIdentity
 from experiments.tournament.config import TournamentConfig, check_ranges, make_config
 
@@ -132,6 +132,9 @@ def _size(path: Path) -> int | None:
 
 def read_manifest(folder: str | Path) -> dict[str, Any]:
     path = Path(folder) / "manifest.json"
+    kind = file_kind(path)
+    if kind is not None:
+        raise TournamentError(f"{path} is {kind}, not a manifest: move it away (or choose another folder)")
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except OSError:
