@@ -68,7 +68,7 @@ def path_value(text: str | Path) -> Path:
     return Path(text)
 
 
-def path_option(*names: str, metavar: str = "PATH", **kwargs: Any) -> Any:
+def path_option(*names: str, metavar: str = "<path>", **kwargs: Any) -> Any:
     """``typer.Option(*names, **kwargs)`` for a path: parsed by :func:`path_value` (an empty path is refused)."""
     return typer.Option(*names, parser=path_value, metavar=metavar, **kwargs)
 

@@ -98,7 +98,7 @@ def command(
         path_option(
             "--config",
             "-c",
-            metavar="FILE_OR_NAME",
+            metavar="<path|name>",
             help="TOML experiment file, or the name of a shipped one (see `trente-lab configs`).",
         ),
     ] = None,
