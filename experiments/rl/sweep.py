@@ -46,7 +46,14 @@ from typing import Any
 from experiments.backends import LOCAL, Backend, dask_client, run_on_dask
 from experiments.console import progress_bar
 from experiments.errors import RLError
-from experiments.files import atomic_write_json, atomic_write_text, check_output_folder, read_toml, save_figure
+from experiments.files import (
+    atomic_write_bytes,
+    atomic_write_json,
+    atomic_write_text,
+    check_output_folder,
+    read_toml,
+    save_figure,
+)
 from experiments.rl.algorithms import TRAINABLE
 from experiments.rl.config import DEFAULT_CONFIG, algo_class
 from experiments.rl.rig import parse_venue
@@ -223,7 +230,7 @@ def _save(out: Path, sweep: Sweep, run: SweepRun, result: Mapping[str, Any]) -> 
     folder = out / "runs" / run.name
     folder.mkdir(parents=True, exist_ok=True)
     for name, data in result["files"].items():
-        (folder / name).write_bytes(data)
+        atomic_write_bytes(folder / name, data)  # only over a regular file or at a new path
     document = {"identity": sweep.identity(run), "row": result["row"], "evaluation": result["evaluation"]}
     atomic_write_json(_result_path(out, run), document)  # last: a run counts once every file is there
 
