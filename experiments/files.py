@@ -38,7 +38,11 @@ def atomic_write(path: Path, write: Callable[[io.BufferedWriter], None]) -> None
     temporary file."""
     path = Path(path)
     _check_replaceable(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:  # a folder we may not write in, a full disk: name the file, not the temporary one
+        exc.filename, exc.filename2 = str(path), None
+        raise
     try:
         os.chmod(tmp, 0o666 & ~_UMASK)
         with os.fdopen(fd, "wb") as f:

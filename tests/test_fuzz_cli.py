@@ -137,6 +137,16 @@ def test_an_error_of_the_replace_names_the_file_not_the_temporary_one(tmp_path, 
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_temporary_file_that_cannot_be_made_names_the_file(tmp_path, monkeypatch):
+    def refuse(prefix, suffix, dir):
+        raise PermissionError(13, "Permission denied", str(Path(dir) / f"{prefix}abc{suffix}"))
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    with pytest.raises(PermissionError) as error:
+        atomic_write_bytes(tmp_path / "results.json", b"{}")
+    assert error.value.filename == str(tmp_path / "results.json") and error.value.filename2 is None
+
+
 @pytest.mark.parametrize("kind", ["fifo", "symlink", "dangling symlink", "socket"])
 def test_report_onto_something_not_a_regular_file_is_one_line(tmp_path, kind):
     path = Path(tempfile.mkdtemp(dir="/tmp")) / "page.html"  # short: a socket's path has a length limit
