@@ -36,4 +36,32 @@ def load_rules(preset: str, **changes: Any):  # -> trente_env.rules.RuleSet
         raise LabError(str(exc)) from None
 
 
-__all__ = ["LabError", "RLError", "TournamentError", "load_rules"]
+def rules_name(preset: str, rules: Any) -> str:
+    """The name of the game ``rules`` (a ``trente_env.rules.RuleSet``) deal, as a command prints it:
+    ``preset`` when they are exactly the preset's rules, else the preset and every rule changed from
+    it, naming the preset they then are if any ("classic with refait=half (the partage preset)",
+    "classic with decks=2"); never a preset's name for another game."""
+    import dataclasses
+    from enum import Enum
+
+    from trente_env.rules import PRESETS, RIGGED_PRESETS, get_rules
+
+    def text(value: Any) -> str:
+        value = value.value if isinstance(value, Enum) else value
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        return f"{value:g}" if isinstance(value, float) else str(value)
+
+    base = get_rules(preset)
+    changed = [
+        f"{f.name}={text(getattr(rules, f.name))}"
+        for f in dataclasses.fields(rules)
+        if getattr(rules, f.name) != getattr(base, f.name)
+    ]
+    if not changed:
+        return preset
+    same = next((name for name, r in {**PRESETS, **RIGGED_PRESETS}.items() if r == rules), None)
+    return f"{preset} with {', '.join(changed)}" + (f" (the {same} preset)" if same else "")
+
+
+__all__ = ["LabError", "RLError", "TournamentError", "load_rules", "rules_name"]

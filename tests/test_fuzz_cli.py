@@ -25,11 +25,11 @@ from typer.testing import CliRunner
 
 from experiments.cli import app
 from experiments.cli.options import path_value
-from experiments.errors import LabError, TournamentError
+from experiments.errors import LabError, TournamentError, rules_name
 from experiments.files import atomic_write_bytes, check_output_file, check_output_folder, file_kind
 from experiments.limits import MAX_MONEY, MAX_SEED, MAX_SESSION_COUPS, MAX_SESSIONS
 from experiments.tournament.checkpoints import Checkpoints, DamagedBlock, run_identity, task_path
-from experiments.tournament.config import make_config, rules_name
+from experiments.tournament.config import make_config
 from experiments.tournament.output import verdict_table
 from experiments.tournament.plots import _title
 from experiments.tournament.runner import collect, resume_tournament, run_tournament
@@ -515,3 +515,12 @@ def test_a_folder_in_the_manifests_place_is_one_line(tmp_path, resume):
     where = tmp_path / "manifest.json"
     assert line == f"trente-lab: error: {where} is a folder, not a manifest: move it away (or choose another folder)"
     assert (tmp_path / "manifest.json").is_dir()
+
+
+def test_simulate_names_the_decks_it_dealt():
+    two = runner.invoke(app, ["simulate", "--decks", "2", "-n", "1000", "--json"])
+    assert json.loads(two.stdout)["rules_played"] == "classic with decks=2"
+    six = runner.invoke(app, ["simulate", "--decks", "6", "-n", "1000", "--json"])
+    assert json.loads(six.stdout)["rules_played"] == "classic"  # the preset's own decks: the preset
+    shown = runner.invoke(app, ["simulate", "--decks", "2", "-n", "1000"], env={"COLUMNS": "200"})
+    assert "1,000 coups, classic with decks=2 rules" in shown.stdout and "classic rules" not in shown.stdout

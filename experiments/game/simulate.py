@@ -10,7 +10,7 @@ import numpy as np
 
 from experiments.backends import LOCAL, Backend, run_shards, shard_generator, shard_sizes
 from experiments.console import out, progress_bar
-from experiments.errors import load_rules
+from experiments.errors import load_rules, rules_name
 from trente_env.codes import Result
 from trente_env.dealer import TALLY_NOIR, TALLY_RESULTS, TALLY_ROUGE, TALLY_SIZE, tally_coups
 from trente_env.odds import first_coup
@@ -122,6 +122,7 @@ def simulation_report(
         rows[name] = {"observed": observed, "exact": p, "se": se, "z": (observed - p) / se if se else 0.0}
     return {
         "rules": preset,
+        "rules_played": rules_name(preset, rules),
         "description": rules.describe(),
         "coups": n_coups,
         "void_coups": void,
@@ -137,7 +138,7 @@ def print_report(report: dict[str, Any]) -> None:
     from rich.table import Table
 
     view = Table(
-        title=f"{report['coups']:,} coups, {report['rules']} rules, seed {report['seed']} "
+        title=f"{report['coups']:,} coups, {report['rules_played']} rules, seed {report['seed']} "
         "(exact: first coup of a full shoe)",
         title_justify="left",
     )

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from experiments.errors import TournamentError
+from experiments.errors import TournamentError, rules_name
 from experiments.files import read_toml
 from experiments.limits import MAX_MONEY, MAX_SEED, MAX_SESSION_COUPS, MAX_SESSIONS, MAX_WORKERS
 from experiments.tournament.defaults import (
@@ -26,7 +26,7 @@ from experiments.tournament.defaults import (
 )
 from strategies.registry import COUNTERS, LINEUP, StrategyError, make_strategy, parse_spec
 from strategies.sessions import is_compiled
-from trente_env.rules import PRESETS, RIGGED_PRESETS, RuleSet, get_rules
+from trente_env.rules import RuleSet, get_rules
 
 #: At most this many bankroll values per strategy are kept for the trajectory plot (memory bound).
 TRAJECTORY_VALUES = 4_000_000
@@ -113,29 +113,6 @@ class TournamentConfig:
     @property
     def n_tasks(self) -> int:
         return self.n_blocks * len(self.groups())
-
-
-def rules_name(preset: str, rules: RuleSet) -> str:
-    """The name of the game ``rules`` deal: ``preset`` when they are exactly the preset's rules, else
-    the preset and every rule changed from it, naming the preset they then are if any ("classic
-    with refait=half (the partage preset)"); never a preset's name for another game."""
-    base = get_rules(preset)
-    changed = [
-        f"{f.name}={_rule_text(getattr(rules, f.name))}"
-        for f in dataclasses.fields(rules)
-        if getattr(rules, f.name) != getattr(base, f.name)
-    ]
-    if not changed:
-        return preset
-    same = next((name for name, r in {**PRESETS, **RIGGED_PRESETS}.items() if r == rules), None)
-    return f"{preset} with {', '.join(changed)}" + (f" (the {same} preset)" if same else "")
-
-
-def _rule_text(value: Any) -> str:
-    value = _enum_value(value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def split_strategies(text: str | Sequence[str]) -> list[str]:
