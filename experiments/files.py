@@ -143,7 +143,7 @@ def check_output_folder(path: Path, option: str = "--out") -> Path:
     ``option``). Nothing is created."""
     path = _given(path, option)
     if path.exists() and not path.is_dir():
-        raise LabError(f"{option} {str(path)!r} is a file, not a folder")
+        raise LabError(f"{option} {str(path)!r} is {file_kind(path) or 'a file'}, not a folder")
     _check_writable(path, option, str(path))
     return path
 

@@ -524,3 +524,11 @@ def test_simulate_names_the_decks_it_dealt():
     assert json.loads(six.stdout)["rules_played"] == "classic"  # the preset's own decks: the preset
     shown = runner.invoke(app, ["simulate", "--decks", "2", "-n", "1000"], env={"COLUMNS": "200"})
     assert "1,000 coups, classic with decks=2 rules" in shown.stdout and "classic rules" not in shown.stdout
+
+
+@pytest.mark.parametrize("command", [["fallacy", "-n", "1000", "--sessions", "0"], ["count", "-n", "1"]])
+def test_an_output_folder_that_is_a_fifo_is_one_line(tmp_path, command):
+    os.mkfifo(tmp_path / "pipe")
+    line = one_line(runner.invoke(app, [*command, "--out", str(tmp_path / "pipe")]))
+    assert line == f"trente-lab: error: --out {str(tmp_path / 'pipe')!r} is a FIFO (named pipe), not a folder"
+    assert stat.S_ISFIFO(os.lstat(tmp_path / "pipe").st_mode)
