@@ -40,3 +40,16 @@ def test_help_shows_what_the_command_has_and_no_markup(name):
     usage = next(line for line in shown.splitlines() if "Usage:" in line)
     for word in set(re.findall(r"\b[A-Z][A-Z_]{2,}\b", " ".join(texts))) & set(PLACEHOLDERS):
         assert word in usage, (word, usage)  # "when DIR has no ..." names an argument shown as DIR
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_help_reads_as_sentences_with_no_type_beside_a_flag(name):
+    """A flag takes no value, so its help shows no type (Typer's own help writes "<bool>"); and each
+    paragraph of the command's help is one paragraph on screen, not cut where the source wraps it."""
+    result = runner.invoke(app, [name, "--help"], terminal_width=400)
+    assert result.exit_code == 0, result.output
+    assert "<bool>" not in result.stdout
+    command = COMMANDS[name]
+    for paragraph in (command.help or "").split("\n\n"):
+        assert "\n" not in paragraph, paragraph
+        assert paragraph[:60] in result.stdout  # on one line of a wide screen

@@ -118,3 +118,25 @@ def test_the_readme_teaching_sequence_runs_as_written(tmp_path):
             argv, cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=600
         )
         assert done.returncode == 0, f"{command!r} exited {done.returncode}: {done.stderr.strip()}"
+
+
+def test_the_rules_page_lists_every_preset_as_the_code_describes_it():
+    """docs/rules.md's preset table is trente_env.rules.PRESET_NOTES, row for row and word for word."""
+    from trente_env.rules import PRESET_NOTES
+
+    section = RULES.read_text(encoding="utf-8").split("## Rule presets", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    listed = {}
+    for line in rows:
+        name, note = (cell.strip() for cell in line.strip("|").split("|"))
+        listed[name.split("`")[1]] = note
+    assert listed == PRESET_NOTES
+
+
+def test_the_readme_manual_opens_after_a_plain_import():
+    """The README sends readers to ``help(trente_env.env.TrenteEtQuaranteEnv)`` after ``import trente_env``."""
+    assert "help(trente_env.env.TrenteEtQuaranteEnv)" in (ROOT / "README.md").read_text(encoding="utf-8")
+    script = "import pydoc, trente_env; print(pydoc.render_doc(trente_env.env.TrenteEtQuaranteEnv)[:200])"
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "TrenteEtQuaranteEnv" in done.stdout

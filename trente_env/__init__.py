@@ -43,6 +43,19 @@ def _register() -> None:
 
 _register()
 
+#: The Gymnasium face, imported on first use (``trente_env.env.TrenteEtQuaranteEnv`` after a plain
+#: ``import trente_env``) so that the gym-free core does not pay for it.
+_FACES = ("env", "vector", "layout", "wrappers", "render")
+
+
+def __getattr__(name: str) -> object:
+    if name in _FACES:
+        import importlib
+
+        return importlib.import_module(f"trente_env.{name}")
+    raise AttributeError(f"module 'trente_env' has no attribute {name!r}")
+
+
 __all__ = [
     "MAX_EPISODE_STEPS",
     "PRESETS",

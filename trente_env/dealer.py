@@ -432,7 +432,9 @@ def deal_coups(
 
 
 class Shoe:
-    """The shoe of one table, dealt one coup at a time (the dealer of the environment).
+    """The shoe of one table, dealt one coup at a time in Python: the croupier of ``trente-lab deal`` and
+    ``play``. The environments and the tournament deal the same cards for the same seed in compiled
+    code (:mod:`trente_env.croupier`), and tests compare them.
 
     :param rules: the table's rules (decks, cut card, burn).
     :param rng: the table's generator; each shuffle draws one seed from it (:func:`shuffle_seeds`).

@@ -125,10 +125,10 @@ def sb3_vec_env(num_envs: int = 8, seed: int | None = None, **kwargs: Any) -> Tr
     :param seed: table ``i`` shuffles with ``numpy.random.default_rng(seed + i)``.
     :param kwargs: ``rules``, ``bankroll``, ``action_form``, ``observation``, ...;
         ``max_episode_steps`` defaults to the registration's 1000 coups, ``threads`` to False: the
-        tables play on one thread whatever their number. A step of 1,024 tables is about 0.3 ms of
-        one thread's work, PPO's own work 25 to 50 ms a step of 1,024 envs: threads cannot buy much
-        here, and on a busy 2-core host PPO ran 5 to 10% slower with them
-        (``benchmarks/bench_ppo_vector.py``). Pass ``threads=None`` (from 1,000 tables) or True.
+        tables play on one thread whatever their number: the tables' step is a small part of PPO's
+        own work a step, so threads cannot buy much, and on a busy host they slowed PPO down
+        (measured by ``benchmarks/bench_ppo_vector.py``, see docs/performance.md). Pass
+        ``threads=None`` (from 1,000 tables) or True.
     """
     from trente_env import MAX_EPISODE_STEPS
 

@@ -12,6 +12,7 @@ machine that fails (disk full) one line with exit code 1, Ctrl-C one line with e
 from __future__ import annotations
 
 import errno
+import inspect
 import os
 import sys
 from typing import Annotated
@@ -162,5 +163,29 @@ app.command("control")(control.command)
 app.command("configs")(configs.command)
 app.command("evaluate")(evaluate.command)
 app.command("count")(count.command)
+
+
+def _reflow(doc: str | None) -> str | None:
+    """A docstring as help: each paragraph on one line, however the source wraps it (Typer's rich
+    help keeps the source's line breaks, cutting sentences in the middle)."""
+    if doc is None:
+        return None
+    paragraphs = inspect.cleandoc(doc).split("\n\n")
+    return "\n\n".join(" ".join(paragraph.split()) for paragraph in paragraphs)
+
+
+for _command in app.registered_commands:
+    if _command.help is None:
+        _command.help = _reflow(_command.callback.__doc__)
+
+
+_typer_display_type = typer.core.TyperOption.display_type_rich
+
+
+def _display_type(self, ctx):  # Typer shows "<bool>" beside every flag: a flag takes no value, so no type
+    return None if self.is_flag else _typer_display_type(self, ctx)
+
+
+typer.core.TyperOption.display_type_rich = _display_type
 
 __all__ = ["INTERRUPTED", "app", "os_error_message", "refusal"]

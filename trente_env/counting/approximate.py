@@ -6,8 +6,8 @@
 * *with replacement* (a few microseconds): both rows drawn with replacement at the shoe's proportions
   (the rows' lengths tracked when fewer than 40 cards can be dealt).
 
-Both are corrected by the nodes (:mod:`~trente_env.counting.nodes`, :func:`correct`) and projected
-onto two exact symmetries (:func:`symmetrise`). Their measured errors are in the notes of
+Both are corrected at the tabulated exact nodes (:mod:`~trente_env.counting.nodes`, by ``_correct``)
+and projected onto two exact symmetries (``_symmetrise``). Their measured errors are in the notes of
 :mod:`trente_env.counting`.
 """
 
