@@ -120,6 +120,20 @@ def measure(rows: list[str], repeats: int) -> dict[str, dict]:
     return results
 
 
+def table(results: dict[str, dict]) -> str:
+    """The results as a Markdown table."""
+    lines = [
+        "| first command on a fresh install | cold | warm | cold / warm | kernels compiled cold |",
+        "|---|---|---|---|---|",
+    ]
+    for r in results.values():
+        lines.append(
+            f"| {r['what']} | {r['cold_s']:.1f} s | {r['warm_s']:.2f} s | {r['cold_over_warm']:.1f}x "
+            f"| {r['kernels_compiled']} |"
+        )
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=1, help="cold/warm pairs per row (median)")
@@ -135,11 +149,7 @@ def main() -> None:
     if args.json:
         print(json.dumps(results, indent=2))
         return
-    print("| first command on a fresh install | cold | warm | cold / warm | kernels compiled cold |")
-    print("|---|---|---|---|---|")
-    for r in results.values():
-        print(f"| {r['what']} | {r['cold_s']:.1f} s | {r['warm_s']:.2f} s | {r['cold_over_warm']:.1f}x | "
-              f"{r['kernels_compiled']} |")  # fmt: skip
+    print(table(results))
     if args.kernels:
         for name, r in results.items():
             print(f"\n{name}:")

@@ -95,6 +95,8 @@ KERNEL_SOURCES: tuple[str, ...] = (
 )
 #: The folder holding the packages (``trente_env``, ``strategies``, ``experiments``).
 ROOT = Path(__file__).resolve().parent.parent
+#: The packages whose kernels this policy compiles.
+PACKAGES: tuple[str, ...] = ("trente_env", "strategies", "experiments")
 
 #: Private options of numba's CPU target asked for by :func:`hot` (used only if numba accepts them).
 PRIVATE_OPTIONS: dict[str, Any] = {"_nrt": False}
@@ -219,7 +221,7 @@ COMPILING_UNCACHED = (
 
 class _FirstCompile(numba.core.event.Listener):
     """Writes :data:`COMPILING` to ``stream`` before the first of our kernels that numba compiles
-    instead of loading it from the cache (its cache index is missing), once."""
+    (numba raises this event only when a kernel is not in its cache), once."""
 
     def __init__(self, stream: Any) -> None:
         self.stream, self.said = stream, False
@@ -227,11 +229,8 @@ class _FirstCompile(numba.core.event.Listener):
     def on_start(self, event: Any) -> None:
         if self.said:
             return
-        try:
-            index = Path(event.data["dispatcher"]._cache._cache_file._index_path)
-        except (AttributeError, KeyError, TypeError):  # not one of ours (numba's own overloads), or numba moved it
-            return
-        if CACHE and index.exists():
+        module = getattr(getattr(event.data.get("dispatcher"), "py_func", None), "__module__", None) or ""
+        if module.partition(".")[0] not in PACKAGES:  # numba's own overloads, compiled inside ours, or a user's
             return
         self.said = True
         print(COMPILING.format(where=CACHE_DIR) if CACHE else COMPILING_UNCACHED, file=self.stream, flush=True)
@@ -375,6 +374,7 @@ __all__ = [
     "FINGERPRINT",
     "HOT_OPTIONS",
     "KERNEL_SOURCES",
+    "PACKAGES",
     "PRIVATE_OPTIONS",
     "TBB_LIBRARIES",
     "THREADING_LAYERS",
