@@ -9,6 +9,8 @@
   (``gymnasium.make_vec("CartPole-v1", num_envs=N, vectorization_mode="vector_entry_point")``);
 * the single env through ``gymnasium.make`` (Gymnasium's default wrappers), both forms, against
   ``CartPole-v1`` through ``gymnasium.make``;
+* the first use of each command with an empty numba cache (a fresh install) beside its second use
+  (:mod:`benchmarks.bench_cold`; ``--no-cold`` leaves it out);
 * with ``--ppo``, PPO's training speed on :func:`trente_env.wrappers.sb3_vec_env` at 256 and 1,024
   tables against the same PPO on ``CartPoleVectorEnv`` (:mod:`benchmarks.bench_ppo_vector`).
 
@@ -69,6 +71,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5, help="alternating runs of each pair (median)")
     parser.add_argument("--quick", action="store_true", help="a tenth of the steps (a rough table in seconds)")
     parser.add_argument("--ppo", action="store_true", help="add PPO's training speed at 256 and 1,024 tables")
+    parser.add_argument(
+        "--no-cold", action="store_true", help="leave out the first-use table (each command cold and warm)"
+    )
     args = parser.parse_args()
     with status() as doing:  # a status line on stderr: which row, which run
         _table(args, doing)
@@ -118,6 +123,12 @@ def _table(args: argparse.Namespace, doing: Callable[[str], None]) -> None:
 
         for line in rows([256, 1024], args.repeats):
             print(line, flush=True)
+    if not args.no_cold:
+        from benchmarks.bench_cold import ROWS, measure, table
+
+        doing("measuring each first command with an empty numba cache, then with the cache it filled")
+        print()
+        print(table(measure(list(ROWS), 1 if args.quick else max(1, args.repeats // 2))), flush=True)
 
 
 if __name__ == "__main__":

@@ -363,3 +363,36 @@ def test_tbbs_library_is_loaded_from_the_folder_pip_puts_it_in(tmp_path: Path) -
         return
     found = jit.load_tbb()
     assert found is not None and found.name in jit.TBB_LIBRARIES  # the tbb package, a dependency
+
+
+# stderr replaced by a terminal look-alike before trente-lab is imported; one table's coup settled.
+ANNOUNCED = """
+    import io, json, sys
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    sys.stderr = terminal = Terminal() if {tty} else io.StringIO()
+    import numpy as np
+    from trente_env.croupier import table_rules
+    from trente_env.rules import get_rules
+    from trente_env.tables import bet_and_settle
+
+    action = np.zeros(12)
+    action[:2] = 10
+    prison, placed, insured, back = np.zeros((4, 2)), np.zeros(4), np.zeros(4, np.bool_), np.zeros(4)
+    bet_and_settle(action, 100.0, prison, 0, True, 5, table_rules(get_rules("classic")), placed, insured, back)
+    print(json.dumps({{"said": sys.stderr.getvalue()}}))
+"""
+
+
+def test_the_first_compile_is_announced_once_on_a_terminal_only(tmp_path: Path) -> None:
+    """A fresh cache: one line on a terminal before the kernels compile, none once they are cached,
+    none when stderr is not a terminal (a pipe, a file, a test)."""
+    first = _run(ANNOUNCED.format(tty=True), ROOT, tmp_path)["said"]
+    folder = first.split("load them from ", 1)[-1].removesuffix(")\n")
+    assert first == jit.COMPILING.format(where=folder) + "\n"
+    assert Path(folder).parent == tmp_path  # the fingerprint folder in the cache given
+    assert _run(ANNOUNCED.format(tty=True), ROOT, tmp_path)["said"] == ""  # cached: loaded, not compiled
+    assert _run(ANNOUNCED.format(tty=False), ROOT, tmp_path / "other")["said"] == ""

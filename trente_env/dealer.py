@@ -219,10 +219,14 @@ def _deal_shoes(shoes, base, seeds, burn, cut_card, dead_cards, chunks, first_sh
 
 @jit.kernel
 def _gather(chunks, counts, room, offset, stage, column):
-    """Copy each chunk's coups from ``stage`` to their place in ``column``, from ``offset`` on."""
+    """Copy each chunk's coups from ``stage`` to their place in ``column``, from ``offset`` on.
+
+    Element by element: a slice assignment compiles numba's shape check and the formatting of its
+    error message, which took 1.4 of the 1.6 seconds this kernel cost to compile on first use."""
     for c in range(counts.size):
         src = chunks[c] * room
-        column[offset : offset + counts[c]] = stage[src : src + counts[c]]
+        for i in range(counts[c]):
+            column[offset + i] = stage[src + i]
         offset += counts[c]
 
 

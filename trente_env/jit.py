@@ -62,6 +62,7 @@ from pathlib import Path
 from typing import Any
 
 import numba
+import numba.core.event
 import numpy as np
 from llvmlite import ir as llvm_ir
 from numba.core import cgutils
@@ -94,6 +95,8 @@ KERNEL_SOURCES: tuple[str, ...] = (
 )
 #: The folder holding the packages (``trente_env``, ``strategies``, ``experiments``).
 ROOT = Path(__file__).resolve().parent.parent
+#: The packages whose kernels this policy compiles.
+PACKAGES: tuple[str, ...] = ("trente_env", "strategies", "experiments")
 
 #: Private options of numba's CPU target asked for by :func:`hot` (used only if numba accepts them).
 PRIVATE_OPTIONS: dict[str, Any] = {"_nrt": False}
@@ -205,6 +208,50 @@ FINGERPRINT = fingerprint()
 #: The folder of this process's caches (None: nothing is cached).
 CACHE_DIR = cache_folder(FINGERPRINT)
 CACHE = CACHE_DIR is not None
+
+
+#: Said once on stderr, when a terminal, before the first kernel this process compiles rather than
+#: loads from the cache: the first use of a fresh install (or of edited code) takes seconds.
+COMPILING = "trente-lab: compiling the game's kernels for this machine (once: later runs load them from {where})"
+#: Said instead when no folder for a cache could be written.
+COMPILING_UNCACHED = (
+    "trente-lab: compiling the game's kernels (no folder for a cache could be written: every run compiles)"
+)
+
+
+class _FirstCompile(numba.core.event.Listener):
+    """Writes :data:`COMPILING` to ``stream`` before the first of our kernels that numba compiles
+    (numba raises this event only when a kernel is not in its cache), once."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream, self.said = stream, False
+
+    def on_start(self, event: Any) -> None:
+        if self.said:
+            return
+        module = getattr(getattr(event.data.get("dispatcher"), "py_func", None), "__module__", None) or ""
+        if module.partition(".")[0] not in PACKAGES:  # numba's own overloads, compiled inside ours, or a user's
+            return
+        self.said = True
+        print(COMPILING.format(where=CACHE_DIR) if CACHE else COMPILING_UNCACHED, file=self.stream, flush=True)
+
+    def on_end(self, event: Any) -> None:
+        pass
+
+
+def announce_compiling(stream: Any = None) -> _FirstCompile | None:
+    """Say :data:`COMPILING` on ``stream`` (default: stderr) once, before the first kernel this
+    process compiles, if ``stream`` is a terminal (pipes, files and tests see nothing). The
+    listener, or None."""
+    stream = sys.stderr if stream is None else stream
+    if not getattr(stream, "isatty", lambda: False)():
+        return None
+    listener = _FirstCompile(stream)
+    numba.core.event.register("numba:compile", listener)
+    return listener
+
+
+announce_compiling()
 
 
 def _njit(fn: Callable, **options: Any) -> Callable:
@@ -322,13 +369,17 @@ def compiled_entry(dispatcher: Callable, args: tuple) -> Callable:
 __all__ = [
     "CACHE",
     "CACHE_DIR",
+    "COMPILING",
+    "COMPILING_UNCACHED",
     "FINGERPRINT",
     "HOT_OPTIONS",
     "KERNEL_SOURCES",
+    "PACKAGES",
     "PRIVATE_OPTIONS",
     "TBB_LIBRARIES",
     "THREADING_LAYERS",
     "accepts",
+    "announce_compiling",
     "cache_folder",
     "choose_threading_layer",
     "compiled_entry",
