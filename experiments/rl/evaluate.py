@@ -295,7 +295,8 @@ def evaluate_model(
 ) -> dict[str, Any]:
     """Evaluate ``model`` on ``episodes`` sessions (see the module docstring).
 
-    :param model: a model file saved by ``trente-lab train`` (loading it runs code), or a strategy spec.
+    :param model: a model file saved by ``trente-lab train`` (any other is unpickled, which runs its code:
+        only when trusted, see :class:`~strategies.model.ModelPolicy`), or a strategy spec.
     :param rules: the table (a preset or ``rigged-<preset>``); default: the one a model was trained
         on, else ``classic``.
     :param seed: session ``i`` plays the table seeded ``session_seed(seed, i)`` (default away from training seeds).
@@ -303,15 +304,16 @@ def evaluate_model(
     """
     is_model = names_a_model(model)
     if is_model:
-        policy = ModelPolicy(model.strip().removeprefix("model:"), algo=algo)  # loading it runs code (pickle)
+        policy = ModelPolicy(model.strip().removeprefix("model:"), algo=algo)  # unpickled only if trusted
         meta = policy.meta
         trained_on = meta.get("table")
-        name = rules or trained_on or "classic"
+        name = rules if rules is not None else trained_on or "classic"  # an empty --rules is refused, not defaulted
         bankroll = float(meta.get("bankroll", DEFAULT_BANKROLL))
     else:
         if algo is not None:
             raise RLError(f"--algo is for a model file; {model!r} is a strategy")
-        policy, meta, trained_on, name, bankroll = None, {}, None, rules or "classic", DEFAULT_BANKROLL
+        name = rules if rules is not None else "classic"
+        policy, meta, trained_on, bankroll = None, {}, None, DEFAULT_BANKROLL
     venue = parse_venue(name, rigged)
     if policy is None:
         try:

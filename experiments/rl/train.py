@@ -300,7 +300,7 @@ def train_agent(
         raise RLError(f"cannot create output directory {str(out_path)!r}: {exc.strerror or exc}") from None
     with progress_bar(progress) as bar, _first_interrupt_stops() as stop:
         callback = _curve_callback(venue, config, env_kwargs, seed + 1_000_000, bar)
-        start = time.perf_counter()
+        start, steps_before = time.perf_counter(), int(model.num_timesteps)
         try:
             model.learn(timesteps, callback=[callback, _stop_callback(stop)], reset_num_timesteps=previous is None)
         except KeyboardInterrupt:  # a second Ctrl-C: the steps done are saved all the same
@@ -347,7 +347,7 @@ def train_agent(
         "n_envs": venv.num_envs,
         "seconds": seconds,
         "eval_seconds": callback.eval_seconds,
-        "steps_per_second": model.num_timesteps / learning if learning > 0 else float("nan"),
+        "steps_per_second": (model.num_timesteps - steps_before) / learning if learning > 0 else float("nan"),
         "final_eval": final,
         "files": {
             "model": str(model_file),
