@@ -28,8 +28,8 @@ def command(
             "--strategies",
             help="Comma-separated strategy specs, or `all` (default: the built-in line-up). "
             "E.g. flat,martingale:base=2,box=rouge. The card counters play only when named "
-            "(all,counter,linear-counter; slower: they read the shoe). A plugin (module:Class) or a model file "
-            "(.zip) runs its code when loaded: name only files you trust.",
+            "(all,counter,linear-counter; slower: they read the shoe). A plugin (module:Class) runs its code when "
+            "loaded: name only files you trust. A model file (.zip) not saved by train needs --trust-model.",
         ),
     ] = None,
     sessions: Annotated[
