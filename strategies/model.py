@@ -424,12 +424,14 @@ def rebuild(cls: Any, meta: dict[str, Any]) -> Any:
         raise ModelError(f"cannot build the network model.json describes: {exc}".splitlines()[0]) from None
 
 
-def load_weights(model: Any, path: str | Path, optimizer: bool = True) -> None:
+def load_weights(model: Any, path: str | Path, optimizer: bool = True, mismatch: str | None = None) -> None:
     """Give ``model`` the weights saved in the SB3 file ``path`` (its ``policy.pth``, and the optimiser's
     state ``policy.optimizer.pth`` when ``optimizer``), read with ``torch.load(weights_only=True)``:
     tensors and plain containers only, so nothing in the file can run code. The file's ``data``
     (pickled objects) is never read.
 
+    :param mismatch: what the error says when the weights are not the network's (default: the file's
+        ``model.json`` does not describe it).
     :raises ModelError: weights missing, of another kind than tensors, or of another shape than the model's.
     """
     import torch
@@ -456,8 +458,12 @@ def load_weights(model: Any, path: str | Path, optimizer: bool = True) -> None:
         if optimizer:
             model.policy.optimizer.load_state_dict(state["policy.optimizer"])
     except Exception as exc:  # names or shapes that are not the network's
-        message = f"the weights in {str(path)!r} do not fit the network its model.json describes: {exc}"
-        raise ModelError(" ".join(message.split())[:400]) from None
+        if mismatch is None:
+            mismatch = (
+                f"{str(path.with_suffix('.json'))!r} does not describe {str(path)!r}: its weights do not fit "
+                "the network it describes"
+            )
+        raise ModelError(" ".join(f"{mismatch}: {exc}".split())[:400]) from None
 
 
 def _meta_layout(meta: dict[str, Any]) -> Any:

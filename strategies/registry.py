@@ -14,7 +14,8 @@ with the :func:`register` decorator. A strategy is created from:
   :meth:`~strategies.base.Strategy.spec` says so (:func:`spec_name`), so it is never swapped for the
   built-in. **Loading a plugin imports it and so runs its code**: use only plugins you trust;
 * a **trained SB3 model file**: ``path/to/model.zip`` or ``path/to/model.zip:algo=dqn``
-  (:class:`~strategies.model.ModelPolicy`; loading it runs code too).
+  (:class:`~strategies.model.ModelPolicy`: a model saved by ``trente-lab train`` is read without
+  unpickling; any other is unpickled, which runs its code, only when trusted).
 
 Every mistake is a :class:`StrategyError` with a one-line message.
 

@@ -221,7 +221,8 @@ def test_a_description_that_does_not_fit_the_weights_is_one_line(lab_model: Path
     meta = json.loads(lab_model.with_suffix(".json").read_text())
     meta["network"]["net_arch"] = [32]
     (folder / "model.json").write_text(json.dumps(meta))
-    assert "do not fit the network" in one_line_error(runner.invoke(app, ["evaluate", str(folder / "model.zip")]))
+    line = one_line_error(runner.invoke(app, ["evaluate", str(folder / "model.zip")]))
+    assert "does not describe" in line and "do not fit the network" in line
 
 
 @pytest.mark.needs_rl

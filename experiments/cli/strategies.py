@@ -16,7 +16,7 @@ def command(
     spec: Annotated[
         str | None,
         typer.Argument(
-            metavar="SPEC", help="Show one strategy, e.g. martingale:base=2,box=rouge (plugins and models run code)."
+            metavar="SPEC", help="Show one strategy, e.g. martingale:base=2,box=rouge (a plugin runs its code)."
         ),
     ] = None,
     rules: RulesOption = "classic",

@@ -18,8 +18,9 @@ the same numbers here as in ``trente-lab tournament`` and in the fallacy compani
 result at least that far above the exact expectation, any other miss of the 95% interval with the
 two-sided p-value; only below :data:`SUSPICIOUS_P` is a result called suspicious.
 
-**Loading a model file runs code** (SB3 files hold pickled Python objects), and so does loading a
-plugin: evaluate only files you trust.
+A model saved by ``trente-lab train`` is read without unpickling; **any other model file is unpickled,
+which runs its code**, only when trusted (:class:`~strategies.model.ModelPolicy`), and loading a
+plugin runs its code: evaluate only files you trust.
 """
 
 from __future__ import annotations

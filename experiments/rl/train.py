@@ -6,7 +6,7 @@ The agent sees the flat observation (bankroll, coups, prisoners, the scoreboard 
 the stake levels on one box). Hyper-parameters come from ``experiments/configs/rl.toml``. Every
 ``eval_every`` timesteps the greedy policy plays ``eval_sessions`` fixed sessions (the same shoes
 every time) and the learning curve records its reward per coup and its return per unit staked
-with a 95% interval. Written to ``--out``: ``model.zip`` (SB3; loading it runs code),
+with a 95% interval. Written to ``--out``: ``model.zip`` (SB3's file; the lab reads only its weights),
 ``model.json`` (what it was trained on), ``curve.csv`` and ``curve.png``.
 """
 
@@ -287,7 +287,7 @@ def train_agent(
         if previous is None or network is not None:
             model = build_model(config, venv, seed, tb_dir, device)
         if previous is not None and network is not None:  # its weights, read without unpickling anything
-            load_weights(model, previous)
+            load_weights(model, previous, mismatch=f"cannot go on from {str(previous)!r}: {_NOT_THIS_NETWORK}")
             model.num_timesteps = _saved_timesteps(previous_meta)
         elif previous is not None:  # trusted (--trust-model): SB3's own loading unpickles the file
             model = algo_class(algo).load(previous, env=venv, device=device, tensorboard_log=tb_dir, **(hyper or {}))
@@ -391,6 +391,9 @@ def _stop_callback(stop: threading.Event) -> Any:
             return not stop.is_set()
 
     return StopWhenInterrupted()
+
+
+_NOT_THIS_NETWORK = "its weights do not fit this run's network (its [train] history and stake_levels, and the net_arch)"
 
 
 def _saved_timesteps(meta: dict[str, Any]) -> int:
