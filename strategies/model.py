@@ -390,10 +390,11 @@ def lab_network(meta: dict[str, Any]) -> Any:
 
 
 def _layers(net_arch: Any) -> bool:
-    """A ``net_arch`` SB3 takes: a list of layer widths, or ``{"pi": [...], "vf": [...]}`` (``qf``)."""
+    """A ``net_arch`` SB3 takes: a list of layer widths, or ``{"pi": [...], "vf": [...]}`` (``qf``); at
+    most 16 layers of 4096 (a description cannot make the loader build a network of many gigabytes)."""
     if isinstance(net_arch, dict):
         return bool(net_arch) and set(net_arch) <= {"pi", "vf", "qf"} and all(map(_layers, net_arch.values()))
-    return isinstance(net_arch, list) and all(_whole(1, 1 << 16)(n) for n in net_arch)
+    return isinstance(net_arch, list) and len(net_arch) <= 16 and all(_whole(1, 4096)(n) for n in net_arch)
 
 
 def rebuild(cls: Any, meta: dict[str, Any]) -> Any:
