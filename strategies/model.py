@@ -1,19 +1,30 @@
 """The seam for trained agents: a stable-baselines3 model file used wherever a strategy is.
 
-**Loading a model file runs code**: SB3's ``.zip`` files hold pickled Python objects, so only load
-files you trust.
+``trente-lab train`` writes ``model.json`` beside ``model.zip``: the algorithm, the table, the env
+settings the model was trained with (action form, observation form, scoreboard length, stake
+levels) and its network (``network``: layer widths and input layer). With it :class:`ModelPolicy`
+builds a fresh model of that shape and reads only its weights from the zip, with
+``torch.load(weights_only=True)``: **nothing in the file is unpickled**, so a crafted file cannot
+run code. SB3's own loading unpickles the zip's ``data`` (its spaces, schedules and classes), and an
+unpickled object may run any code: a model without the lab's description (a bare SB3 file, a
+recurrent model) is loaded that way only when trusted (``trust=True``, the commands'
+``--trust-model``, or the environment variable :data:`TRUST_VARIABLE` the flag sets for the worker
+processes of a run).
 
-``trente-lab train`` writes ``model.json`` beside ``model.zip``: the algorithm, the table and the
-env settings the model was trained with (action form, observation form, scoreboard length, stake
-levels). With it (or, for a bare SB3 file, from the model's own spaces) :class:`ModelPolicy` plays
-like any strategy: :meth:`ModelPolicy.act` takes the env's dict or flat observations and answers in
-the env's full action form, so a model can sit in a tournament beside the betting systems.
+With it :class:`ModelPolicy` plays like any strategy: :meth:`ModelPolicy.act` takes the env's dict or
+flat observations and answers in the env's full action form, so a model can sit in a tournament
+beside the betting systems.
 """
 
 from __future__ import annotations
 
+import contextlib
+import inspect
+import io
 import json
+import os
 import zipfile
+from collections.abc import Iterator
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -33,8 +44,39 @@ ALGORITHMS: dict[str, tuple[str, str]] = {
 }
 
 
+#: The algorithms whose models a lab's ``model.json`` rebuilds without unpickling (``trente-lab train``'s:
+#: a feed-forward ``MlpPolicy`` on the flat observation).
+REBUILT: tuple[str, ...] = ("ppo", "a2c", "dqn", "maskable-ppo")
+
+#: Set to ``1`` (by :func:`trusting`, so that the worker processes of a run inherit it): model files
+#: without the lab's description may be unpickled, which runs any code they hold.
+TRUST_VARIABLE = "TRENTE_LAB_TRUST_MODEL"
+
+
 class ModelError(ValueError):
     """A model file that cannot be used: missing library, missing or unreadable file."""
+
+
+def trusted() -> bool:
+    """Whether model files without the lab's description may be unpickled in this process
+    (:data:`TRUST_VARIABLE` is ``1``)."""
+    return os.environ.get(TRUST_VARIABLE) == "1"
+
+
+@contextlib.contextmanager
+def trusting(enabled: bool = True) -> Iterator[None]:
+    """Within the block, model files without the lab's description are unpickled (when ``enabled``),
+    in this process and in the processes it starts; the setting before is restored after."""
+    before = os.environ.get(TRUST_VARIABLE)
+    if enabled:
+        os.environ[TRUST_VARIABLE] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(TRUST_VARIABLE, None)
+        else:
+            os.environ[TRUST_VARIABLE] = before
 
 
 class ModelPolicy:
@@ -47,32 +89,39 @@ class ModelPolicy:
     observations straight to the model and returns the model's own actions: use it in an env built
     with the settings of :meth:`env_kwargs` (what the model was trained on).
 
-    :param path: the ``.zip`` file saved by ``model.save(...)``. Loading it runs code (pickle).
+    :param path: the ``.zip`` file saved by ``trente-lab train`` (``model.json`` beside it: only its
+        weights are read), or another SB3 file when trusted (it is unpickled: that runs its code).
     :param algo: the algorithm that saved it (see :data:`ALGORITHMS`); default: the one named in
         ``model.json`` beside the file, else ``ppo``.
     :param deterministic: act greedily (default True), or sample from the policy.
+    :param trust: unpickle a file without the lab's description (default: :func:`trusted`).
+    :raises ModelError: a file that cannot be read, or one that would be unpickled without trust.
     """
 
     name = "model"
-    summary = "a trained stable-baselines3 model file (.zip); loading it runs code"
+    summary = "a trained stable-baselines3 model file (.zip); a file not saved by train is unpickled only if trusted"
     #: Play on tables stepped by one thread (``threads=False`` of the vector env): between two coups the
     #: network runs on this thread, and numba's threads, left waiting in their pool, would take the
     #: cores it needs (blocks from PARALLEL_FROM sessions, where the tables take threads, played about 4
     #: times slower on 2 busy cores under OpenMP; not measured again under TBB).
     serial_tables = True
 
-    def __init__(self, path: str | Path, algo: str | None = None, deterministic: bool | str = True) -> None:
+    def __init__(
+        self, path: str | Path, algo: str | None = None, deterministic: bool | str = True, trust: bool | None = None
+    ) -> None:
         self.path = Path(path)
+        if algo is not None and algo not in ALGORITHMS:
+            raise ModelError(f"unknown algo {algo!r}; choose one of {', '.join(ALGORITHMS)}")
         self.meta: dict[str, Any] = _read_meta(self.path)
-        algo = algo or str(self.meta.get("algo", "ppo"))
+        saved_by = self.meta.get("algo")
+        if algo is not None and saved_by is not None and algo != saved_by:
+            raise ModelError(f"{str(self.path)!r} was saved by {saved_by} (its model.json), not {algo}")
+        algo = algo if algo is not None else str(saved_by or "ppo")
         self.algo = algo
         if isinstance(deterministic, str):
             deterministic = deterministic.lower() not in ("false", "no", "0", "off")
         self.deterministic = deterministic
-        try:
-            module_name, class_name = ALGORITHMS[algo]
-        except KeyError:
-            raise ModelError(f"unknown algo {algo!r}; choose one of {', '.join(ALGORITHMS)}") from None
+        module_name, class_name = ALGORITHMS[algo]
         # What can be said about the file is said before asking for the library that reads it.
         if not self.path.is_file():
             raise ModelError(f"model file {str(self.path)!r} does not exist")
@@ -84,11 +133,32 @@ class ModelPolicy:
             raise ModelError(
                 f"loading a {algo} model needs {module_name.replace('_', '-')}: pip install 'trente-lab[rl]'"
             ) from None
-        try:
-            self.model = getattr(module, class_name).load(self.path, device="cpu")
-        except Exception as exc:  # a damaged zip, a pickle from another version, another algorithm...
-            raise ModelError(f"cannot read model file {str(self.path)!r} as {algo}: {exc}".splitlines()[0]) from None
+        trust = trusted() if trust is None else trust
+        cls = getattr(module, class_name)
+        if lab_network(self.meta) is not None and algo in REBUILT:
+            try:
+                self.model = rebuild(cls, self.meta)
+                load_weights(self.model, self.path, optimizer=False)
+            except ModelError:
+                if not trust:
+                    raise
+                self.model = self._unpickle(cls)  # trusted: SB3's own loading, as the file asks
+        elif trust:
+            self.model = self._unpickle(cls)
+        else:
+            raise ModelError(
+                f"{str(self.path)!r} has no model.json from `trente-lab train` describing its network: loading it "
+                "would unpickle it, which runs any code it holds; pass --trust-model to load it (files you trust only)"
+            )
         self._check_description()
+
+    def _unpickle(self, cls: Any) -> Any:
+        """SB3's own loading (``cls.load``): it unpickles the file, which runs any code it holds."""
+        try:
+            return cls.load(self.path, device="cpu")
+        except Exception as exc:  # a damaged zip, a pickle from another version, another algorithm...
+            message = f"cannot read model file {str(self.path)!r} as {self.algo}: {exc}"
+            raise ModelError(message.splitlines()[0]) from None
 
     def _check_description(self) -> None:
         """``model.json`` must describe the model beside it: the observations and actions its settings
@@ -293,6 +363,126 @@ def _most_likely(logits: Any) -> Any:
     return torch.argmax(torch.softmax(normalized, dim=-1), dim=1)
 
 
+def lab_network(meta: dict[str, Any]) -> Any:
+    """The layer widths of the network a lab's ``model.json`` describes (``network.net_arch``; in files
+    written before ``network`` was, the ``net_arch`` of its ``hyper.policy_kwargs`` or ``train``), or
+    None when it does not describe one the lab builds: a feed-forward ``MlpPolicy`` with the
+    :class:`~experiments.rl.features.LogScaledFlat` input layer, on the flat observation."""
+    env = meta.get("env")
+    if not isinstance(env, dict) or env.get("observation") != "flat":
+        return None
+    if not {"action_form", "history"} <= set(env):
+        return None
+    network = meta.get("network")
+    if network is not None:
+        if not isinstance(network, dict) or network.get("policy") != "MlpPolicy":
+            return None
+        if network.get("features") != "LogScaledFlat":
+            return None
+        net_arch = network.get("net_arch")
+    else:
+        hyper, train = meta.get("hyper"), meta.get("train")
+        kwargs = hyper.get("policy_kwargs", {}) if isinstance(hyper, dict) else {}
+        net_arch = kwargs.get("net_arch") if isinstance(kwargs, dict) and "net_arch" in kwargs else None
+        if net_arch is None and isinstance(train, dict):
+            net_arch = train.get("net_arch")
+    return net_arch if _layers(net_arch) else None
+
+
+def _layers(net_arch: Any) -> bool:
+    """A ``net_arch`` SB3 takes: a list of layer widths, or ``{"pi": [...], "vf": [...]}`` (``qf``); at
+    most 16 layers of 4096 (a description cannot make the loader build a network of many gigabytes)."""
+    if isinstance(net_arch, dict):
+        return bool(net_arch) and set(net_arch) <= {"pi", "vf", "qf"} and all(map(_layers, net_arch.values()))
+    return isinstance(net_arch, list) and len(net_arch) <= 16 and all(_whole(1, 4096)(n) for n in net_arch)
+
+
+def rebuild(cls: Any, meta: dict[str, Any]) -> Any:
+    """A fresh model of class ``cls`` shaped as the lab's ``meta`` (``model.json``) describes, its
+    weights still those of a new network: nothing is read from the model file (see :func:`load_weights`).
+
+    :raises ModelError: a description the algorithm refuses.
+    """
+    import gymnasium as gym
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from experiments.rl.features import LogScaledFlat  # the input layer of every model train saves
+
+    layout = _meta_layout(meta)
+
+    class Spaces(gym.Env):
+        """Only the spaces: the model is built to be given its weights and to play elsewhere."""
+
+        observation_space, action_space = layout.single_observation_space, layout.single_action_space
+
+    hyper = meta.get("hyper") if isinstance(meta.get("hyper"), dict) else {}
+    policy_kwargs = dict(hyper.get("policy_kwargs") or {})
+    policy_kwargs.update(net_arch=lab_network(meta), features_extractor_class=LogScaledFlat)
+    small = {"buffer_size": 1} if "buffer_size" in inspect.signature(cls).parameters else {}  # no replay memory
+    try:
+        return cls("MlpPolicy", DummyVecEnv([Spaces]), device="cpu", policy_kwargs=policy_kwargs, **small)
+    except (TypeError, ValueError, AssertionError) as exc:
+        raise ModelError(f"cannot build the network model.json describes: {exc}".splitlines()[0]) from None
+
+
+def load_weights(model: Any, path: str | Path, optimizer: bool = True, mismatch: str | None = None) -> None:
+    """Give ``model`` the weights saved in the SB3 file ``path`` (its ``policy.pth``, and the optimiser's
+    state ``policy.optimizer.pth`` when ``optimizer``), read with ``torch.load(weights_only=True)``:
+    tensors and plain containers only, so nothing in the file can run code. The file's ``data``
+    (pickled objects) is never read.
+
+    :param mismatch: what the error says when the weights are not the network's (default: the file's
+        ``model.json`` does not describe it).
+    :raises ModelError: weights missing, of another kind than tensors, or of another shape than the model's.
+    """
+    import torch
+
+    path = Path(path)
+    state: dict[str, Any] = {}
+    names = ("policy", "policy.optimizer") if optimizer else ("policy",)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for name in names:
+                try:
+                    raw = archive.read(f"{name}.pth")
+                except KeyError:
+                    raise ModelError(
+                        f"{str(path)!r} holds no {name}.pth (a stable-baselines3 model's weights)"
+                    ) from None
+                state[name] = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
+    except ModelError:
+        raise
+    except Exception as exc:  # not a zip, or weights_only refusing what is not tensors: one line either way
+        raise ModelError(f"cannot read the weights in {str(path)!r}: {exc}".splitlines()[0]) from None
+    try:
+        model.policy.load_state_dict(state["policy"])
+        if optimizer:
+            model.policy.optimizer.load_state_dict(state["policy.optimizer"])
+    except Exception as exc:  # names or shapes that are not the network's
+        if mismatch is None:
+            mismatch = (
+                f"{str(path.with_suffix('.json'))!r} does not describe {str(path)!r}: its weights do not fit "
+                "the network it describes"
+            )
+        raise ModelError(" ".join(f"{mismatch}: {exc}".split())[:400]) from None
+
+
+def _meta_layout(meta: dict[str, Any]) -> Any:
+    """The env layout a lab's ``model.json`` describes (its settings, and its boxes)."""
+    from trente_env.layout import DEFAULT_STAKE_LEVELS, Layout
+    from trente_env.rules import get_rules
+
+    env = meta["env"]
+    rules = get_rules("classic" if int(meta.get("boxes", 4)) == 4 else "main-bets")
+    try:
+        return Layout(
+            rules, env["action_form"], "flat", int(env["history"]), bool(env.get("observe_shoe", False)),
+            tuple(env.get("stake_levels", DEFAULT_STAKE_LEVELS)),
+        )  # fmt: skip
+    except ValueError as exc:
+        raise ModelError(f"model.json describes no table the agent can sit at: {exc}".splitlines()[0]) from None
+
+
 def _read_meta(path: Path) -> dict[str, Any]:
     """``model.json`` beside ``model.zip``, written by ``trente-lab train`` ({} when absent)."""
     meta = path.with_suffix(".json")
@@ -356,4 +546,15 @@ def _form(space: Any) -> Any:
     return f"{type(space).__name__}{tuple(space.shape)}"
 
 
-__all__ = ["ALGORITHMS", "ModelError", "ModelPolicy"]
+__all__ = [
+    "ALGORITHMS",
+    "REBUILT",
+    "TRUST_VARIABLE",
+    "ModelError",
+    "ModelPolicy",
+    "lab_network",
+    "load_weights",
+    "rebuild",
+    "trusted",
+    "trusting",
+]

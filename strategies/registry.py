@@ -14,7 +14,8 @@ with the :func:`register` decorator. A strategy is created from:
   :meth:`~strategies.base.Strategy.spec` says so (:func:`spec_name`), so it is never swapped for the
   built-in. **Loading a plugin imports it and so runs its code**: use only plugins you trust;
 * a **trained SB3 model file**: ``path/to/model.zip`` or ``path/to/model.zip:algo=dqn``
-  (:class:`~strategies.model.ModelPolicy`; loading it runs code too).
+  (:class:`~strategies.model.ModelPolicy`: a model saved by ``trente-lab train`` is read without
+  unpickling; any other is unpickled, which runs its code, only when trusted).
 
 Every mistake is a :class:`StrategyError` with a one-line message.
 
@@ -50,6 +51,7 @@ import dataclasses
 import difflib
 import importlib
 import json
+import re
 import typing
 from collections.abc import Mapping
 from enum import Enum
@@ -173,7 +175,10 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
             raise StrategyError(f"bad parameter {item!r} in {spec!r}: write key=value")
-        params[key.strip().replace("-", "_")] = value.strip()
+        key = key.strip().replace("-", "_")
+        if key in params:  # the last would win without a word
+            raise StrategyError(f"parameter {key!r} is given twice in {spec!r}")
+        params[key] = value.strip()
     return name.strip(), params
 
 
@@ -226,6 +231,27 @@ def make_strategy(spec: str | Mapping[str, Any], rules: str | RuleSet = "classic
         return cls(rules=table, **values)
     except (ValueError, TypeError) as exc:
         raise StrategyError(f"{name}: {exc}") from None
+    except Exception as exc:  # a plugin may fail in any way when made
+        failure = plugin_failure(cls, exc, "being made")
+        if failure is None:
+            raise
+        raise failure from None
+
+
+def plugin_failure(policy: Any, exc: BaseException, when: str) -> StrategyError | None:
+    """The one-line error for a plugin (``policy``, or its class) that raised ``exc`` while ``when``
+    (``"playing"``, ``"being made"``), naming it; None for the built-ins and models, whose errors are
+    the lab's own bugs and show as such."""
+    cls = policy if isinstance(policy, type) else type(policy)
+    name = getattr(cls, "name", "")
+    if STRATEGIES.get(name) is cls or COUNTERS.get(name) is cls or issubclass(cls, ModelPolicy):
+        return None
+    first = str(exc).splitlines()[0] if str(exc) else ""
+    try:
+        which = spec_name(cls) if issubclass(cls, Strategy) else f"{cls.__module__}:{cls.__qualname__}"
+    except Exception:  # a plugin too broken to name itself: its class path
+        which = f"{cls.__module__}:{cls.__qualname__}"
+    return StrategyError(f"plugin {which!r} failed while {when}: {type(exc).__name__}: {first}")
 
 
 def parse_value(value: Any, hint: Any) -> Any:
@@ -236,8 +262,14 @@ def parse_value(value: Any, hint: Any) -> Any:
             return None
         return parse_value(value, next(a for a in args if a is not type(None)))
     if origin is tuple:
-        items = value.replace(" ", "-").split("-") if isinstance(value, str) else list(value)
-        return tuple(parse_value(v, args[0]) for v in items if v != "")
+        if not isinstance(value, str):
+            return tuple(parse_value(v, args[0]) for v in value)
+        if not value.strip():
+            return ()
+        items = re.split(r"\s*-\s*|\s+", value.strip())
+        if "" in items:  # "-1-2" is not 1-2, and a list has no negative numbers to write
+            raise ValueError("write a list as numbers joined by - (1-2-3), with no empty place")
+        return tuple(parse_value(v, args[0]) for v in items)
     if not isinstance(value, str):
         return value
     if hint is bool:
@@ -361,6 +393,7 @@ __all__ = [
     "parse_spec",
     "parse_value",
     "plugin_entry_points",
+    "plugin_failure",
     "register",
     "register_counter",
     "spec_name",

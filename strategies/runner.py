@@ -209,7 +209,15 @@ def play_on_env(
         if c < coups:
             hits0 = getattr(state, "table_max_hits", zeros).copy()
             bhits0 = getattr(state, "bankroll_hits", zeros).copy()
-            actions, state = policy.act(obs, state)
+            try:
+                actions, state = policy.act(obs, state)
+            except Exception as exc:  # a plugin's bug is one line naming it; a built-in's shows as the bug it is
+                from strategies.registry import plugin_failure
+
+                failure = plugin_failure(policy, exc, "playing")
+                if failure is None:
+                    raise
+                raise failure from None
             gone = getattr(state, "walked", None)
             if gone is not None:
                 walked |= active & gone

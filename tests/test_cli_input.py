@@ -363,13 +363,17 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A PPO model saved with a model.json, as `trente-lab train` writes them (128 steps)."""
     from stable_baselines3 import PPO
 
+    from experiments.rl.features import LogScaledFlat
     from experiments.rl.rig import parse_venue, sb3_env
 
     folder = tmp_path_factory.mktemp("tiny")
     venv = sb3_env(parse_venue("classic"), 2, 0, action_form="discrete", observation="flat")
-    PPO("MlpPolicy", venv, n_steps=64, batch_size=64, seed=0, device="cpu").learn(128).save(folder / "model.zip")
+    kwargs = {"net_arch": [64, 64], "features_extractor_class": LogScaledFlat}
+    model = PPO("MlpPolicy", venv, n_steps=64, batch_size=64, seed=0, device="cpu", policy_kwargs=kwargs)
+    model.learn(128).save(folder / "model.zip")
     meta = {"algo": "ppo", "table": "classic", "boxes": 4, "bankroll": 1000.0}
     meta["env"] = {"action_form": "discrete", "observation": "flat", "history": 10, "stake_levels": [1, 5, 25, 100]}
+    meta["network"] = {"policy": "MlpPolicy", "features": "LogScaledFlat", "net_arch": [64, 64]}
     (folder / "model.json").write_text(json.dumps(meta))
     return folder / "model.zip"
 

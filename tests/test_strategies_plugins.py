@@ -154,6 +154,7 @@ def _help(*args: str) -> str:
 
 def test_the_help_says_that_loading_runs_code():
     text = _help("tournament")
-    assert "Loading a plugin or a trained model runs its code (--strategies, --resume)" in text
-    assert "A plugin (module:Class) or a model file (.zip) runs its code when loaded" in text
+    assert "Loading a plugin runs its code (--strategies, --resume)" in text
+    assert "A plugin (module:Class) runs its code when loaded" in text
+    assert "A model file (.zip) not saved by train needs --trust-model" in text
     assert "The plugins and model files its manifest names are loaded, which runs their code" in text

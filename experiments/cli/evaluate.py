@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from experiments.cli.options import JsonOption, SeedOption
+from experiments.cli.trust import TrustModelOption
 from experiments.console import print_json, status
 from experiments.limits import MAX_SESSION_COUPS, MAX_TABLES
 
@@ -16,7 +17,7 @@ def command(
         str,
         typer.Argument(
             help="Model file (.zip) saved by `trente-lab train`, or a strategy spec (e.g. martingale:base=2). "
-            "Loading a model (or a plugin) runs code.",
+            "A model not saved by train needs --trust-model; a plugin runs its code.",
             metavar="MODEL_OR_SPEC",
         ),
     ],
@@ -41,11 +42,12 @@ def command(
     algo: Annotated[
         str | None, typer.Option("--algo", help="Algorithm that saved the file (default: from model.json, else ppo).")
     ] = None,
+    trust_model: TrustModelOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Play a trained agent or a betting system on many sessions: what it bets, and its return per
-    unit staked beside the exact house edge. Loading a model file runs code (pickle): use only files
-    you trust."""
+    unit staked beside the exact house edge. A model saved by train loads without running code; any
+    other model file is unpickled, which runs code, and needs --trust-model."""
     from experiments.rl import evaluate
 
     with status(not as_json) as doing:  # loading torch and playing: seconds, on a spinner

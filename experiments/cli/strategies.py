@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from experiments.cli.options import JsonOption, RulesOption
+from experiments.cli.trust import TrustModelOption
 from experiments.console import print_json
 
 
@@ -15,18 +16,22 @@ def command(
     spec: Annotated[
         str | None,
         typer.Argument(
-            metavar="SPEC", help="Show one strategy, e.g. martingale:base=2,box=rouge (plugins and models run code)."
+            metavar="SPEC", help="Show one strategy, e.g. martingale:base=2,box=rouge (a plugin runs its code)."
         ),
     ] = None,
     rules: RulesOption = "classic",
+    trust_model: TrustModelOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """List the betting systems with their parameters, or show one from its spec.
 
-    Showing a plugin or a model file loads it, and loading runs its code: name only ones you trust.
+    Showing a plugin loads it, and loading runs its code: name only ones you trust. A model file not
+    saved by train is unpickled, which runs its code too: it needs --trust-model.
     """
+    from experiments.errors import load_rules
     from experiments.game import listings
 
+    load_rules(rules)  # the table is checked even where the listing does not depend on it
     if spec is not None:
         detail = listings.strategy_detail(spec, rules)
         if as_json:

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from experiments.cli.options import JsonOption, path_option
+from experiments.cli.trust import TrustModelOption
 from experiments.console import err, print_json
 from experiments.errors import TournamentError
 from experiments.limits import MAX_MONEY, MAX_SEED, MAX_SESSION_COUPS, MAX_SESSIONS, MAX_WORKERS
@@ -27,8 +28,8 @@ def command(
             "--strategies",
             help="Comma-separated strategy specs, or `all` (default: the built-in line-up). "
             "E.g. flat,martingale:base=2,box=rouge. The card counters play only when named "
-            "(all,counter,linear-counter; slower: they read the shoe). A plugin (module:Class) or a model file "
-            "(.zip) runs its code when loaded: name only files you trust.",
+            "(all,counter,linear-counter; slower: they read the shoe). A plugin (module:Class) runs its code when "
+            "loaded: name only files you trust. A model file (.zip) not saved by train needs --trust-model.",
         ),
     ] = None,
     sessions: Annotated[
@@ -127,11 +128,13 @@ def command(
             "run, table-maximum hits); the default fits 80 columns.",
         ),
     ] = False,
+    trust_model: TrustModelOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Every betting system on the same shoes: return per unit staked against the exact house edge.
 
-    Loading a plugin or a trained model runs its code (--strategies, --resume): use only files you trust.
+    Loading a plugin runs its code (--strategies, --resume): use only files you trust. A model file not
+    saved by train is unpickled, which runs its code too: it needs --trust-model.
     """
     from experiments import backends
     from experiments.tournament import config, folder, output, runner

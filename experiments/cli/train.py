@@ -9,7 +9,8 @@ from typing import Annotated
 import typer
 
 from experiments.cli.options import path_option
-from experiments.console import out, print_json
+from experiments.cli.trust import TrustModelOption
+from experiments.console import err, out, print_json
 from experiments.limits import MAX_COUPS, MAX_SB3_SEED, MAX_TABLES
 from experiments.rl.algorithms import TRAINABLE
 
@@ -107,20 +108,32 @@ def command(
         ),
     ] = False,
     force: Annotated[bool, typer.Option("--force", help="Replace a model already in --out.")] = False,
+    trust_model: TrustModelOption = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Train an RL agent (stable-baselines3) on the vector env; save model, learning curve (CSV, PNG).
 
-    Algorithms: {algorithms}. The model file it writes holds pickled code: loading it
-    (evaluate, tournament) runs code, so share and load only files you trust.
+    Algorithms: {algorithms}. The model file it writes is SB3's, which holds pickled code, with a
+    model.json beside it from which the lab loads it without unpickling; SB3's own loading runs code,
+    so share and load only files you trust. Ctrl-C saves the model of the steps done (partial).
     """
     from experiments.rl import train
 
-    summary = train.train_agent(
-        algo.value, timesteps, rules, action_form.value, n_envs, seed, out_dir, tensorboard, rigged, config,
-        progress=not as_json, eval_every=eval_every, hyper=parse_settings(settings or []), force=force,
-        start_from=start_from, device=device.value, observe_shoe=observe_shoe,
-    )  # fmt: skip
+    try:
+        summary = train.train_agent(
+            algo.value, timesteps, rules, action_form.value, n_envs, seed, out_dir, tensorboard, rigged, config,
+            progress=not as_json, eval_every=eval_every, hyper=parse_settings(settings or []), force=force,
+            start_from=start_from, device=device.value, observe_shoe=observe_shoe,
+        )  # fmt: skip
+    except train.TrainingInterrupted as exc:
+        err.print(
+            f"trente-lab: interrupted: the model of the {exc.timesteps:,} timesteps done is saved in {exc.model_file} "
+            f"(model.json says partial); go on with `trente-lab train --from {exc.model_file}` and another --out",
+            soft_wrap=True,
+            markup=False,
+            highlight=False,
+        )
+        raise typer.Exit(130) from None
     if as_json:
         print_json(summary)
         return

@@ -30,6 +30,7 @@ from experiments.backends import LOCAL, Backend, run_shards, shard_sizes
 from experiments.console import out, progress_bar
 from experiments.errors import LabError, load_rules
 from experiments.files import atomic_write_json, pyplot, save_figure
+from experiments.memory import check_memory
 from trente_env.codes import BOXES
 from trente_env.counting.counters import QUANTILES, ShoeStudy, best_ev_by_depth, study_shoes
 from trente_env.counting.removal import KINDS, effects_of_removal, linear_count
@@ -88,6 +89,12 @@ def _study_on_worker(stop: RuleSet, shoes: int, seed: int, count: Any) -> ShoeSt
     return _study(stop, shoes, seed, count)
 
 
+def _record_bytes(study: ShoeStudy) -> int:
+    """Bytes a study keeps per shoe (its arrays, which have a row per shoe)."""
+    arrays = [value for value in vars(study).values() if isinstance(value, np.ndarray)]
+    return sum(value.nbytes // max(len(value), 1) for value in arrays)
+
+
 def count_report(
     preset: str = "classic",
     shoes: int = DEFAULT_SHOES,
@@ -120,6 +127,12 @@ def count_report(
     start = time.perf_counter()
     effects = effects_of_removal(rules)
     count = linear_count(effects)
+    # every shoe's record is kept, and a stop rule's are copied once more when its shards are joined
+    record = max(_record_bytes(_study(stop, 1, seed, count)) for stop in variants.values())
+    check_memory(
+        shoes * record * (len(variants) + 1), f"{shoes:,} shoes x {len(variants)} stop rules",
+        "deal fewer shoes (--shoes) or study fewer stop rules (--stop)",
+    )  # fmt: skip
     seeds = np.random.SeedSequence(seed).generate_state(-(-shoes // BATCH), np.uint64)
     # the shards: a batch of shoes of one stop rule, seeded from the root seed and the batch's index
     shards = [

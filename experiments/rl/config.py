@@ -88,6 +88,58 @@ def load_config(algo: str, path: str | Path | None = None) -> RLConfig:
     return RLConfig(algo, dict(hyper), settings)
 
 
+#: Hyper-parameters whose range stable-baselines3 does not check, though a value outside it trains on
+#: nonsense (a gamma of 2 makes the returns grow without bound, then NaN logits): name -> (lowest,
+#: highest, whether the lowest itself is allowed, whether None is allowed).
+HYPER_RANGES: dict[str, tuple[float, float, bool, bool]] = {
+    "gamma": (0.0, 1.0, True, False),
+    "gae_lambda": (0.0, 1.0, True, False),
+    "learning_rate": (0.0, math.inf, False, False),
+    "clip_range": (0.0, math.inf, False, False),
+    "clip_range_vf": (0.0, math.inf, False, True),
+    "ent_coef": (0.0, math.inf, True, False),
+    "vf_coef": (0.0, math.inf, True, False),
+    "max_grad_norm": (0.0, math.inf, False, False),
+    "target_kl": (0.0, math.inf, False, True),
+    "rms_prop_eps": (0.0, math.inf, False, False),
+    "tau": (0.0, 1.0, False, False),
+    "exploration_fraction": (0.0, 1.0, True, False),
+    "exploration_initial_eps": (0.0, 1.0, True, False),
+    "exploration_final_eps": (0.0, 1.0, True, False),
+}
+#: Whole-number hyper-parameters and their least value (``gradient_steps = -1``: as many as steps).
+HYPER_COUNTS: dict[str, int] = {
+    "n_steps": 1, "batch_size": 1, "n_epochs": 1, "buffer_size": 1, "learning_starts": 0,
+    "target_update_interval": 1, "gradient_steps": -1, "stats_window_size": 1,
+}  # fmt: skip
+
+
+def check_hyper(algo: str, hyper: Mapping[str, Any]) -> None:
+    """Refuse, in one line, a hyper-parameter out of the range it has a meaning in
+    (:data:`HYPER_RANGES`, :data:`HYPER_COUNTS`: what the algorithm's constructor does not check) or a
+    number that is not finite anywhere in ``hyper``. Names the constructor does not take, and values of
+    the wrong kind it does check, are left to it (:func:`experiments.rl.train.build_model`)."""
+    for key, value in hyper.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            raise RLError(f"bad hyper-parameters for {algo}: {key} must be a finite number, got {value!r}")
+        if key in HYPER_COUNTS:
+            low = HYPER_COUNTS[key]
+            if not _whole(value, low):
+                raise RLError(f"bad hyper-parameters for {algo}: {key} must be a whole number >= {low}, got {value!r}")
+        if key in HYPER_RANGES:
+            low, high, closed, optional = HYPER_RANGES[key]
+            if value is None and optional:
+                continue
+            inside = _number(value) and (low <= value if closed else low < value) and value <= high
+            if not inside:
+                lower = "[" if closed else "("
+                upper = "]" if high < math.inf else ")"
+                raise RLError(
+                    f"bad hyper-parameters for {algo}: {key} must be a number in {lower}{low:g}, {high:g}{upper}"
+                    f"{' or none' if optional else ''}, got {value!r}"
+                )
+
+
 def _whole(value: Any, low: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= low
 
@@ -113,4 +165,15 @@ def set_threads(n: int = 1) -> None:
     torch.set_num_threads(n)
 
 
-__all__ = ["DEFAULT_CONFIG", "RLConfig", "TrainSettings", "algo_class", "check_algo", "load_config", "set_threads"]
+__all__ = [
+    "DEFAULT_CONFIG",
+    "HYPER_COUNTS",
+    "HYPER_RANGES",
+    "RLConfig",
+    "TrainSettings",
+    "algo_class",
+    "check_algo",
+    "check_hyper",
+    "load_config",
+    "set_threads",
+]

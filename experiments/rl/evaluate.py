@@ -18,8 +18,9 @@ the same numbers here as in ``trente-lab tournament`` and in the fallacy compani
 result at least that far above the exact expectation, any other miss of the 95% interval with the
 two-sided p-value; only below :data:`SUSPICIOUS_P` is a result called suspicious.
 
-**Loading a model file runs code** (SB3 files hold pickled Python objects), and so does loading a
-plugin: evaluate only files you trust.
+A model saved by ``trente-lab train`` is read without unpickling; **any other model file is unpickled,
+which runs its code**, only when trusted (:class:`~strategies.model.ModelPolicy`), and loading a
+plugin runs its code: evaluate only files you trust.
 """
 
 from __future__ import annotations
@@ -295,7 +296,8 @@ def evaluate_model(
 ) -> dict[str, Any]:
     """Evaluate ``model`` on ``episodes`` sessions (see the module docstring).
 
-    :param model: a model file saved by ``trente-lab train`` (loading it runs code), or a strategy spec.
+    :param model: a model file saved by ``trente-lab train`` (any other is unpickled, which runs its code:
+        only when trusted, see :class:`~strategies.model.ModelPolicy`), or a strategy spec.
     :param rules: the table (a preset or ``rigged-<preset>``); default: the one a model was trained
         on, else ``classic``.
     :param seed: session ``i`` plays the table seeded ``session_seed(seed, i)`` (default away from training seeds).
@@ -303,15 +305,16 @@ def evaluate_model(
     """
     is_model = names_a_model(model)
     if is_model:
-        policy = ModelPolicy(model.strip().removeprefix("model:"), algo=algo)  # loading it runs code (pickle)
+        policy = ModelPolicy(model.strip().removeprefix("model:"), algo=algo)  # unpickled only if trusted
         meta = policy.meta
         trained_on = meta.get("table")
-        name = rules or trained_on or "classic"
+        name = rules if rules is not None else trained_on or "classic"  # an empty --rules is refused, not defaulted
         bankroll = float(meta.get("bankroll", DEFAULT_BANKROLL))
     else:
         if algo is not None:
             raise RLError(f"--algo is for a model file; {model!r} is a strategy")
-        policy, meta, trained_on, name, bankroll = None, {}, None, rules or "classic", DEFAULT_BANKROLL
+        name = rules if rules is not None else "classic"
+        policy, meta, trained_on, bankroll = None, {}, None, DEFAULT_BANKROLL
     venue = parse_venue(name, rigged)
     if policy is None:
         try:

@@ -6,17 +6,20 @@ The agent sees the flat observation (bankroll, coups, prisoners, the scoreboard 
 the stake levels on one box). Hyper-parameters come from ``experiments/configs/rl.toml``. Every
 ``eval_every`` timesteps the greedy policy plays ``eval_sessions`` fixed sessions (the same shoes
 every time) and the learning curve records its reward per coup and its return per unit staked
-with a 95% interval. Written to ``--out``: ``model.zip`` (SB3; loading it runs code),
+with a 95% interval. Written to ``--out``: ``model.zip`` (SB3's file; the lab reads only its weights),
 ``model.json`` (what it was trained on), ``curve.csv`` and ``curve.png``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
+import signal
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -34,12 +37,13 @@ from experiments.files import (
     pyplot,
     save_figure,
 )
+from experiments.memory import check_memory
 from experiments.plotting import edge_label
-from experiments.rl.config import RLConfig, algo_class, load_config, set_threads
+from experiments.rl.config import RLConfig, algo_class, check_hyper, load_config, set_threads
 from experiments.rl.evaluate import evaluation_report, watch_sessions
 from experiments.rl.rig import Venue, parse_venue, sb3_env
-from strategies.model import ModelPolicy
-from trente_env.layout import ACTION_FORMS
+from strategies.model import ModelPolicy, lab_network, load_weights, trusted
+from trente_env.layout import ACTION_FORMS, Layout
 from trente_env.odds import house_edges
 
 CURVE_COLUMNS = ("timesteps", "reward_per_coup", "return_per_unit", "ci_low", "ci_high", "sat_out", "seconds")
@@ -119,6 +123,55 @@ def format_return(x: float) -> str:
 #: ``--device``'s choices: torch's.
 DEVICES = ("cpu", "cuda", "auto")
 
+#: Bytes a table of the vector env holds while training, roughly (about 3.5 KB measured at 100,000 tables).
+TABLE_BYTES = 4096
+
+
+class TrainingInterrupted(KeyboardInterrupt):
+    """Ctrl-C during training: the model of the steps done was saved (``model.json`` says ``partial``)."""
+
+    def __init__(self, model_file: Path, timesteps: int) -> None:
+        super().__init__(f"{timesteps} timesteps saved in {model_file}")
+        self.model_file, self.timesteps = model_file, timesteps
+
+
+def check_device(device: str) -> None:
+    """Refuse ``cuda`` when torch sees no CUDA device (it would not train there)."""
+    if device not in DEVICES:
+        raise RLError(f"unknown device {device!r}; choose one of {', '.join(DEVICES)}")
+    if device == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            raise RLError(f"--device cuda: torch {torch.__version__} sees no CUDA device; use --device cpu (or auto)")
+
+
+def training_memory(config: RLConfig, n_envs: int, layout: Layout) -> int:
+    """Bytes a run holds at its peak, roughly: the tables, and the rollout buffer (twice: SB3 copies
+    it to shuffle it into batches) or the replay buffer, from their array sizes (float32 observations,
+    int64 actions, six float32 values a step)."""
+    hyper = {**_defaults(algo_class(config.algo)), **config.hyper}
+    observation = layout.flat_size * 4
+    action = (1 if layout.action_form == "discrete" else int(np.prod(layout.single_action_space.shape))) * 8
+    masks = int(np.sum(getattr(layout.single_action_space, "nvec", [getattr(layout.single_action_space, "n", 0)])))
+    if "buffer_size" in hyper:  # off-policy: a step and the next observation, whatever the tables
+        steps = int(hyper["buffer_size"])
+        buffer = steps * (2 * observation + action + 12)
+    else:
+        steps = int(hyper.get("n_steps", 1)) * n_envs
+        buffer = 2 * steps * (observation + action + 24 + (4 * masks if config.algo == "maskable-ppo" else 0))
+    return n_envs * TABLE_BYTES + buffer
+
+
+def _defaults(cls: type) -> dict[str, Any]:
+    import inspect
+
+    return {
+        name: p.default
+        for name, p in inspect.signature(cls).parameters.items()
+        if p.default is not inspect.Parameter.empty
+    }
+
 
 def build_model(config: RLConfig, venv: Any, seed: int, tensorboard: str | None = None, device: str = "cpu") -> Any:
     """The SB3 model of ``config`` on ``venv`` (one-line errors on bad hyper-parameters)."""
@@ -185,8 +238,7 @@ def train_agent(
         raise RLError("dqn needs --action-form discrete (it cannot act in the full MultiDiscrete form)")
     if action_form not in ACTION_FORMS:
         raise RLError(f"unknown action form {action_form!r}; choose discrete or full")
-    if device not in DEVICES:
-        raise RLError(f"unknown device {device!r}; choose one of {', '.join(DEVICES)}")
+    check_device(device)
     tb_dir = None
     out_path = check_output_folder(
         Path(out_dir) if out_dir is not None else Path("runs") / f"{algo}-{venue.name}-seed{seed}"
@@ -194,8 +246,17 @@ def train_agent(
     if (out_path / "model.zip").exists() and not force:
         raise RLError(f"{str(out_path)!r} holds a trained model: choose another --out, or --force to replace it")
     previous, previous_meta = _previous_model(start_from, algo, action_form, observe_shoe) if start_from else (None, {})
-    if previous is not None:  # its own hyper-parameters go on, but for those given here
+    network = lab_network(previous_meta) if previous is not None else None
+    if previous is not None:  # its own hyper-parameters and network go on, but for the hyper-parameters given here
         config = RLConfig(config.algo, {**previous_meta.get("hyper", {}), **(hyper or {})}, config.train)
+        if network is None and not trusted():
+            raise RLError(
+                f"{str(previous)!r}: its model.json does not describe its network, so going on from it would unpickle "
+                "it, which runs any code it holds; pass --trust-model to do so (files you trust only)"
+            )
+        if isinstance(network, list):
+            config = RLConfig(config.algo, config.hyper, replace(config.train, net_arch=tuple(network)))
+    check_hyper(config.algo, config.hyper)
     algo_class(config.algo)  # stable-baselines3 (or sb3-contrib) is there, before anything is written
     if tensorboard:
         try:
@@ -212,11 +273,23 @@ def train_agent(
         "stake_levels": tuple(float(x) for x in s.stake_levels),
         "observe_shoe": bool(observe_shoe),
     }
+    tables = n_envs or s.n_envs
     try:
-        venv = sb3_env(venue, n_envs or s.n_envs, seed, s.reward_scale, **env_kwargs)
-        if previous is None:
+        layout = Layout(venue.rules, action_form, "flat", s.history, bool(observe_shoe), env_kwargs["stake_levels"])
+    except ValueError as exc:  # the env's refusal of [train] values
+        raise RLError(str(exc).splitlines()[0]) from None
+    check_memory(
+        training_memory(config, tables, layout), f"{tables:,} tables and the {config.algo} buffers",
+        "train on fewer tables (--n-envs) or fewer steps per update (n_steps, buffer_size)", RLError,
+    )  # fmt: skip
+    try:
+        venv = sb3_env(venue, tables, seed, s.reward_scale, **env_kwargs)
+        if previous is None or network is not None:
             model = build_model(config, venv, seed, tb_dir, device)
-        else:
+        if previous is not None and network is not None:  # its weights, read without unpickling anything
+            load_weights(model, previous, mismatch=f"cannot go on from {str(previous)!r}: {_NOT_THIS_NETWORK}")
+            model.num_timesteps = _saved_timesteps(previous_meta)
+        elif previous is not None:  # trusted (--trust-model): SB3's own loading unpickles the file
             model = algo_class(algo).load(previous, env=venv, device=device, tensorboard_log=tb_dir, **(hyper or {}))
             model.set_random_seed(seed)
     except (ValueError, TypeError) as exc:  # the env's refusal of [train] values, bad hyper-parameters
@@ -225,10 +298,13 @@ def train_agent(
         out_path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise RLError(f"cannot create output directory {str(out_path)!r}: {exc.strerror or exc}") from None
-    with progress_bar(progress) as bar:
+    with progress_bar(progress) as bar, _first_interrupt_stops() as stop:
         callback = _curve_callback(venue, config, env_kwargs, seed + 1_000_000, bar)
-        start = time.perf_counter()
-        model.learn(timesteps, callback=callback, reset_num_timesteps=previous is None)
+        start, steps_before = time.perf_counter(), int(model.num_timesteps)
+        try:
+            model.learn(timesteps, callback=[callback, _stop_callback(stop)], reset_num_timesteps=previous is None)
+        except KeyboardInterrupt:  # a second Ctrl-C: the steps done are saved all the same
+            stop.set()
         seconds = time.perf_counter() - start
     model_file = out_path / "model.zip"
     atomic_write(model_file, model.save)  # a unique temporary file, synced, then renamed
@@ -245,11 +321,22 @@ def train_agent(
         "hyper": config.hyper,
         "train": config.train,
         "continued_from": str(previous) if previous is not None else None,
+        # what loading it builds before reading its weights (nothing in model.zip is unpickled)
+        "network": {
+            "policy": "MlpPolicy",
+            "features": "LogScaledFlat",
+            "net_arch": dict(config.hyper.get("policy_kwargs") or {}).get("net_arch", list(config.train.net_arch)),
+        },
+        # interrupted (Ctrl-C): the model of the steps done, which `train --from` goes on from
+        "partial": stop.is_set(),
+        "timesteps_asked": timesteps,
     }
     atomic_write_json(metadata_path(model_file), meta)
     rows = callback.rows
     write_curve(out_path / "curve.csv", rows)
     plot_curve(out_path / "curve.png", rows, venue, algo)
+    if stop.is_set():
+        raise TrainingInterrupted(model_file, int(model.num_timesteps))
     learning = seconds - callback.eval_seconds
     final = rows[-1]
     return {
@@ -260,7 +347,7 @@ def train_agent(
         "n_envs": venv.num_envs,
         "seconds": seconds,
         "eval_seconds": callback.eval_seconds,
-        "steps_per_second": model.num_timesteps / learning if learning > 0 else float("nan"),
+        "steps_per_second": (model.num_timesteps - steps_before) / learning if learning > 0 else float("nan"),
         "final_eval": final,
         "files": {
             "model": str(model_file),
@@ -270,6 +357,50 @@ def train_agent(
             **({"tensorboard": tb_dir} if tb_dir else {}),
         },
     }
+
+
+@contextlib.contextmanager
+def _first_interrupt_stops() -> Iterator[threading.Event]:
+    """Within the block, a first Ctrl-C (SIGINT) sets the event instead of raising, so that training
+    stops at its next step and its model is saved; a second one raises as usual. Outside the main
+    thread (no signal handler can be set there) Ctrl-C raises, and the caller sets the event."""
+    stop = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+    before = signal.getsignal(signal.SIGINT)
+
+    def first(signum: int, frame: Any) -> None:
+        stop.set()
+        signal.signal(signal.SIGINT, before)
+
+    signal.signal(signal.SIGINT, first)
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def _stop_callback(stop: threading.Event) -> Any:
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class StopWhenInterrupted(BaseCallback):
+        """Ends ``learn`` at the step after Ctrl-C."""
+
+        def _on_step(self) -> bool:
+            return not stop.is_set()
+
+    return StopWhenInterrupted()
+
+
+_NOT_THIS_NETWORK = "its weights do not fit this run's network (its [train] history and stake_levels, and the net_arch)"
+
+
+def _saved_timesteps(meta: dict[str, Any]) -> int:
+    steps = meta.get("timesteps", 0)
+    if not isinstance(steps, int) or isinstance(steps, bool) or not 0 <= steps <= 10**15:
+        raise RLError(f"the model's model.json gives no number of timesteps it was trained for: {steps!r}")
+    return steps
 
 
 def _previous_model(
@@ -338,11 +469,16 @@ def plot_curve(path: Path, rows: list[dict[str, float]], venue: Venue, algo: str
 
 __all__ = [
     "CURVE_COLUMNS",
+    "DEVICES",
+    "TABLE_BYTES",
+    "TrainingInterrupted",
     "build_model",
+    "check_device",
     "evaluate_now",
     "format_return",
     "metadata_path",
     "plot_curve",
     "train_agent",
+    "training_memory",
     "write_curve",
 ]

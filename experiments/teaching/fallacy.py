@@ -51,6 +51,7 @@ from experiments.backends import LOCAL, Backend, run_shards, shard_generator, sh
 from experiments.console import out, progress_bar
 from experiments.errors import load_rules
 from experiments.files import atomic_write_json, pyplot, save_figure
+from experiments.memory import check_memory
 from experiments.plotting import edge_label
 from experiments.stats import binomial_quantile, ratio_estimate, wilson
 from strategies.registry import make_strategy
@@ -223,6 +224,22 @@ def streak_table(counts: np.ndarray, max_streak: int, event: str, other: str, ex
 # -- the companion: betting systems on the same shoes ----------------------------------------------
 
 
+def companion_memory(sessions: int, coups: int, systems: int) -> int:
+    """Bytes the companion run holds at its peak, roughly: every session is played at once by
+    :func:`strategies.sessions.play_compiled`, with the seeds of its shuffles drawn ahead (a shoe
+    deals about 25 coups: ``coups // 4 + 8`` of 8 bytes), each system's results of it (nine numbers
+    and the stakes per box, about 144 bytes) and its table seed."""
+    return sessions * ((coups // 4 + 8) * 8 + systems * 144 + 48)
+
+
+def check_companion(sessions: int, coups: int, systems: int) -> None:
+    """Refuse, in one line, a companion run that cannot fit in this machine's memory (:func:`companion_memory`)."""
+    check_memory(
+        companion_memory(sessions, coups, systems), f"{sessions:,} sessions of {coups:,} coups",
+        "play fewer sessions (--sessions) or shorter ones (--session-coups)",
+    )  # fmt: skip
+
+
 def compare_systems(
     preset: str,
     specs: Sequence[str] = SYSTEMS,
@@ -247,6 +264,7 @@ def compare_systems(
     """
     rules = load_rules(preset)
     policies = [make_strategy(spec, rules) for spec in specs]
+    check_companion(sessions, coups, len(specs))
     results = play(policies, rules, bankroll, coups, session_seeds(seed, sessions))
     systems = []
     for spec, policy, r in zip(specs, policies, results):
@@ -291,6 +309,8 @@ def fallacy_report(
     Dask cluster's processes); the report is the same on every backend but for its timing. The
     companion run is played here."""
     rules = load_rules(preset)
+    if sessions:  # refused before the coups are dealt, not after
+        check_companion(sessions, session_coups, len(SYSTEMS))
     odds = first_coup(rules.decks)
     start = time.perf_counter()
     with progress_bar(progress) as bar:
