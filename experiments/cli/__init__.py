@@ -32,6 +32,7 @@ import typer  # noqa: E402
 from typer.core import TyperGroup  # noqa: E402
 
 from experiments.cli import (  # noqa: E402
+    classroom,
     configs,
     control,
     count,
@@ -162,5 +163,6 @@ app.command("control")(control.command)
 app.command("configs")(configs.command)
 app.command("evaluate")(evaluate.command)
 app.command("count")(count.command)
+app.command("classroom")(classroom.command)
 
 __all__ = ["INTERRUPTED", "app", "os_error_message", "refusal"]
