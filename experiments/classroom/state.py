@@ -391,7 +391,7 @@ class Classroom:
         """Read a session file and replay its journal; a file that is not a session is refused."""
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            if data.get("trente_lab_classroom") != SESSION_VERSION:
+            if not isinstance(data, dict) or data.get("trente_lab_classroom") != SESSION_VERSION:
                 raise ValueError("not a classroom session")
             students = [Student(i, s["name"], s["key"], bool(s["kicked"])) for i, s in enumerate(data["students"])]
             room = cls(
@@ -402,7 +402,7 @@ class Classroom:
                 paused=bool(data["paused"]), show_names=bool(data["show_names"]), fast=data.get("fast"),
                 seq=int(data["seq"]),
             )  # fmt: skip
-        except (ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ClassroomError(f"{path}: cannot read this classroom session ({exc})") from None
         from experiments.game.deal import coup_record
 
@@ -415,9 +415,10 @@ class Classroom:
     def _replay(self) -> None:
         if not self.journal.exists():
             return
+        lines = self.journal.read_text(encoding="utf-8").splitlines()
         path, self.path = self.path, None  # replaying journals nothing
         try:
-            for line in self.journal.read_text(encoding="utf-8").splitlines():
+            for line in lines:
                 try:
                     event = json.loads(line)
                 except ValueError:
