@@ -471,11 +471,12 @@ def plot_streaks(report: dict[str, Any], path: Path) -> Path:
     return _save(fig, path)
 
 
-def plot_systems(systems: dict[str, Any], path: Path) -> Path:
-    """Return per unit staked of each system with its 95% interval, beside −edge and 0."""
+def systems_figure(systems: dict[str, Any]) -> Any:
+    """Return per unit staked of each system with its 95% interval, beside −edge and 0; the legend
+    below the plotting area, where it covers no interval."""
     plt = pyplot()
     rows = systems["systems"]
-    fig, ax = plt.subplots(figsize=(7.5, 0.6 * len(rows) + 1.6))
+    fig, ax = plt.subplots(figsize=(7.5, 0.6 * len(rows) + 2.0))
     y = np.arange(len(rows))
     r = np.array([s["return_per_unit"] for s in rows]) * 100
     lo = r - np.array([s["low"] for s in rows]) * 100
@@ -487,10 +488,15 @@ def plot_systems(systems: dict[str, Any], path: Path) -> Path:
     ax.invert_yaxis()
     ax.set_xlabel("return per unit staked (%), 95% interval")
     ax.set_title(f"Same shoes, {systems['sessions']:,} sessions × {systems['coups']} coups", fontsize=10)
-    ax.legend(fontsize=8)
     ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    return _save(fig, path)
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    fig.legend(*ax.get_legend_handles_labels(), fontsize=8, loc="lower center", frameon=False)
+    return fig
+
+
+def plot_systems(systems: dict[str, Any], path: Path) -> Path:
+    """:func:`systems_figure` saved to ``path``."""
+    return _save(systems_figure(systems), path)
 
 
 def _save(fig: Any, path: Path) -> Path:
@@ -545,5 +551,6 @@ __all__ = [
     "streak_shard",
     "streak_table",
     "system_label",
+    "systems_figure",
     "write_outputs",
 ]
