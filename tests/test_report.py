@@ -243,3 +243,36 @@ def test_the_systems_legend_covers_no_interval() -> None:
     import matplotlib.pyplot as plt
 
     plt.close(fig)
+
+
+def test_deal_aligns_the_totals_whatever_the_cards_in_each_row() -> None:
+    from experiments.game.deal import deal_coups_from_shoe, render_coup
+
+    coups = list(deal_coups_from_shoe("classic", 40, seed=3))
+    uneven = [c for c in coups if len(c.noir_cards) != len(c.rouge_cards)]
+    assert uneven
+    for coup in uneven:
+        lines = render_coup(coup).plain.splitlines()
+        assert lines[0].index("=") == lines[1].index("="), lines
+
+
+def test_fallacy_marks_a_missed_interval_in_text_too() -> None:
+    """A missed interval carries a * (readable when piped or printed), not only the colour red."""
+    import io
+
+    from rich.console import Console
+
+    from experiments.teaching.fallacy import render_tables
+
+    cell = {"occasions": 100, "wins": 70, "frequency": 0.7, "low": 0.6, "high": 0.78}
+    table = {"event": "rouge", "other": "noir", "exact": 0.5, "rows": [
+        {"k": 0, "after_rouge": cell, "after_noir": cell},
+        {"k": 1, "after_rouge": {**cell, "contains_exact": False},
+         "after_noir": {**cell, "frequency": 0.5, "low": 0.4, "high": 0.6, "contains_exact": True}},
+    ]}  # fmt: skip
+    console = Console(file=io.StringIO(), width=100, color_system=None)
+    for view in render_tables({"tables": [table]}):
+        console.print(view)
+    text = console.file.getvalue()
+    assert "70.00%*" in text and "50.00%*" not in text
+    assert "* (in red): the interval misses the exact value" in " ".join(text.split())

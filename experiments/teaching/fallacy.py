@@ -388,7 +388,7 @@ def render_tables(report: dict[str, Any]) -> list[Table]:
             box=box.SIMPLE_HEAD,
             padding=(0, 1),
             caption="occasions: decided coups that came just after exactly k wins in a row of that side;"
-            " red: the interval misses the exact value",
+            " * (in red): the interval misses the exact value",
             caption_justify="left",
         )
         view.add_column("k", justify="right")
@@ -403,7 +403,7 @@ def render_tables(report: dict[str, Any]) -> list[Table]:
                 miss = c.get("contains_exact") is False
                 cells += [
                     f"{c['occasions']:,}",
-                    Text(_pct(c["frequency"]), style="bold red" if miss else ""),
+                    Text(_pct(c["frequency"]) + ("*" if miss else " "), style="bold red" if miss else ""),
                     f"{c['low']:.2%}–{c['high']:.2%}".replace("%–", "–") if c["low"] is not None else "-",
                 ]
             view.add_row(*cells)
@@ -426,12 +426,13 @@ def render_systems(systems: dict[str, Any]) -> Table:
     for col in ("system", "staked per\nsession", "return per\nunit staked", "95% interval", "exact\n−edge"):
         view.add_column(col, justify="left" if col == "system" else "right")
     for s in systems["systems"]:
+        staked = s["mean_staked"] > 0  # a system that stakes nothing has no return per unit staked, no edge
         view.add_row(
             f"{system_label(s['spec'])} [dim]({s['spec']})[/dim]",
             f"{s['mean_staked']:.0f}",
-            f"{s['return_per_unit']:+.2%}",
-            f"{s['low']:+.2%} … {s['high']:+.2%}",
-            f"{s['minus_edge']:+.2%}",
+            f"{s['return_per_unit']:+.2%}" if staked else "–",
+            f"{s['low']:+.2%} … {s['high']:+.2%}" if staked else "–",
+            f"{s['minus_edge']:+.2%}" if staked else "–",
         )
     return view
 
