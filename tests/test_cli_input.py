@@ -136,6 +136,7 @@ INNER = {
     "control": "experiments.rl.control.run_control",
     "configs": "experiments.game.listings.config_listing",
     "count": "experiments.game.count.count_report",
+    "classroom": "experiments.classroom.serve.serve",
 }
 
 

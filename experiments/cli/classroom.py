@@ -64,3 +64,4 @@ def command(
     out.print(serve.qr_text(join), markup=False, highlight=False)
     out.print("Ctrl-C stops the server; the session file keeps everything.", style="dim")
     serve.serve(room, host, port, join)
+    out.print(f"stopped; {session} keeps the session: run the same command to go on", style="dim")
