@@ -120,11 +120,12 @@ def hit_sequence(results: list[str], predictions: list[dict[int, tuple[str, int]
 
 def after_run(hits: list[bool], k: int) -> tuple[int, int]:
     """(occasions, right): predictions made just after ``k`` right in a row (the ``k`` before all right)."""
-    occasions = right = 0
-    for i in range(k, len(hits)):
-        if all(hits[i - k : i]):
+    occasions = right = run = 0
+    for hit in hits:
+        if run >= k:
             occasions += 1
-            right += hits[i]
+            right += hit
+        run = run + 1 if hit else 0
     return occasions, right
 
 
@@ -213,6 +214,9 @@ class Classroom:
         self._by_name = {s.name.casefold(): s for s in self.students if not s.kicked}
         self._lock = threading.RLock()
         self._shoe = self._new_shoe()
+        from trente_env.odds import first_coup
+
+        self._odds = first_coup(self.rules.decks)
 
     # -- the dealer ------------------------------------------------------------------------------
 
@@ -500,10 +504,8 @@ class Classroom:
 
     def public(self) -> dict[str, Any]:
         """What every page may know (no keys, no token; names only when the teacher shows them)."""
-        from trente_env.odds import first_coup
-
         with self._lock:
-            odds = first_coup(self.rules.decks)
+            odds = self._odds
             results = self.results
             side, run = streaks_before([*results, "void"])[-1]
             guesses = list(self.open_round.values())
