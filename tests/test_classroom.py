@@ -267,7 +267,9 @@ def client():
 
 
 def teacher(client, action: str, body: dict | None = None, token: str | None = None):
-    return client.post(f"/api/teacher/{action}", json=body or {}, headers={"X-Teacher-Token": token or client.room.token})
+    return client.post(
+        f"/api/teacher/{action}", json=body or {}, headers={"X-Teacher-Token": token or client.room.token}
+    )
 
 
 @pytest.mark.parametrize("action", ["deal", "pause", "resume", "reset", "names", "kick", "fast"])

@@ -98,7 +98,7 @@ def test_a_class_of_30_in_one_browser(tmp_path: Path) -> None:
             teacher = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
             teacher.on("pageerror", lambda e: errors.append(str(e)))
             teacher.goto(server.projector)
-            teacher.wait_for_selector("#join-code:has-text('%s')" % server.code)
+            teacher.wait_for_selector(f"#join-code:has-text('{server.code}')")
             print(f"server up {time.monotonic() - started:.1f} s")
 
             students = []
@@ -115,7 +115,9 @@ def test_a_class_of_30_in_one_browser(tmp_path: Path) -> None:
 
             print(f"students in {time.monotonic() - started:.1f} s")
             # a student's page asks for a teacher's action: refused, nothing dealt
-            status = students[2].evaluate("fetch('/api/teacher/deal', {method: 'POST', body: '{}'}).then(r => r.status)")
+            status = students[2].evaluate(
+                "fetch('/api/teacher/deal', {method: 'POST', body: '{}'}).then(r => r.status)"
+            )
             assert status == 403
             status = students[2].evaluate(
                 "fetch('/api/teacher/deal', {method: 'POST', body: '{}', headers: {'X-Teacher-Token': 'guess'}})"
@@ -130,7 +132,7 @@ def test_a_class_of_30_in_one_browser(tmp_path: Path) -> None:
                     if n == 1 or rng.random() < 0.2:  # how sure: set now and then (a click costs time)
                         page.check(f"input[name=sure][value='{rng.choice('123')}']")
                     page.click(f"#p-{rng.choice(['noir', 'rouge'])}")
-                wait_until(teacher, "document.body.dataset.coups === '%d'" % (n - 1))
+                wait_until(teacher, f"document.body.dataset.coups === '{n - 1}'")
                 teacher.click("#deal")
                 wait_until(teacher, f"document.body.dataset.coups === '{n}'")
             wait_until(teacher, "document.body.dataset.revealed === '1'")
@@ -194,8 +196,8 @@ def test_a_class_of_30_in_one_browser(tmp_path: Path) -> None:
             if os.environ.get("TRENTE_DOCS_SCREENSHOT"):
                 shutil.copyfile(picture, DOCS_PICTURE)
             boxes = teacher.evaluate(
-                """() => [...document.querySelectorAll(
-                     '#top, #grid .panel, #controls, #controls > *, #pooled, #trap, #chart, #announce, #scoreboard, #round')]
+                """() => [...document.querySelectorAll('#top, #grid .panel, #controls, #controls > *, '
+                     + '#pooled, #trap, #chart, #announce, #scoreboard, #round')]
                    .map(e => { const r = e.getBoundingClientRect();
                      return {id: e.id || e.className, x: r.left, y: r.top, right: r.right, bottom: r.bottom,
                              cut: e.classList.contains('panel') && e.scrollHeight > e.clientHeight + 1}; })"""

@@ -512,10 +512,9 @@ class Classroom:
             active = [s for s in self.students if not s.kicked]
             board = None
             if self.show_names:
-                board = sorted(
-                    ({"name": r["name"], "right": r["right"], "decided": r["decided"]} for r in map(self.record, active)),
-                    key=lambda r: (-r["right"], r["name"].casefold()),
-                )[:12]  # fmt: skip
+                records = [self.record(s) for s in active]
+                board = [{"name": r["name"], "right": r["right"], "decided": r["decided"]} for r in records]
+                board = sorted(board, key=lambda r: (-r["right"], r["name"].casefold()))[:12]
             return {
                 "preset": self.preset,
                 "rules": self.rules.describe(),
