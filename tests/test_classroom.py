@@ -391,3 +391,51 @@ def test_killing_the_server_loses_nothing(tmp_path: Path) -> None:
             assert rejoined["record"]["predicted"] == 3
     finally:
         second.stop()
+
+
+def test_fast_forward_counts_the_bulk_dealers_coups() -> None:
+    """The fast-forward's table against a plain walk over the same coups: the bulk dealer's shards
+    (shard i from experiments.backends.shard_generator(seed, i)), streaks carried across shards."""
+    import numpy as np
+
+    from experiments.backends import shard_generator
+    from experiments.classroom.fast import STEPS, fast_forward
+    from trente_env.dealer import deal_coups
+
+    room = Classroom()
+    seen: list[tuple[int, int]] = []
+    result = fast_forward(room.rules, 10_000, 123, lambda done, total: seen.append((done, total)))
+    assert seen[0] == (0, STEPS) and seen[-1] == (STEPS, STEPS)
+    shard = 10_000 // STEPS
+    results = np.concatenate([deal_coups(room.rules, shard, shard_generator(123, i)).result for i in range(STEPS)])
+    names = np.array(["noir", "rouge", "apres", "refait", "void"])[results].tolist()
+    rows = {(r["side"], r["k"]): r for r in pooled_table(names, [{}] * len(names))}
+    for row in result["rows"]:
+        direct = rows[row["side"], row["k"]]
+        assert (row["occasions"], row["same"], row["other"]) == (direct["occasions"], direct["same"], direct["other"])
+    assert result["noir"] == names.count("noir") and result["rouge"] == names.count("rouge")
+
+
+def test_fast_forward_through_the_app(client, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+    import time
+
+    from experiments.classroom import app, fast
+
+    release = threading.Event()
+
+    def held(*args):  # the real fast-forward, once the test has seen it running
+        assert release.wait(60)
+        return fast.fast_forward(*args)
+
+    monkeypatch.setattr(app, "fast_forward", held)
+    assert teacher(client, "fast", {"coups": 10_000}).status_code == 200
+    assert teacher(client, "fast", {"coups": 10_000}).json() == {"error": "a fast-forward is running"}
+    assert teacher(client, "reset").json() == {"error": "a fast-forward is running"}
+    assert "done" not in client.room.fast  # the projector shows the progress meanwhile
+    release.set()
+    deadline = time.monotonic() + 120
+    while not (client.room.fast or {}).get("done"):
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    assert client.room.fast["coups"] == 10_000 and sum(r["occasions"] for r in client.room.fast["rows"]) > 8000
