@@ -439,3 +439,14 @@ def test_fast_forward_through_the_app(client, monkeypatch: pytest.MonkeyPatch) -
         assert time.monotonic() < deadline
         time.sleep(0.1)
     assert client.room.fast["coups"] == 10_000 and sum(r["occasions"] for r in client.room.fast["rows"]) > 8000
+
+
+def test_a_socket_that_says_more_than_hello_is_closed(client) -> None:
+    key = client.post("/api/join", json={"name": "Ann", "code": client.room.join_code}).json()["key"]
+    with client.websocket_connect("/ws") as ws:
+        ws.send_text(json.dumps({"key": key}))
+        ws.receive_text()
+        ws.send_text("x" * 100)
+        with pytest.raises(Exception):  # noqa: B017 - the server closes the socket
+            ws.receive_text()
+    assert not client.app.state.server.sockets

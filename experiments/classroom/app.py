@@ -13,7 +13,8 @@ only (no inline script can run, whatever a name holds). Every page builds its te
   names (``{"show": bool}``), kick (``{"name"}``), fast (``{"coups"}``); ``GET /api/teacher/export.json``
   and ``export.csv``. Without the token: 403.
 * ``WS /ws``: the first message is ``{"key": ...}`` or ``{"token": ...}``; the server then sends
-  that page's view after every change (changes coalesced, at most :data:`PUSH_EVERY` apart).
+  that page's view after every change (changes coalesced, at most :data:`PUSH_EVERY` apart). A page
+  sends nothing else: any other message closes its socket.
 
 Every body is at most :data:`MAX_BODY` bytes of JSON; each student key and each address has a token
 bucket (:class:`Bucket`); a refusal is ``{"error": "<one line>"}`` with status 400, 403, 413 or 429.
@@ -324,11 +325,7 @@ class Server:
         self.sockets[websocket] = key
         try:
             await websocket.send_text(self.view(key, json.dumps(self.room.public(), ensure_ascii=False)))
-            while True:  # the pages send nothing more: anything else closes the socket
-                message = await websocket.receive_text()
-                if len(message) > MAX_BODY or message != "ping":
-                    break
-                await websocket.send_text('{"pong":true}')
+            await websocket.receive_text()  # the pages send nothing after their hello: anything closes the socket
         except WebSocketDisconnect:
             pass
         finally:
