@@ -21,6 +21,7 @@ import asyncio
 import json
 import random
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -61,22 +62,28 @@ async def run(base: str, token: str, code: str, students: int, coups: int, max_s
         sent: list[dict[str, tuple[str, int]]] = []
         predict_times: list[float] = []
         deal_times: list[float] = []
-        refused = 0
+        refused = failed = 0
 
         async def predict(i: int, key: str, guesses: dict) -> None:
-            nonlocal refused
+            nonlocal refused, failed
             side, sure = rng.choice(["noir", "rouge"]), rng.randint(1, 3)
             t0 = time.perf_counter()
-            response = await http.post("/api/predict", json={"key": key, "side": side, "sure": sure})
+            try:
+                response = await http.post("/api/predict", json={"key": key, "side": side, "sure": sure})
+            except httpx.TransportError:  # no answer: counted, not retried (it would hide the failure)
+                failed += 1
+                return
             predict_times.append(time.perf_counter() - t0)
             if response.status_code == 200:
                 guesses[f"student {i}"] = (side, sure)
             else:
                 refused += 1
 
-        for _ in range(coups):
+        for n in range(coups):
             if time.monotonic() - started > max_seconds:
                 break
+            if n % 50 == 0:
+                print(f"coup {n + 1} of {coups}, {time.monotonic() - started:.0f} s", file=sys.stderr)
             guesses: dict[str, tuple[str, int]] = {}
             await asyncio.gather(*(predict(i, k, guesses) for i, k in enumerate(keys)))
             t0 = time.perf_counter()
@@ -93,6 +100,7 @@ async def run(base: str, token: str, code: str, students: int, coups: int, max_s
     lost = sum(len(s) for s in sent) - sum(len(set(s.items()) & set(k.items())) for s, k in zip(sent, kept))
     return {
         "coups": len(sent), "students": students, "predictions": sum(len(s) for s in sent), "refused": refused,
+        "failed": failed,
         "lost": lost, "extra": sum(len(k) for k in kept) - sum(len(s) for s in sent),
         "predict_ms": (1000 * statistics.median(predict_times), 1000 * percentile(predict_times, 0.99)),
         "deal_ms": (1000 * statistics.median(deal_times), 1000 * percentile(deal_times, 0.99)),
@@ -112,8 +120,14 @@ def main() -> None:
             r = asyncio.run(run(server.base, server.token, server.code, args.students, args.coups, args.max_seconds))
         finally:
             server.stop()
+            problems = [line.rstrip() for line in server.later if line.strip() and not line.startswith("stopped")]
+            if problems:
+                print("the server printed:\n" + "\n".join(problems[-20:]), file=sys.stderr)
     print(f"{r['students']} students, {r['coups']} coups of {args.coups} in {r['seconds']:.0f} s (127.0.0.1)")
-    print(f"predictions accepted {r['predictions']:,}, refused {r['refused']}, lost {r['lost']}, extra {r['extra']}")
+    print(
+        f"predictions accepted {r['predictions']:,}, refused {r['refused']}, unanswered {r['failed']}, "
+        f"lost {r['lost']} (accepted but not in the export), extra {r['extra']}"
+    )
     print(f"reply to a prediction: median {r['predict_ms'][0]:.1f} ms, p99 {r['predict_ms'][1]:.1f} ms")
     print(f"reply to a deal:       median {r['deal_ms'][0]:.1f} ms, p99 {r['deal_ms'][1]:.1f} ms")
     print(f"views pushed to each student's socket: least {r['views'][0]}, median {r['views'][1]:.0f}")

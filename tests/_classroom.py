@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +31,8 @@ class Running:
     token: str
     code: str
     base: str
-    output: str
+    output: str  #: what it printed when it started
+    later: list[str]  #: what it printed since (warnings, errors)
 
     def stop(self, sig: int = signal.SIGTERM) -> None:
         if self.process.poll() is None:
@@ -68,6 +70,8 @@ def start(session: Path, *args: str, timeout: float = 60) -> Running:
         process.kill()
         raise AssertionError(f"the classroom did not start:\n{text}")
     base = projector.group(1).split("/projector")[0]
+    later: list[str] = []  # what the server prints afterwards, read so that its pipe never fills up
+    threading.Thread(target=lambda: later.extend(iter(process.stdout.readline, "")), daemon=True).start()
     while time.monotonic() < deadline:  # until the server answers
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.5):
@@ -75,4 +79,4 @@ def start(session: Path, *args: str, timeout: float = 60) -> Running:
         except OSError:
             time.sleep(0.1)
     return Running(process, projector.group(1), join.group(1), projector.group(1).split("#t=")[1],
-                   join.group(1).split("code=")[1], base, text)  # fmt: skip
+                   join.group(1).split("code=")[1], base, text, later)  # fmt: skip

@@ -63,8 +63,9 @@ def serve(room: Classroom, host: str, port: int, join_url: str, **uvicorn_option
 
     from experiments.classroom.app import make_app
 
-    uvicorn.run(make_app(room, join_url), host=host, port=port, log_level="warning", ws_max_size=4096,
-                **uvicorn_options)  # fmt: skip
+    # a phone's page may sit idle between coups: keep its connection open longer than uvicorn's 5 s
+    options = {"log_level": "warning", "ws_max_size": 4096, "timeout_keep_alive": 75, **uvicorn_options}
+    uvicorn.run(make_app(room, join_url), host=host, port=port, **options)
 
 
 __all__ = ["addresses", "network_address", "open_classroom", "qr_text", "serve"]
