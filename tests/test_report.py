@@ -276,3 +276,31 @@ def test_fallacy_marks_a_missed_interval_in_text_too() -> None:
     text = console.file.getvalue()
     assert "70.00%*" in text and "50.00%*" not in text
     assert "* (in red): the interval misses the exact value" in " ".join(text.split())
+
+
+def test_a_class_export_in_the_folder_gets_its_section(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """classroom.json (the classroom's JSON export): the class's table and streak trap, computed as the
+    projector computes them; a broken one is one line and a box on the page."""
+    from experiments.classroom.state import Classroom
+    from experiments.teaching import report
+
+    room = Classroom(seed=4)
+    students = [room.join(f"s{i}", room.join_code) for i in range(4)]
+    for n in range(30):
+        for i, s in enumerate(students):
+            room.predict(s.key, "noir" if (n * i) % 3 else "rouge")
+        room.deal()
+    (tmp_path / "classroom.json").write_text(json.dumps(room.export()))
+    page = build_report(tmp_path, coups=1000, sessions=0).read_text(encoding="utf-8")
+    assert "Your class: predictions before each coup" in page and "30 coups, 4 students, 120 predictions" in page
+    pooled = {(r["side"], r["k"]): r for r in room.public()["pooled"]}
+    first = pooled["noir", 1]
+    assert f"<td class='l'>1 Noir</td><td>{first['occasions']}</td>" in page
+    trap = room.streak_trap()[0]
+    assert f"({trap['right']}/{trap['occasions']})" in page
+    said: list[str] = []
+    monkeypatch.setattr(report, "say", said.append)
+    (tmp_path / "classroom.json").write_text('{"coups": [], "predictions": [[]]}')
+    page = build_report(tmp_path, coups=1000, sessions=0).read_text(encoding="utf-8")
+    assert any("classroom.json could not be read" in line for line in said)
+    assert "classroom.json could not be read" in page

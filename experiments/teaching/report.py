@@ -6,6 +6,8 @@ The page holds, in this order:
   conclusion, the table of systems from ``results.json`` (read defensively: missing fields show as
   "–", a malformed file is reported on the page, and ``results.csv`` is shown instead when there is
   no usable JSON), and every PNG plot in the folder;
+* a **class's own lesson** when ``DIR/classroom.json`` is there (the export of ``trente-lab
+  classroom``): the class's "after k in a row" table and its streak trap;
 * the **gambler's fallacy** table and plot: from ``DIR/fallacy.json`` (written by
   ``trente-lab fallacy --out DIR``) when there is one, otherwise from a small run made on the spot,
   so the page is never empty;
@@ -252,6 +254,9 @@ def folder_plots(folder: Path, skip: tuple[str, ...] = ()) -> list[tuple[str, by
 # -- the fallacy ---------------------------------------------------------------------------------
 
 
+#: The classroom's export (``trente-lab classroom``, the projector's JSON button) that a folder may hold.
+CLASSROOM_FILE = "classroom.json"
+
 #: What ``report`` plays when it must make the fallacy run itself (the companion's session length).
 REPORT_SESSION_COUPS = 300
 
@@ -407,6 +412,66 @@ def glossary_section() -> str:
 # -- the page ------------------------------------------------------------------------------------
 
 
+# -- a class's own lesson (the classroom's export) ------------------------------------------------------
+
+
+def classroom_section(path: Path) -> str:
+    """The class's own table from ``classroom.json`` (the classroom's export: its coups and predictions):
+    the pooled "after k in a row" table and the streak trap, as the projector showed them. A file that
+    cannot be read is said in one line and on the page."""
+    from experiments.classroom.state import Classroom, Student
+
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        coups = document["coups"]
+        names: dict[str, int] = {}
+        predictions = []
+        for made in document["predictions"]:
+            predictions.append(
+                {names.setdefault(str(p["name"]), len(names)): (str(p["side"]), int(p["sure"])) for p in made}
+            )
+        if len(predictions) != len(coups) or not all(isinstance(c.get("result"), str) for c in coups):
+            raise ValueError("the coups and the predictions do not match")
+        room = Classroom(preset=str(document.get("preset", "classic")), seed=int(document.get("seed", 0)))
+        room.coups, room.predictions = coups, predictions
+        room.students = [Student(i, name, "") for name, i in names.items()]
+        pooled, trap = room.public()["pooled"], room.streak_trap()
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        problem = f"{path} could not be read ({type(exc).__name__}: {' '.join(str(exc).split())})"
+        say(problem + "; the page has no class section")
+        return f'<p class="box warn">{_e(problem)}.</p>'
+    guesses = sum(map(len, predictions))
+
+    def share(part: int, whole: int) -> str:
+        return _num(part / whole if whole else None, ".1%")
+
+    rows = "".join(
+        f"<tr><td class='l'>{r['k']}{'+' if r['k'] == 4 else ''} {_e(r['side'].capitalize())}</td>"
+        f"<td>{r['occasions']}</td><td>{share(r['same'], r['occasions'])}</td>"
+        f"<td>{share(r['predicted_other'], r['predicted_same'] + r['predicted_other'])}</td><td>50%</td></tr>"
+        for r in pooled
+    )
+    trap_rows = "".join(
+        f"<tr><td>{r['k']}</td><td>{_num(r['average'], '.1%')} ({r['students']})</td>"
+        f"<td>{_num(r['pooled'], '.1%')} ({r['right']}/{r['occasions']})</td>"
+        f"<td>{_num(r['expected_average'], '.1%')}</td></tr>"
+        for r in trap
+    )
+    return (
+        f'<p class="meta">{len(coups):,} coups, {len(names)} students, {guesses:,} predictions; rules '
+        f"{_e(document.get('preset', '–'))}, seed {_e(document.get('seed', '–'))}; from {_e(path.name)}.</p>"
+        "<h3>After k decided coups of one side in a row, the next decided coup</h3><table><thead><tr>"
+        "<th class='l'>after</th><th>times</th><th>same side again</th><th>class predicted the other</th>"
+        f"<th>exact</th></tr></thead><tbody>{rows}</tbody></table>"
+        "<h3>The streak trap: after k right in a row, was the next prediction right?</h3><table><thead><tr>"
+        "<th>k</th><th>average of each student's own share (students)</th><th>pooled</th>"
+        f"<th>expected average, fair game</th></tr></thead><tbody>{trap_rows}</tbody></table>"
+        '<p class="note">Each prediction was right with probability one half whatever came before; the average '
+        "of short per-student tables is expected below one half (Miller and Sanjurjo, 2018), the pooled share "
+        "is the honest estimate.</p>"
+    )
+
+
 def build_report(
     folder: Path | None = None,
     output: Path | None = None,
@@ -449,6 +514,10 @@ def build_report(
         body += "".join(_img(d, n, KNOWN_PLOTS.get(n, n)) for n, d in tournament_plots)
         if body.strip():
             sections.append(("tournament", "The tournament: every system on the same shoes", body))
+    if folder is not None and (folder / CLASSROOM_FILE).exists():
+        sections.append(
+            ("class", "Your class: predictions before each coup", classroom_section(folder / CLASSROOM_FILE))
+        )
     fallacy_body = fallacy_section(fallacy_doc, source, png_names)
     fallacy_body += "".join(_img(d, n, KNOWN_PLOTS[n]) for n, d in plots if n in ("fallacy.png", "systems.png"))
     sections.append(("fallacy", "The gambler's fallacy: streaks carry no information", fallacy_body))
