@@ -130,7 +130,8 @@ function render(view, fresh) {
   const names = extra.names || [];
   if (select.dataset.names !== JSON.stringify(names)) {
     select.dataset.names = JSON.stringify(names);
-    select.replaceChildren(...names.map((n) => el("option", { value: n }, n)));
+    // the first option shows no name: the projector shows names only when the teacher says so
+    select.replaceChildren(el("option", { value: "" }, t("kick") + "…"), ...names.map((n) => el("option", { value: n }, n)));
   }
 }
 
