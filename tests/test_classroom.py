@@ -450,3 +450,27 @@ def test_a_socket_that_says_more_than_hello_is_closed(client) -> None:
         with pytest.raises(Exception):  # noqa: B017 - the server closes the socket
             ws.receive_text()
     assert not client.app.state.server.sockets
+
+
+def test_a_prediction_is_pushed_to_the_projector_and_its_student_only(client) -> None:
+    """After Ann predicts, the projector's view and Ann's are sent again, Bob's is not; after a deal, all."""
+    import time
+
+    keys = [client.post("/api/join", json={"name": n, "code": client.room.join_code}).json()["key"] for n in "AB"]
+    time.sleep(0.5)  # the joins' own push is done before the pages connect (it comes within PUSH_EVERY)
+    with (
+        client.websocket_connect("/ws") as projector,
+        client.websocket_connect("/ws") as ann,
+        client.websocket_connect("/ws") as bob,
+    ):
+        projector.send_text(json.dumps({"token": client.room.token}))
+        ann.send_text(json.dumps({"key": keys[0]}))
+        bob.send_text(json.dumps({"key": keys[1]}))
+        for ws in (projector, ann, bob):
+            ws.receive_text()  # the first view
+        client.post("/api/predict", json={"key": keys[0], "side": "noir", "sure": 2})
+        assert json.loads(projector.receive_text())["public"]["round"]["predicted"] == 1
+        assert json.loads(ann.receive_text())["extra"]["me"]["guess"] == ["noir", 2]
+        teacher(client, "deal")
+        assert json.loads(bob.receive_text())["public"]["coups"] == 1  # Bob's next view is the deal's
+        assert json.loads(ann.receive_text())["public"]["coups"] == 1

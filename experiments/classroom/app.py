@@ -287,18 +287,26 @@ class Server:
         return '{"public":' + public + ',"extra":' + json.dumps(extra, ensure_ascii=False) + "}"
 
     async def push(self) -> None:
-        """Send every page its view after each change (changes within :data:`PUSH_EVERY` coalesced)."""
-        sent = -1
+        """Send the pages their views after each change (changes within :data:`PUSH_EVERY` coalesced): the
+        projector after every change; a student after a change every student sees (a deal, a pause, ...)
+        or a change of their own (their prediction), not after every other student's prediction."""
+        sent, shared = -1, -1
         while True:
             await self.changed.wait()
             self.changed.clear()
-            if self.room.version == sent:
+            room = self.room
+            if room.version == sent:
                 continue
-            sent = self.room.version
-            public = json.dumps(self.room.public(), ensure_ascii=False)
+            sent = room.version
+            everyone, shared = room.shared != shared, room.shared
+            touched = room.take_touched()
+            public = json.dumps(room.public(), ensure_ascii=False)
+            student_public = json.dumps(room.student_public(), ensure_ascii=False)
             for socket, key in list(self.sockets.items()):
+                if key is not None and not everyone and room.index_of(key) not in touched:
+                    continue
                 with contextlib.suppress(Exception):
-                    await socket.send_text(self.view(key, public))
+                    await socket.send_text(self.view(key, public if key is None else student_public))
             await asyncio.sleep(PUSH_EVERY)
 
     async def socket(self, websocket: WebSocket) -> None:
@@ -324,7 +332,8 @@ class Server:
             return
         self.sockets[websocket] = key
         try:
-            await websocket.send_text(self.view(key, json.dumps(self.room.public(), ensure_ascii=False)))
+            first = self.room.public() if key is None else self.room.student_public()
+            await websocket.send_text(self.view(key, json.dumps(first, ensure_ascii=False)))
             await websocket.receive_text()  # the pages send nothing after their hello: anything closes the socket
         except WebSocketDisconnect:
             pass

@@ -206,13 +206,15 @@ class Classroom:
     show_names: bool = False
     fast: dict[str, Any] | None = None  #: the last fast-forward's table
     seq: int = 0  #: the last change's number (journal and session file)
-    version: int = 0  #: bumped on every change: the views are sent again
+    version: int = 0  #: bumped on every change: the projector's view is sent again
+    shared: int = 0  #: bumped on a change every student sees (a deal, a pause, a reset, a kick)
 
     def __post_init__(self) -> None:
         self.rules = load_rules(self.preset)
         self._by_key = {s.key: s for s in self.students}
         self._by_name = {s.name.casefold(): s for s in self.students if not s.kicked}
         self._lock = threading.RLock()
+        self.touched: set[int] = set()  #: students whose own view changed since :meth:`take_touched`
         self._shoe = self._new_shoe()
         from trente_env.odds import first_coup
 
@@ -260,7 +262,7 @@ class Classroom:
                 raise ClassroomError(f"the class is full ({MAX_STUDENTS} students)")
             student = Student(len(self.students), name, secrets.token_urlsafe(18))
             self._add(student)
-            self._changed(event={"e": "join", "name": name, "key": student.key})
+            self._changed(event={"e": "join", "name": name, "key": student.key, "i": student.index})
             return student
 
     def _add(self, student: Student) -> None:
@@ -334,9 +336,24 @@ class Classroom:
 
     # -- persistence -----------------------------------------------------------------------------
 
+    def index_of(self, key: object) -> int | None:
+        """The index of the student of ``key`` (None if unknown)."""
+        student = self._by_key.get(key) if isinstance(key, str) else None
+        return None if student is None else student.index
+
+    def take_touched(self) -> set[int]:
+        """The students whose own view changed since the last call (and forget them)."""
+        with self._lock:
+            touched, self.touched = self.touched, set()
+            return touched
+
     def _changed(self, event: dict[str, Any] | None = None, snapshot: bool = False) -> None:
         self.seq += 1
         self.version += 1
+        if event is None or event.get("e") == "kick":
+            self.shared += 1
+        elif "i" in event:
+            self.touched.add(event["i"])
         if self.path is None:
             return
         if snapshot or event is None:
@@ -501,6 +518,11 @@ class Classroom:
                 }
             )
         return rows
+
+    def student_public(self) -> dict[str, Any]:
+        """The part of :meth:`public` a student's page reads."""
+        with self._lock:
+            return {"coups": len(self.coups), "paused": self.paused, "last": self.coups[-1] if self.coups else None}
 
     def public(self) -> dict[str, Any]:
         """What every page may know (no keys, no token; names only when the teacher shows them)."""
