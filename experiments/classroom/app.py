@@ -43,7 +43,7 @@ from experiments.classroom.state import FAST_COUPS, Classroom, ClassroomError
 
 STATIC = files("experiments.classroom") / "static"
 MAX_BODY = 1024  #: bytes of a request body or a websocket message
-PUSH_EVERY = 0.05  #: seconds: changes within this are sent as one view
+PUSH_EVERY = 0.1  #: seconds: changes within this are sent as one view
 MAX_SOCKETS = 600  #: open websockets at once
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "

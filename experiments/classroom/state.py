@@ -530,6 +530,11 @@ class Classroom:
             odds = self._odds
             results = self.results
             side, run = streaks_before([*results, "void"])[-1]
+            key = (self.table, len(self.coups), len(self.students))  # what the two tables depend on
+            if getattr(self, "_tables_key", None) != key:
+                self._tables = (pooled_table(results, self.predictions), self.streak_trap())
+                self._tables_key = key
+            pooled, trap = self._tables
             guesses = list(self.open_round.values())
             active = [s for s in self.students if not s.kicked]
             board = None
@@ -564,8 +569,8 @@ class Classroom:
                     "model": f"first coup of a {self.rules.decks}-deck shoe, exact; of the decided coups each "
                     "side wins exactly half whatever came before",
                 },
-                "pooled": pooled_table(results, self.predictions),
-                "trap": self.streak_trap(),
+                "pooled": pooled,
+                "trap": trap,
                 "leaders": board,
                 "fast": self.fast,
             }
