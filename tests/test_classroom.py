@@ -474,3 +474,22 @@ def test_a_prediction_is_pushed_to_the_projector_and_its_student_only(client) ->
         teacher(client, "deal")
         assert json.loads(bob.receive_text())["public"]["coups"] == 1  # Bob's next view is the deal's
         assert json.loads(ann.receive_text())["public"]["coups"] == 1
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [(["--session", "{tmp}/missing/s.json"], "does not exist"), (["--session", "{tmp}"], "is a folder"),
+     (["--session", "{tmp}/not-a-session.json"], "cannot read this classroom session"),
+     (["--rules", "nope", "--session", "{tmp}/new.json"], "unknown rules preset"),
+     (["--session", "{tmp}/not-a-session.json", "--new"], "exists"), (["--port", "70000"], "--port")],
+)  # fmt: skip
+def test_the_command_refuses_bad_input_in_one_line(tmp_path: Path, args: list[str], message: str) -> None:
+    from typer.testing import CliRunner
+
+    from experiments.cli import app
+
+    (tmp_path / "not-a-session.json").write_text("[1]")
+    result = CliRunner().invoke(app, ["classroom", *(a.replace("{tmp}", str(tmp_path)) for a in args)])
+    assert result.exit_code == 2, result.output
+    assert message in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "new.json").exists()
