@@ -64,7 +64,9 @@ def serve(room: Classroom, host: str, port: int, join_url: str, **uvicorn_option
     from experiments.classroom.app import make_app
 
     # a phone's page may sit idle between coups: keep its connection open longer than uvicorn's 5 s
-    options = {"log_level": "warning", "ws_max_size": 4096, "timeout_keep_alive": 75, **uvicorn_options}
+    # and at most 1,000 connections at once (more get 503): a class of a few hundred pages at most
+    options = {"log_level": "warning", "ws_max_size": 4096, "timeout_keep_alive": 75, "limit_concurrency": 1000,
+               **uvicorn_options}  # fmt: skip
     uvicorn.run(make_app(room, join_url), host=host, port=port, **options)
 
 
