@@ -143,9 +143,10 @@ def test_the_page_renders_in_headless_chromium(tournament: Path, tmp_path: Path)
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert _console_messages(dom.stderr) == []
     # the page's own script ran after load and found every embedded image decoded
-    check = re.search(r'<p id="render-check" data-images-ok="(\w+)">render check: (\d+) of (\d+)', dom.stdout)
+    check = re.search(r'<body data-images-decoded="(\d+)" data-images-total="(\d+)" data-images-ok="(\w+)"', dom.stdout)
     assert check, dom.stdout[-2000:]
-    assert check.group(1) == "yes" and check.group(2) == check.group(3) == "5"
+    assert check.group(3) == "yes" and check.group(1) == check.group(2) == "5"
+    assert "render check" not in dom.stdout  # the check is for the test, not a line on the page
     assert "How often Rouge wins" in dom.stdout and "tailleur" in dom.stdout
     shot = tmp_path / "report.png"
     result = _chromium(tmp_path, page, "--window-size=1200,3000", f"--screenshot={shot}")
@@ -165,12 +166,12 @@ def test_the_browser_check_catches_a_broken_page(tmp_path: Path) -> None:
 
     page = tmp_path / "broken.html"
     page.write_text(
-        '<html><body><img src="data:image/png;base64,AAAA"><p id="render-check">not run</p>'
+        '<html><body><img src="data:image/png;base64,AAAA">'
         f"<script>{CHECK_SCRIPT}</script><script>undefinedFunction();</script></body></html>"
     )
     dom = _chromium(tmp_path, page, "--dump-dom")
     assert any("undefinedFunction" in line for line in _console_messages(dom.stderr))
-    assert 'data-images-ok="no"' in dom.stdout and "render check: 0 of 1" in dom.stdout
+    assert 'data-images-decoded="0" data-images-total="1" data-images-ok="no"' in dom.stdout
 
 
 def test_the_page_lists_the_files_of_the_run_with_their_sizes(tournament: Path) -> None:
@@ -182,3 +183,124 @@ def test_the_page_lists_the_files_of_the_run_with_their_sizes(tournament: Path) 
         "Files of the run: manifest.json, results.json (25.5 kB), sessions.parquet (2.0 MB); "
         "block files removed once complete." in page
     )
+
+
+# -- what a newcomer reads ---------------------------------------------------------------------------
+
+
+def test_the_multiple_comparisons_line_is_a_sentence(tournament: Path) -> None:
+    page = build_report(tournament, coups=1000, sessions=0).read_text(encoding="utf-8")
+    assert (
+        "Multiple comparisons: the verdicts use Holm&#x27;s step-down correction over the 2 systems that staked: "
+        "the chance that any honest system is flagged is at most 5%." in page
+    )
+    assert "family size" not in page and "method holm" not in page
+
+
+def test_a_system_that_stakes_nothing_shows_no_edge(tournament: Path) -> None:
+    results = json.loads((tournament / "results.json").read_text())
+    results["order"].append("never")
+    results["strategies"]["never"] = {"spec": "never", "return_per_unit": float("nan"), "expected_return": -0.011208,
+                                      "total_staked": 0.0, "verdict": "no bets", "p_ahead": 0.0}  # fmt: skip
+    (tournament / "results.json").write_text(json.dumps(results))
+    page = build_report(tournament, coups=1000, sessions=0).read_text(encoding="utf-8")
+    row = re.search(r'<tr><td class="l">never</td>(.*?)</tr>', page)
+    assert row, page[-3000:]
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", row.group(1))
+    assert cells[0] == "–" and cells[2] == "–"  # return per unit staked, exact −edge
+    assert "-1.12%" in page  # the systems that staked still show theirs
+
+
+def test_report_says_what_it_could_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder without a tournament, a corrupt fallacy.json: one line each, and the page says where its
+    fallacy section came from and that its sizes are not fallacy's defaults."""
+    from experiments.teaching import report
+
+    said: list[str] = []
+    monkeypatch.setattr(report, "say", said.append)
+    (tmp_path / "fallacy.json").write_text("{broken")
+    page = build_report(tmp_path, coups=20_000, sessions=0).read_text(encoding="utf-8")
+    assert len(said) == 2, said
+    assert any("holds no tournament (no results.json or results.csv)" in line for line in said)
+    assert any("fallacy.json could not be read (JSONDecodeError" in line and "run made now" in line for line in said)
+    assert "because fallacy.json could not be read" in page
+    assert "a run made for this report (20,000 coups; trente-lab fallacy plays 2,000,000 coups" in page
+
+
+def test_the_systems_legend_covers_no_interval() -> None:
+    """systems.png: the legend sits outside the plotting area, so no interval is under it."""
+    from experiments.teaching.fallacy import systems_figure
+
+    rows = [{"spec": s, "return_per_unit": r, "low": r - 0.004, "high": r + 0.004, "minus_edge": -0.0112}
+            for s, r in (("streak:k=3", -0.012), ("anti-streak:k=3", -0.010), ("flat:box=rouge", -0.011))]  # fmt: skip
+    fig = systems_figure({"sessions": 100, "coups": 50, "systems": rows})
+    fig.canvas.draw()
+    legend = fig.legends[0].get_window_extent() if fig.legends else fig.axes[0].get_legend().get_window_extent()
+    plotting_area = fig.axes[0].get_window_extent()
+    assert not legend.overlaps(plotting_area)
+    figure_box = fig.bbox
+    assert figure_box.x0 <= legend.x0 and legend.x1 <= figure_box.x1 and figure_box.y0 <= legend.y0  # not cut
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+def test_deal_aligns_the_totals_whatever_the_cards_in_each_row() -> None:
+    from experiments.game.deal import deal_coups_from_shoe, render_coup
+
+    coups = list(deal_coups_from_shoe("classic", 40, seed=3))
+    uneven = [c for c in coups if len(c.noir_cards) != len(c.rouge_cards)]
+    assert uneven
+    for coup in uneven:
+        lines = render_coup(coup).plain.splitlines()
+        assert lines[0].index("=") == lines[1].index("="), lines
+
+
+def test_fallacy_marks_a_missed_interval_in_text_too() -> None:
+    """A missed interval carries a * (readable when piped or printed), not only the colour red."""
+    import io
+
+    from rich.console import Console
+
+    from experiments.teaching.fallacy import render_tables
+
+    cell = {"occasions": 100, "wins": 70, "frequency": 0.7, "low": 0.6, "high": 0.78}
+    table = {"event": "rouge", "other": "noir", "exact": 0.5, "rows": [
+        {"k": 0, "after_rouge": cell, "after_noir": cell},
+        {"k": 1, "after_rouge": {**cell, "contains_exact": False},
+         "after_noir": {**cell, "frequency": 0.5, "low": 0.4, "high": 0.6, "contains_exact": True}},
+    ]}  # fmt: skip
+    console = Console(file=io.StringIO(), width=100, color_system=None)
+    for view in render_tables({"tables": [table]}):
+        console.print(view)
+    text = console.file.getvalue()
+    assert "70.00%*" in text and "50.00%*" not in text
+    assert "* (in red): the interval misses the exact value" in " ".join(text.split())
+
+
+def test_a_class_export_in_the_folder_gets_its_section(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """classroom.json (the classroom's JSON export): the class's table and streak trap, computed as the
+    projector computes them; a broken one is one line and a box on the page."""
+    from experiments.classroom.state import Classroom
+    from experiments.teaching import report
+
+    room = Classroom(seed=4)
+    students = [room.join(f"s{i}", room.join_code) for i in range(4)]
+    for n in range(30):
+        for i, s in enumerate(students):
+            room.predict(s.key, "noir" if (n * i) % 3 else "rouge")
+        room.deal()
+    (tmp_path / "classroom.json").write_text(json.dumps(room.export()))
+    page = build_report(tmp_path, coups=1000, sessions=0).read_text(encoding="utf-8")
+    assert "Your class: predictions before each coup" in page and "30 coups, 4 students, 120 predictions" in page
+    pooled = {(r["side"], r["k"]): r for r in room.public()["pooled"]}
+    first = pooled["noir", 1]
+    assert f"<td class='l'>1 Noir</td><td>{first['occasions']}</td>" in page
+    trap = room.streak_trap()[0]
+    assert f"({trap['right']}/{trap['occasions']})" in page
+    said: list[str] = []
+    monkeypatch.setattr(report, "say", said.append)
+    (tmp_path / "classroom.json").write_text('{"coups": [], "predictions": [[]]}')
+    page = build_report(tmp_path, coups=1000, sessions=0).read_text(encoding="utf-8")
+    assert any("classroom.json could not be read" in line for line in said)
+    assert "classroom.json could not be read" in page

@@ -33,6 +33,7 @@ import typer  # noqa: E402
 from typer.core import TyperGroup  # noqa: E402
 
 from experiments.cli import (  # noqa: E402
+    classroom,
     configs,
     control,
     count,
@@ -163,6 +164,7 @@ app.command("control")(control.command)
 app.command("configs")(configs.command)
 app.command("evaluate")(evaluate.command)
 app.command("count")(count.command)
+app.command("classroom")(classroom.command)
 
 
 def _reflow(doc: str | None) -> str | None:

@@ -42,14 +42,17 @@ def deal_coups_from_shoe(
 
 
 def render_coup(coup: Coup, number: int | None = None) -> Text:
-    """The croupier's layout: both rows with suit symbols in their colours, totals, announcement."""
+    """The croupier's layout: both rows with suit symbols in their colours, totals (in one column
+    whatever the number of cards in each row), announcement."""
     text = Text()
     if number is not None:
         text.append(f"Coup {number}\n", style="bold")
+    width = max(len(coup.noir_cards), len(coup.rouge_cards))
     for name, cards, total in (("Noir ", coup.noir_cards, coup.noir), ("Rouge", coup.rouge_cards, coup.rouge)):
         text.append(f"  {name}  ", style="bold")
         for c in cards:
             text.append(f"{card_name(c):>3} ", style="white" if is_black(c) else "red")
+        text.append("    " * (width - len(cards)))
         text.append(f"  = {total}\n" if total else "  (shoe empty)\n", style="bold")
     text.append(f"  « {coup.announcement()} »", style="italic yellow")
     if coup.reshuffle:

@@ -408,7 +408,7 @@ def render_tables(report: dict[str, Any]) -> list[Table]:
             box=box.SIMPLE_HEAD,
             padding=(0, 1),
             caption="occasions: decided coups that came just after exactly k wins in a row of that side;"
-            " red: the interval misses the exact value",
+            " * (in red): the interval misses the exact value",
             caption_justify="left",
         )
         view.add_column("k", justify="right")
@@ -423,7 +423,7 @@ def render_tables(report: dict[str, Any]) -> list[Table]:
                 miss = c.get("contains_exact") is False
                 cells += [
                     f"{c['occasions']:,}",
-                    Text(_pct(c["frequency"]), style="bold red" if miss else ""),
+                    Text(_pct(c["frequency"]) + ("*" if miss else " "), style="bold red" if miss else ""),
                     f"{c['low']:.2%}–{c['high']:.2%}".replace("%–", "–") if c["low"] is not None else "-",
                 ]
             view.add_row(*cells)
@@ -446,12 +446,13 @@ def render_systems(systems: dict[str, Any]) -> Table:
     for col in ("system", "staked per\nsession", "return per\nunit staked", "95% interval", "exact\n−edge"):
         view.add_column(col, justify="left" if col == "system" else "right")
     for s in systems["systems"]:
+        staked = s["mean_staked"] > 0  # a system that stakes nothing has no return per unit staked, no edge
         view.add_row(
             f"{system_label(s['spec'])} [dim]({s['spec']})[/dim]",
             f"{s['mean_staked']:.0f}",
-            f"{s['return_per_unit']:+.2%}",
-            f"{s['low']:+.2%} … {s['high']:+.2%}",
-            f"{s['minus_edge']:+.2%}",
+            f"{s['return_per_unit']:+.2%}" if staked else "–",
+            f"{s['low']:+.2%} … {s['high']:+.2%}" if staked else "–",
+            f"{s['minus_edge']:+.2%}" if staked else "–",
         )
     return view
 
@@ -491,11 +492,12 @@ def plot_streaks(report: dict[str, Any], path: Path) -> Path:
     return _save(fig, path)
 
 
-def plot_systems(systems: dict[str, Any], path: Path) -> Path:
-    """Return per unit staked of each system with its 95% interval, beside −edge and 0."""
+def systems_figure(systems: dict[str, Any]) -> Any:
+    """Return per unit staked of each system with its 95% interval, beside −edge and 0; the legend
+    below the plotting area, where it covers no interval."""
     plt = pyplot()
     rows = systems["systems"]
-    fig, ax = plt.subplots(figsize=(7.5, 0.6 * len(rows) + 1.6))
+    fig, ax = plt.subplots(figsize=(7.5, 0.6 * len(rows) + 2.0))
     y = np.arange(len(rows))
     r = np.array([s["return_per_unit"] for s in rows]) * 100
     lo = r - np.array([s["low"] for s in rows]) * 100
@@ -507,10 +509,15 @@ def plot_systems(systems: dict[str, Any], path: Path) -> Path:
     ax.invert_yaxis()
     ax.set_xlabel("return per unit staked (%), 95% interval")
     ax.set_title(f"Same shoes, {systems['sessions']:,} sessions × {systems['coups']} coups", fontsize=10)
-    ax.legend(fontsize=8)
     ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    return _save(fig, path)
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    fig.legend(*ax.get_legend_handles_labels(), fontsize=8, loc="lower center", frameon=False)
+    return fig
+
+
+def plot_systems(systems: dict[str, Any], path: Path) -> Path:
+    """:func:`systems_figure` saved to ``path``."""
+    return _save(systems_figure(systems), path)
 
 
 def _save(fig: Any, path: Path) -> Path:
@@ -565,5 +572,6 @@ __all__ = [
     "streak_shard",
     "streak_table",
     "system_label",
+    "systems_figure",
     "write_outputs",
 ]

@@ -104,17 +104,17 @@ figure { margin: 18px 0; } figure img { max-width: 100%; border: 1px solid #dcd8
 .box { background: #fff; border: 1px solid #dcd8cf; border-left: 4px solid #b3261e; padding: 10px 14px; }
 .warn { background: #fff4e5; border-left-color: #e08a00; }
 .gloss td { text-align: left; } .gloss td:first-child { font-weight: 700; white-space: nowrap; }
-#render-check { color: #5b6673; font-size: 12px; }
 """
 
-#: Inline script: confirms in the page that every embedded image decoded (read by the browser test).
+#: Inline script: records in attributes of ``<body>`` whether every embedded image decoded (read by
+#: the browser test; nothing is shown on the page).
 CHECK_SCRIPT = """
 window.addEventListener("load", function () {
   var imgs = Array.prototype.slice.call(document.images);
   var ok = imgs.filter(function (i) { return i.complete && i.naturalWidth > 0; }).length;
-  var el = document.getElementById("render-check");
-  el.textContent = "render check: " + ok + " of " + imgs.length + " images decoded";
-  el.setAttribute("data-images-ok", ok === imgs.length ? "yes" : "no");
+  document.body.setAttribute("data-images-decoded", String(ok));
+  document.body.setAttribute("data-images-total", String(imgs.length));
+  document.body.setAttribute("data-images-ok", ok === imgs.length ? "yes" : "no");
 });
 """
 

@@ -6,6 +6,8 @@ The page holds, in this order:
   conclusion, the table of systems from ``results.json`` (read defensively: missing fields show as
   "–", a malformed file is reported on the page, and ``results.csv`` is shown instead when there is
   no usable JSON), and every PNG plot in the folder;
+* a **class's own lesson** when ``DIR/classroom.json`` is there (the export of ``trente-lab
+  classroom``): the class's "after k in a row" table and its streak trap;
 * the **gambler's fallacy** table and plot: from ``DIR/fallacy.json`` (written by
   ``trente-lab fallacy --out DIR``) when there is one, otherwise from a small run made on the spot,
   so the page is never empty;
@@ -14,8 +16,8 @@ The page holds, in this order:
 
 Self-contained: plots are embedded as ``data:image/png;base64`` URIs, the style sheet is inline,
 and a Content-Security-Policy forbids every network request, so the file works from a USB stick or
-an e-mail attachment. A tiny inline script checks that every image decoded and writes the result
-into the page (``#render-check``), which the browser test reads. The page's words and style sheet
+an e-mail attachment. A tiny inline script checks that every image decoded and records the result
+in attributes of ``<body>`` (nothing shown), which the browser test reads. The page's words and style sheet
 are in :mod:`experiments.teaching.page`.
 """
 
@@ -34,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments import version
+from experiments.console import say
 from experiments.errors import LabError, load_rules
 from experiments.files import atomic_write_text, check_output_file
 from experiments.teaching.fallacy import fallacy_report, plot_streaks, plot_systems, system_label
@@ -122,21 +125,36 @@ def tournament_section(folder: Path) -> str:
             parts.append(_tournament_table(rows, edge))
         correction = document.get("correction")
         if isinstance(correction, dict):
-            parts.append(
-                '<p class="note">Multiple comparisons: '
-                + _e(
-                    ", ".join(
-                        f"{k.replace('_', ' ')} {_num(v, '.4g') if isinstance(v, float) else v}"
-                        for k, v in correction.items()
-                        if not isinstance(v, (dict, list))
-                    )
-                )
-                + "</p>"
-            )
+            parts.append(f'<p class="note">{_e(correction_sentence(correction))}</p>')
     elif (folder / "results.csv").exists():
         parts.append(_csv_table(folder / "results.csv"))
     parts.append(folder_files(folder))
     return "\n".join(p for p in parts if p)
+
+
+def correction_sentence(correction: Mapping[str, Any]) -> str:
+    """How the verdicts account for multiple comparisons, as a sentence: the tournament's own note when
+    it wrote one, else one made from the method, the number of systems and the error rate."""
+    if isinstance(correction.get("note"), str) and correction["note"].strip():
+        return "Multiple comparisons: " + correction["note"].strip()
+    method = {"holm": "Holm's step-down correction", "bonferroni": "Bonferroni's correction"}.get(
+        str(correction.get("method", "")).lower(), f"the {correction.get('method', 'stated')} correction"
+    )
+    m = correction.get("family_size")
+    alpha = correction.get("family_wise_alpha", correction.get("level"))
+    over = f" over the {m} systems that staked" if isinstance(m, int) else ""
+    rate = (
+        f": the chance that any honest system is flagged is at most {alpha:.0%}"
+        if isinstance(alpha, (int, float)) and not isinstance(alpha, bool)
+        else ""
+    )
+    return f"Multiple comparisons: the verdicts use {method}{over}{rate}."
+
+
+def stakes_nothing(row: Mapping[str, Any]) -> bool:
+    """A system that placed no stake (``never``): it has no return per unit staked and no edge to face."""
+    staked = row.get("total_staked", row.get("staked", row.get("mean_staked")))
+    return isinstance(staked, (int, float)) and staked == 0
 
 
 def folder_files(folder: Path) -> str:
@@ -174,6 +192,8 @@ def _tournament_table(rows: list[tuple[str, Mapping[str, Any]]], edge: Any) -> s
     for label, r in rows:
         ret = r.get("return_per_unit")
         expected = r.get("expected_return", -r["edge"] if isinstance(r.get("edge"), (int, float)) else None)
+        if stakes_nothing(r):
+            ret = expected = None  # nothing staked: no return per unit staked, no edge faced
         consistent = r.get("consistent_with_edge")
         verdict_class = "good" if consistent is True else "bad" if consistent is False else ""
         cells = [
@@ -234,18 +254,46 @@ def folder_plots(folder: Path, skip: tuple[str, ...] = ()) -> list[tuple[str, by
 # -- the fallacy ---------------------------------------------------------------------------------
 
 
+#: The classroom's export (``trente-lab classroom``, the projector's JSON button) that a folder may hold.
+CLASSROOM_FILE = "classroom.json"
+
+#: What ``report`` plays when it must make the fallacy run itself (the companion's session length).
+REPORT_SESSION_COUPS = 300
+
+
 def fallacy_document(
     folder: Path | None, preset: str, coups: int, seed: int, sessions: int = 1000
 ) -> tuple[dict[str, Any], str]:
-    """The fallacy analysis: ``folder/fallacy.json`` if usable, else a run made now. Returns (doc, source)."""
+    """The fallacy analysis: ``folder/fallacy.json`` if usable, else a run made now. Returns (doc, source);
+    the source says why a run was made and how its sizes differ from ``trente-lab fallacy``'s defaults.
+    A ``fallacy.json`` that cannot be used is said in one line (:func:`experiments.console.say`)."""
+    problem = None
     if folder is not None and (folder / "fallacy.json").exists():
         try:
             document = json.loads((folder / "fallacy.json").read_text(encoding="utf-8"))
             if isinstance(document, dict) and isinstance(document.get("tables"), list):
                 return document, "fallacy.json"
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-            pass
-    return fallacy_report(preset, coups, 8, seed, sessions=sessions, session_coups=300), "a run made for this report"
+            problem = "it holds no fallacy tables"
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            problem = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+        say(f"{folder / 'fallacy.json'} could not be read ({problem}); the fallacy section comes from a run made now")
+    import inspect
+
+    defaults = inspect.signature(fallacy_report).parameters
+    default_coups, default_sessions = defaults["n_coups"].default, defaults["sessions"].default
+    default_session_coups = defaults["session_coups"].default
+    sizes = f"{coups:,} coups" + (f" and {sessions:,} sessions of {REPORT_SESSION_COUPS} coups" if sessions else "")
+    source = f"a run made for this report ({sizes}"
+    if (coups, sessions, REPORT_SESSION_COUPS) != (default_coups, default_sessions, default_session_coups):
+        source += (
+            f"; trente-lab fallacy plays {default_coups:,} coups and {default_sessions:,} sessions of "
+            f"{default_session_coups} coups by default, so its numbers differ a little"
+        )
+    source += ")"
+    if problem:
+        source = f"{source}, because fallacy.json could not be read ({problem})"
+    document = fallacy_report(preset, coups, 8, seed, sessions=sessions, session_coups=REPORT_SESSION_COUPS)
+    return document, source
 
 
 def _png(figure_writer: Any, *args: Any) -> bytes:
@@ -279,9 +327,9 @@ def fallacy_section(document: Mapping[str, Any], source: str, folder_pngs: set[s
         rows = "".join(
             f'<tr><td class="l">{_e(system_label(s.get("spec", "")))} ({_e(s.get("spec", ""))})</td>'
             f"<td>{_num(s.get('mean_staked', s.get('coups_bet')), '.0f')}</td>"
-            f"<td>{_num(s.get('return_per_unit'), '+.2%')}</td>"
+            f"<td>{_num(None if stakes_nothing(s) else s.get('return_per_unit'), '+.2%')}</td>"
             f"<td class='ci'>{_num(s.get('low'), '+.2%')} … {_num(s.get('high'), '+.2%')}</td>"
-            f"<td>{_num(s.get('minus_edge'), '+.2%')}</td></tr>"
+            f"<td>{_num(None if stakes_nothing(s) else s.get('minus_edge'), '+.2%')}</td></tr>"
             for s in systems["systems"]
             if isinstance(s, dict)
         )
@@ -364,6 +412,66 @@ def glossary_section() -> str:
 # -- the page ------------------------------------------------------------------------------------
 
 
+# -- a class's own lesson (the classroom's export) ------------------------------------------------------
+
+
+def classroom_section(path: Path) -> str:
+    """The class's own table from ``classroom.json`` (the classroom's export: its coups and predictions):
+    the pooled "after k in a row" table and the streak trap, as the projector showed them. A file that
+    cannot be read is said in one line and on the page."""
+    from experiments.classroom.state import Classroom, Student
+
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        coups = document["coups"]
+        names: dict[str, int] = {}
+        predictions = []
+        for made in document["predictions"]:
+            predictions.append(
+                {names.setdefault(str(p["name"]), len(names)): (str(p["side"]), int(p["sure"])) for p in made}
+            )
+        if len(predictions) != len(coups) or not all(isinstance(c.get("result"), str) for c in coups):
+            raise ValueError("the coups and the predictions do not match")
+        room = Classroom(preset=str(document.get("preset", "classic")), seed=int(document.get("seed", 0)))
+        room.coups, room.predictions = coups, predictions
+        room.students = [Student(i, name, "") for name, i in names.items()]
+        pooled, trap = room.public()["pooled"], room.streak_trap()
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        problem = f"{path} could not be read ({type(exc).__name__}: {' '.join(str(exc).split())})"
+        say(problem + "; the page has no class section")
+        return f'<p class="box warn">{_e(problem)}.</p>'
+    guesses = sum(map(len, predictions))
+
+    def share(part: int, whole: int) -> str:
+        return _num(part / whole if whole else None, ".1%")
+
+    rows = "".join(
+        f"<tr><td class='l'>{r['k']}{'+' if r['k'] == 4 else ''} {_e(r['side'].capitalize())}</td>"
+        f"<td>{r['occasions']}</td><td>{share(r['same'], r['occasions'])}</td>"
+        f"<td>{share(r['predicted_other'], r['predicted_same'] + r['predicted_other'])}</td><td>50%</td></tr>"
+        for r in pooled
+    )
+    trap_rows = "".join(
+        f"<tr><td>{r['k']}</td><td>{_num(r['average'], '.1%')} ({r['students']})</td>"
+        f"<td>{_num(r['pooled'], '.1%')} ({r['right']}/{r['occasions']})</td>"
+        f"<td>{_num(r['expected_average'], '.1%')}</td></tr>"
+        for r in trap
+    )
+    return (
+        f'<p class="meta">{len(coups):,} coups, {len(names)} students, {guesses:,} predictions; rules '
+        f"{_e(document.get('preset', '–'))}, seed {_e(document.get('seed', '–'))}; from {_e(path.name)}.</p>"
+        "<h3>After k decided coups of one side in a row, the next decided coup</h3><table><thead><tr>"
+        "<th class='l'>after</th><th>times</th><th>same side again</th><th>class predicted the other</th>"
+        f"<th>exact</th></tr></thead><tbody>{rows}</tbody></table>"
+        "<h3>The streak trap: after k right in a row, was the next prediction right?</h3><table><thead><tr>"
+        "<th>k</th><th>average of each student's own share (students)</th><th>pooled</th>"
+        f"<th>expected average, fair game</th></tr></thead><tbody>{trap_rows}</tbody></table>"
+        '<p class="note">Each prediction was right with probability one half whatever came before; the average '
+        "of short per-student tables is expected below one half (Miller and Sanjurjo, 2018), the pooled share "
+        "is the honest estimate.</p>"
+    )
+
+
 def build_report(
     folder: Path | None = None,
     output: Path | None = None,
@@ -383,7 +491,7 @@ def build_report(
     if folder is not None and not folder.is_dir():
         raise LabError(f"{folder} is not a folder (give the folder a tournament wrote, or nothing)")
     output = check_output_file(output or ((folder / "report.html") if folder is not None else Path("report.html")))
-    results, _ = read_results(folder) if folder is not None else (None, None)
+    results, results_problem = read_results(folder) if folder is not None else (None, None)
     if preset is None:
         preset = str(results.get("rules")) if results and isinstance(results.get("rules"), str) else "classic"
         try:
@@ -396,11 +504,20 @@ def build_report(
     fallacy_doc, source = fallacy_document(folder, preset, coups, seed, sessions)
     sections: list[tuple[str, str, str]] = []
     if folder is not None:
+        has_csv = (folder / "results.csv").exists()
+        if results_problem:
+            say(f"{folder}: {results_problem}" + ("; the table shown is results.csv" if has_csv else ""))
+        elif results is None and not has_csv:
+            say(f"{folder} holds no tournament (no results.json or results.csv): the page has no tournament section")
         body = tournament_section(folder)
         tournament_plots = [(n, d) for n, d in plots if n not in ("fallacy.png", "systems.png")]
         body += "".join(_img(d, n, KNOWN_PLOTS.get(n, n)) for n, d in tournament_plots)
         if body.strip():
             sections.append(("tournament", "The tournament: every system on the same shoes", body))
+    if folder is not None and (folder / CLASSROOM_FILE).exists():
+        sections.append(
+            ("class", "Your class: predictions before each coup", classroom_section(folder / CLASSROOM_FILE))
+        )
     fallacy_body = fallacy_section(fallacy_doc, source, png_names)
     fallacy_body += "".join(_img(d, n, KNOWN_PLOTS[n]) for n, d in plots if n in ("fallacy.png", "systems.png"))
     sections.append(("fallacy", "The gambler's fallacy: streaks carry no information", fallacy_body))
@@ -429,7 +546,6 @@ def build_report(
 <main>
 {content}
 </main>
-<footer><p id="render-check" data-images-ok="unknown">render check: not run</p></footer>
 <script>{CHECK_SCRIPT}</script>
 </body>
 </html>

@@ -1,0 +1,354 @@
+"""The classroom's web server: an ASGI app (Starlette) over one :class:`~experiments.classroom.state.Classroom`.
+
+Pages and assets are files of this package (``static/``), served by the app itself: nothing comes
+from the internet, and the pages' Content-Security-Policy allows scripts and styles from the app
+only (no inline script can run, whatever a name holds). Every page builds its text with
+``textContent``, never as HTML.
+
+* ``GET /`` the join page; ``GET /projector`` the teacher's page (the token travels in the
+  address's fragment, ``#t=...``, which the browser never sends: the page sends it in a header).
+* ``POST /api/join`` ``{"code", "name"}`` or ``{"key"}`` (a reload) -> the student's key and record.
+* ``POST /api/predict`` ``{"key", "side", "sure"}``.
+* ``POST /api/teacher/<action>`` with the header ``X-Teacher-Token``: deal, pause, resume, reset,
+  names (``{"show": bool}``), kick (``{"name"}``), fast (``{"coups"}``); ``GET /api/teacher/export.json``
+  and ``export.csv``. Without the token: 403.
+* ``WS /ws``: the first message is ``{"key": ...}`` or ``{"token": ...}``; the server then sends
+  that page's view after every change (changes coalesced, at most :data:`PUSH_EVERY` apart). A page
+  sends nothing else: any other message closes its socket.
+
+Every body is at most :data:`MAX_BODY` bytes of JSON; each student key and each address has a token
+bucket (:class:`Bucket`); a refusal is ``{"error": "<one line>"}`` with status 400, 403, 413 or 429.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import secrets
+import time
+from collections.abc import Callable
+from importlib.resources import files
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from experiments.classroom.fast import fast_forward, fast_seed
+from experiments.classroom.state import FAST_COUPS, Classroom, ClassroomError
+
+STATIC = files("experiments.classroom") / "static"
+MAX_BODY = 1024  #: bytes of a request body or a websocket message
+PUSH_EVERY = 0.1  #: seconds: changes within this are sent as one view
+MAX_SOCKETS = 600  #: open websockets at once
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+
+class Bucket:
+    """A token bucket per client: ``rate`` requests a second on average, bursts of ``burst``."""
+
+    def __init__(self, rate: float, burst: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate, self.burst, self.clock = rate, burst, clock
+        self.levels: dict[str, tuple[float, float]] = {}
+
+    def allow(self, who: str) -> bool:
+        now = self.clock()
+        level, then = self.levels.get(who, (self.burst, now))
+        level = min(self.burst, level + (now - then) * self.rate)
+        if len(self.levels) > 10_000:  # forget the quiet ones rather than grow without end
+            self.levels.clear()
+        if level < 1:
+            self.levels[who] = (level, now)
+            return False
+        self.levels[who] = (level - 1, now)
+        return True
+
+
+def refuse(message: str, status: int = 400) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=SECURITY_HEADERS)
+
+
+def reply(document: Any) -> JSONResponse:
+    return JSONResponse(document, headers=SECURITY_HEADERS)
+
+
+class Server:
+    """The app and what it keeps besides the classroom: the open websockets and the rate buckets."""
+
+    def __init__(self, room: Classroom) -> None:
+        self.room = room
+        self.sockets: dict[WebSocket, str | None] = {}  # socket -> student key (None: the teacher)
+        self.by_key = Bucket(rate=10, burst=20)  # a student's requests
+        self.by_address = Bucket(rate=20, burst=400)  # joins and refusals from one address
+        self.changed = asyncio.Event()
+        self.fast_task: asyncio.Task | None = None
+        self.app = Starlette(
+            routes=[
+                Route("/", self.page("join.html")),
+                Route("/projector", self.page("projector.html")),
+                Route("/api/join", self.join, methods=["POST"]),
+                Route("/api/predict", self.predict, methods=["POST"]),
+                Route("/api/teacher/export.json", self.export_json),
+                Route("/api/teacher/export.csv", self.export_csv),
+                Route("/api/teacher/{action}", self.teacher, methods=["POST"]),
+                Route("/qr.svg", self.qr),
+                WebSocketRoute("/ws", self.socket),
+                Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
+            ],
+            lifespan=self.lifespan,
+        )
+        self.join_url = ""  # set by the command: what the QR code holds
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, _app: Starlette):
+        pusher = asyncio.create_task(self.push())
+        try:
+            yield
+        finally:
+            pusher.cancel()
+            if self.fast_task:
+                self.fast_task.cancel()
+
+    def page(self, name: str) -> Callable[[Request], Any]:
+        async def serve(_request: Request) -> Response:
+            return FileResponse(str(STATIC / name), headers=SECURITY_HEADERS, media_type="text/html")
+
+        return serve
+
+    # -- requests ---------------------------------------------------------------------------------
+
+    async def body(self, request: Request) -> dict[str, Any]:
+        """The request's JSON object, at most :data:`MAX_BODY` bytes."""
+        size = request.headers.get("content-length")
+        if size is not None and (not size.isdigit() or int(size) > MAX_BODY):
+            raise ClassroomError("message too long")
+        data = b""
+        async for chunk in request.stream():
+            data += chunk
+            if len(data) > MAX_BODY:
+                raise ClassroomError("message too long")
+        try:
+            document = json.loads(data or b"{}")
+        except ValueError:
+            raise ClassroomError("the message is not JSON") from None
+        if not isinstance(document, dict):
+            raise ClassroomError("the message is not a JSON object")
+        return document
+
+    def address(self, request: Request | WebSocket) -> str:
+        return request.client.host if request.client else "?"
+
+    async def guarded(self, request: Request, handler: Callable[[dict[str, Any]], Any]) -> Response:
+        """Read the body and run ``handler``; a refusal is one line with its status."""
+        try:
+            document = await self.body(request)
+        except ClassroomError as exc:
+            status = 413 if "too long" in str(exc) else 400
+            return refuse(str(exc), status)
+        try:
+            return reply(handler(document))
+        except ClassroomError as exc:
+            return refuse(str(exc))
+
+    async def join(self, request: Request) -> Response:
+        if not self.by_address.allow(self.address(request)):
+            return refuse("too many requests: wait a moment", 429)
+
+        def handle(doc: dict[str, Any]) -> dict[str, Any]:
+            student = self.room.join(doc.get("name"), doc.get("code"), doc.get("key"))
+            self.changed.set()
+            return {"key": student.key, "name": student.name, "record": self.room.record(student)}
+
+        return await self.guarded(request, handle)
+
+    async def predict(self, request: Request) -> Response:
+        def handle(doc: dict[str, Any]) -> dict[str, Any]:
+            key = doc.get("key")
+            if not self.by_key.allow(key if isinstance(key, str) else "?"):
+                raise ClassroomError("too many requests: wait a moment")
+            self.room.predict(key, doc.get("side"), doc.get("sure", 1))
+            self.changed.set()
+            return {"ok": True, "coup": len(self.room.coups) + 1}
+
+        response = await self.guarded(request, handle)
+        if response.status_code == 400 and b"too many" in response.body:
+            response.status_code = 429
+        return response
+
+    def is_teacher(self, request: Request) -> bool:
+        token = request.headers.get("x-teacher-token", "")
+        return secrets.compare_digest(token.encode(), self.room.token.encode())
+
+    async def teacher(self, request: Request) -> Response:
+        if not self.is_teacher(request):
+            self.by_address.allow(self.address(request))  # guesses cost the address its bucket
+            return refuse("only the teacher's page can do this", 403)
+        action = request.path_params["action"]
+
+        def handle(doc: dict[str, Any]) -> dict[str, Any]:
+            room = self.room
+            answer: dict[str, Any] = {"ok": True}
+            if action == "deal":
+                answer["coup"] = room.deal()
+            elif action in ("pause", "resume"):
+                room.set_paused(action == "pause")
+            elif action == "names":
+                room.set_show_names(doc.get("show") is True)
+            elif action == "kick":
+                room.kick(doc.get("name"))
+            elif action == "reset":
+                if self.fast_task and not self.fast_task.done():
+                    raise ClassroomError("a fast-forward is running")
+                kept = room.reset()
+                answer["kept"] = str(kept) if kept else None
+            elif action == "fast":
+                self.start_fast(doc.get("coups"))
+            else:
+                raise ClassroomError(f"no action {action[:20]!r}")
+            self.changed.set()
+            return answer
+
+        return await self.guarded(request, handle)
+
+    def start_fast(self, coups: object) -> None:
+        if coups not in FAST_COUPS or isinstance(coups, bool):
+            raise ClassroomError(f"fast-forward {' or '.join(f'{n:,}' for n in FAST_COUPS)} coups")
+        if self.fast_task and not self.fast_task.done():
+            raise ClassroomError("a fast-forward is running")
+        room = self.room
+        run = (room.fast or {}).get("run", -1) + 1
+        seed = fast_seed(room.seed, room.table, run)
+        room.set_fast({"coups": coups, "seed": seed, "run": run, "dealt_shards": 0, "shards": 0})
+        loop = asyncio.get_running_loop()
+
+        def progress(done: int, total: int) -> None:
+            def update() -> None:
+                if room.fast and "done" not in room.fast:
+                    room.fast = {**room.fast, "dealt_shards": done, "shards": total}
+                    room.version += 1
+                    self.changed.set()
+
+            loop.call_soon_threadsafe(update)
+
+        async def work() -> None:
+            try:
+                result = await asyncio.to_thread(fast_forward, room.rules, coups, seed, progress)
+                room.set_fast({**result, "run": run})
+            except Exception as exc:  # noqa: BLE001 - shown on the projector, the server goes on
+                room.set_fast({"coups": coups, "error": str(exc).splitlines()[0][:200], "run": run, "done": False})
+            self.changed.set()
+
+        self.fast_task = asyncio.create_task(work())
+
+    async def export_json(self, request: Request) -> Response:
+        if not self.is_teacher(request):
+            return refuse("only the teacher's page can do this", 403)
+        headers = {**SECURITY_HEADERS, "Content-Disposition": 'attachment; filename="classroom.json"'}
+        return JSONResponse(self.room.export(), headers=headers)
+
+    async def export_csv(self, request: Request) -> Response:
+        if not self.is_teacher(request):
+            return refuse("only the teacher's page can do this", 403)
+        headers = {**SECURITY_HEADERS, "Content-Disposition": 'attachment; filename="classroom.csv"'}
+        return PlainTextResponse(self.room.export_csv(), headers=headers, media_type="text/csv")
+
+    async def qr(self, _request: Request) -> Response:
+        import io
+
+        import segno
+
+        buffer = io.BytesIO()
+        segno.make(self.join_url or "/", error="m").save(buffer, kind="svg", scale=6, border=2, xmldecl=False)
+        return Response(buffer.getvalue(), media_type="image/svg+xml", headers=SECURITY_HEADERS)
+
+    # -- live views ---------------------------------------------------------------------------------
+
+    def view(self, key: str | None, public: str) -> str:
+        """The JSON text a page is sent: the public view, the student's record or the teacher's extras."""
+        room = self.room
+        if key is None:
+            extra = {"role": "teacher", "join_code": room.join_code, "join_url": self.join_url,
+                     "names": [s.name for s in room.students if not s.kicked]}  # fmt: skip
+        else:
+            try:
+                extra = {"role": "student", "me": room.record(room.student(key))}
+            except ClassroomError as exc:
+                extra = {"role": "student", "error": str(exc)}
+        return '{"public":' + public + ',"extra":' + json.dumps(extra, ensure_ascii=False) + "}"
+
+    async def push(self) -> None:
+        """Send the pages their views after each change (changes within :data:`PUSH_EVERY` coalesced): the
+        projector after every change; a student after a change every student sees (a deal, a pause, ...)
+        or a change of their own (their prediction), not after every other student's prediction."""
+        sent, shared = -1, -1
+        while True:
+            await self.changed.wait()
+            self.changed.clear()
+            room = self.room
+            if room.version == sent:
+                continue
+            sent = room.version
+            everyone, shared = room.shared != shared, room.shared
+            touched = room.take_touched()
+            public = json.dumps(room.public(), ensure_ascii=False)
+            student_public = json.dumps(room.student_public(), ensure_ascii=False)
+            for socket, key in list(self.sockets.items()):
+                if key is not None and not everyone and room.index_of(key) not in touched:
+                    continue
+                with contextlib.suppress(Exception):
+                    await socket.send_text(self.view(key, public if key is None else student_public))
+            await asyncio.sleep(PUSH_EVERY)
+
+    async def socket(self, websocket: WebSocket) -> None:
+        if len(self.sockets) >= MAX_SOCKETS:
+            await websocket.close(code=1013)
+            return
+        await websocket.accept()
+        try:
+            first = await asyncio.wait_for(websocket.receive_text(), timeout=10)
+            hello = json.loads(first) if len(first) <= MAX_BODY else None
+            if not isinstance(hello, dict):
+                raise ValueError
+            if isinstance(hello.get("token"), str) and secrets.compare_digest(
+                hello["token"].encode(), self.room.token.encode()
+            ):
+                key = None
+            else:
+                key = hello.get("key")
+                self.room.student(key)
+        except (ValueError, TimeoutError, ClassroomError, WebSocketDisconnect, UnicodeError):
+            with contextlib.suppress(Exception):
+                await websocket.close(code=1008)
+            return
+        self.sockets[websocket] = key
+        try:
+            first = self.room.public() if key is None else self.room.student_public()
+            await websocket.send_text(self.view(key, json.dumps(first, ensure_ascii=False)))
+            await websocket.receive_text()  # the pages send nothing after their hello: anything closes the socket
+        except WebSocketDisconnect:
+            pass
+        finally:
+            self.sockets.pop(websocket, None)
+            with contextlib.suppress(Exception):
+                await websocket.close()
+
+
+def make_app(room: Classroom, join_url: str = "") -> Starlette:
+    """The ASGI app of ``room`` (``join_url``: the address the QR code and the projector show)."""
+    server = Server(room)
+    server.join_url = join_url
+    server.app.state.server = server
+    return server.app
+
+
+__all__ = ["MAX_BODY", "Bucket", "Server", "make_app"]

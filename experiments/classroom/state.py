@@ -1,0 +1,628 @@
+"""The classroom's state, without a web server: the students, their predictions, the coups dealt,
+the class's tables, and the file that keeps it all across a restart.
+
+Every change goes through one method of :class:`Classroom`, which validates its input (a
+:class:`ClassroomError`, one line, on anything out of bounds) and either journals the change (a
+join, a prediction, a kick: one JSON line appended to ``<session>.journal``) or writes the whole
+session atomically (a deal, a reset, a teacher's switch: :func:`experiments.files.atomic_write_json`,
+then the journal is emptied). A restart reads the session file and replays the journal's lines
+after it, so a process killed at any moment loses nothing it had acknowledged; a torn last line (the
+process killed while writing it) is skipped.
+
+**The coups** come from the lab's one dealer: a :class:`trente_env.dealer.Shoe` seeded by the
+session's seed and table number, the shoe the environment deals from. The session file keeps
+every coup; on a restart the shoe is dealt again up to where it was and checked against them.
+
+**What counts** is :mod:`experiments.teaching.fallacy`'s definition: only decided coups (Noir or
+Rouge won) count; après, refait and void coups neither extend nor break a streak. A prediction is
+right when it names the decided coup's winner; on a tie it is neither right nor wrong.
+
+**The streak trap** (Miller and Sanjurjo, 2018): for each student, the share of their predictions
+that were right just after ``k`` right in a row, within their own short record, averaged over the
+students; beside it the pooled share (all such occasions of the class together). Each prediction is
+right with probability exactly 1/2 whatever came before (the rows are exchangeable, so the winner
+of a decided coup is a fair coin given the past), yet the average of the per-student shares is
+expected below 1/2: :func:`expected_share` computes by how much, exactly, for each record's length.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import threading
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from experiments.errors import LabError, load_rules
+from experiments.files import atomic_write_json
+
+SIDES = ("noir", "rouge")  #: what a student predicts
+SURE = (1, 2, 3)  #: how sure: a guess, fairly sure, certain
+MAX_NAME = 24  #: characters in a student's name
+MAX_STUDENTS = 300  #: students in one session
+MAX_LIVE_COUPS = 5000  #: coups dealt live in one session (a reset starts another)
+MAX_STREAK = 4  #: the pooled table's rows k = 1..MAX_STREAK (the last: that many or more)
+TRAP_K = (1, 2, 3)  #: the streak trap's rows: after k right in a row
+FAST_COUPS = (10_000, 1_000_000)  #: what the fast-forward may deal at once
+SESSION_VERSION = 1
+
+
+class ClassroomError(LabError):
+    """Input the classroom refuses: one line, shown to whoever sent it."""
+
+
+def clean_name(name: object) -> str:
+    """A student's name, stripped, 1 to :data:`MAX_NAME` printable characters; it is shown as text
+    everywhere, never as HTML, so any printable character is allowed."""
+    if not isinstance(name, str):
+        raise ClassroomError("the name must be text")
+    name = " ".join(name.split())
+    if not name:
+        raise ClassroomError("type a name")
+    if len(name) > MAX_NAME:
+        raise ClassroomError(f"a name has at most {MAX_NAME} characters")
+    if not name.isprintable():
+        raise ClassroomError("the name holds characters that cannot be shown")
+    return name
+
+
+def side_of(result: str) -> str | None:
+    """The side that won a coup (``"noir"``/``"rouge"``), None on a tie or a void coup."""
+    return result if result in SIDES else None
+
+
+def streaks_before(results: list[str]) -> list[tuple[str | None, int]]:
+    """For each coup, the streak of decided coups just before it: (side, exactly how many in a row)."""
+    out, side, run = [], None, 0
+    for result in results:
+        out.append((side, run))
+        won = side_of(result)
+        if won is None:
+            continue
+        run = run + 1 if won == side else 1
+        side = won
+    return out
+
+
+def pooled_table(results: list[str], predictions: list[dict[int, tuple[str, int]]]) -> list[dict[str, Any]]:
+    """The class's table: after exactly ``k`` Noir (or Rouge) decided coups in a row (the last row:
+    :data:`MAX_STREAK` or more), how often the next decided coup went each way, and how many of the
+    predictions made on those coups named the other side (the streak "must" break)."""
+    rows = {(s, k): {"side": s, "k": k, "occasions": 0, "same": 0, "other": 0, "predicted_same": 0,
+                     "predicted_other": 0} for s in SIDES for k in range(1, MAX_STREAK + 1)}  # fmt: skip
+    for (side, run), result, preds in zip(streaks_before(results), results, predictions):
+        won = side_of(result)
+        if side is None or won is None:
+            continue
+        row = rows[side, min(run, MAX_STREAK)]
+        row["occasions"] += 1
+        row["same" if won == side else "other"] += 1
+        for guess, _ in preds.values():
+            row["predicted_same" if guess == side else "predicted_other"] += 1
+    return list(rows.values())
+
+
+def hit_sequence(results: list[str], predictions: list[dict[int, tuple[str, int]]], student: int) -> list[bool]:
+    """One student's predictions on decided coups, in order: right (True) or wrong."""
+    hits = []
+    for result, preds in zip(results, predictions):
+        won = side_of(result)
+        if won is not None and student in preds:
+            hits.append(preds[student][0] == won)
+    return hits
+
+
+def after_run(hits: list[bool], k: int) -> tuple[int, int]:
+    """(occasions, right): predictions made just after ``k`` right in a row (the ``k`` before all right)."""
+    occasions = right = run = 0
+    for hit in hits:
+        if run >= k:
+            occasions += 1
+            right += hit
+        run = run + 1 if hit else 0
+    return occasions, right
+
+
+#: The longest record whose streak-trap expectation is computed exactly (its table takes a few MB).
+TRAP_EXACT_MAX = 300
+
+
+@lru_cache(maxsize=8)
+def _trap_curve(k: int) -> np.ndarray:
+    """:func:`expected_share` for every n from 0 to :data:`TRAP_EXACT_MAX` (NaN where undefined).
+
+    Dynamic programming over the tosses: the probability of each (current run capped at ``k``,
+    occasions, heads on occasions) state after each toss; one pass gives every ``n``."""
+    n_max = TRAP_EXACT_MAX
+    p = np.zeros((k + 1, n_max + 1, n_max + 1))  # [run capped at k, occasions, heads on occasions]
+    p[0, 0, 0] = 1.0
+    occasions = np.arange(n_max + 1)[:, None]
+    share = np.arange(n_max + 1)[None, :] / np.maximum(occasions, 1)
+    curve = np.full(n_max + 1, np.nan)
+    for n in range(1, n_max + 1):
+        q = np.zeros_like(p)
+        for run in range(k + 1):
+            if run == k:  # an occasion: this toss is counted
+                q[k, 1:, 1:] += 0.5 * p[run, :-1, :-1]  # heads: the run stays k
+                q[0, 1:, :] += 0.5 * p[run, :-1, :]  # tails
+            else:
+                q[run + 1] += 0.5 * p[run]
+                q[0] += 0.5 * p[run]
+        p = q
+        dist = p.sum(axis=0)[1:]  # [occasions >= 1, heads]
+        some = dist.sum()
+        if some > 0:
+            curve[n] = (dist * share[1:]).sum() / some
+    return curve
+
+
+def expected_share(n: int, k: int) -> float | None:
+    """The exact expectation of a fair coin's share of heads just after ``k`` heads in a row, within
+    one sequence of ``n`` tosses, over the sequences with at least one such occasion (Miller and
+    Sanjurjo's streak selection bias: below 1/2). None when no sequence has an occasion or ``n`` is
+    above :data:`TRAP_EXACT_MAX`."""
+    if n > TRAP_EXACT_MAX or n < 0:
+        return None
+    value = _trap_curve(k)[n]
+    return None if np.isnan(value) else float(value)
+
+
+@dataclass
+class Student:
+    """A student: the secret key their browser keeps (a reload rejoins with it) and their name."""
+
+    index: int
+    name: str
+    key: str
+    kicked: bool = False
+
+
+@dataclass
+class Classroom:
+    """One class at one table. Build with :meth:`open` (a new session or the one in ``path``).
+
+    :param preset: the rules preset; :param seed: the shoe's seed (shown on the projector).
+    :param path: the session file (None: nothing kept, for tests).
+    """
+
+    preset: str = "classic"
+    seed: int = 0
+    path: Path | None = None
+    join_code: str = field(default_factory=lambda: "".join(secrets.choice("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+                                                             for _ in range(6)))  # fmt: skip
+    token: str = field(default_factory=lambda: secrets.token_urlsafe(18))
+    table: int = 0  #: how many resets: the shoe of table t is seeded by (seed, t)
+    students: list[Student] = field(default_factory=list)
+    coups: list[dict[str, Any]] = field(default_factory=list)
+    predictions: list[dict[int, tuple[str, int]]] = field(default_factory=list)  #: per coup: student -> guess
+    open_round: dict[int, tuple[str, int]] = field(default_factory=dict)  #: the predictions for the next coup
+    paused: bool = False
+    show_names: bool = False
+    fast: dict[str, Any] | None = None  #: the last fast-forward's table
+    seq: int = 0  #: the last change's number (journal and session file)
+    version: int = 0  #: bumped on every change: the projector's view is sent again
+    shared: int = 0  #: bumped on a change every student sees (a deal, a pause, a reset, a kick)
+
+    def __post_init__(self) -> None:
+        self.rules = load_rules(self.preset)
+        self._by_key = {s.key: s for s in self.students}
+        self._by_name = {s.name.casefold(): s for s in self.students if not s.kicked}
+        self._lock = threading.RLock()
+        self.touched: set[int] = set()  #: students whose own view changed since :meth:`take_touched`
+        self._shoe = self._new_shoe()
+        from trente_env.odds import first_coup
+
+        self._odds = first_coup(self.rules.decks)
+
+    # -- the dealer ------------------------------------------------------------------------------
+
+    def _new_shoe(self) -> Any:
+        from trente_env.dealer import Shoe
+
+        return Shoe(self.rules, np.random.default_rng([self.seed, self.table]))
+
+    def deal(self) -> dict[str, Any]:
+        """Deal the next coup from the table's shoe; the open predictions are kept with it."""
+        from experiments.game.deal import coup_record
+
+        with self._lock:
+            if self.paused:
+                raise ClassroomError("the table is paused")
+            if len(self.coups) >= MAX_LIVE_COUPS:
+                raise ClassroomError(f"{MAX_LIVE_COUPS:,} coups dealt: reset the table to go on")
+            record = coup_record(self._shoe.deal())
+            self.coups.append(record)
+            self.predictions.append(self.open_round)
+            self.open_round = {}
+            self._changed(snapshot=True)
+            return record
+
+    # -- students --------------------------------------------------------------------------------
+
+    def join(self, name: object, code: object, key: object = None) -> Student:
+        """A student joins with the join code, or rejoins with their key (their record kept)."""
+        with self._lock:
+            if isinstance(key, str) and key in self._by_key:
+                student = self._by_key[key]
+                if student.kicked:
+                    raise ClassroomError("the teacher removed this name")
+                return student
+            if not isinstance(code, str) or not secrets.compare_digest(code.strip().upper(), self.join_code):
+                raise ClassroomError("wrong join code")
+            name = clean_name(name)
+            if name.casefold() in self._by_name:
+                raise ClassroomError("that name is taken: choose another")
+            if len(self.students) >= MAX_STUDENTS:
+                raise ClassroomError(f"the class is full ({MAX_STUDENTS} students)")
+            student = Student(len(self.students), name, secrets.token_urlsafe(18))
+            self._add(student)
+            self._changed(event={"e": "join", "name": name, "key": student.key, "i": student.index})
+            return student
+
+    def _add(self, student: Student) -> None:
+        self.students.append(student)
+        self._by_key[student.key] = student
+        self._by_name[student.name.casefold()] = student
+
+    def student(self, key: object) -> Student:
+        """The student of ``key``; refused if unknown or removed."""
+        student = self._by_key.get(key) if isinstance(key, str) else None
+        if student is None:
+            raise ClassroomError("unknown student: join again")
+        if student.kicked:
+            raise ClassroomError("the teacher removed this name")
+        return student
+
+    def predict(self, key: object, side: object, sure: object = 1) -> None:
+        """A student's prediction for the next coup (they may change it until the deal)."""
+        with self._lock:
+            student = self.student(key)
+            if side not in SIDES:
+                raise ClassroomError("predict noir or rouge")
+            if isinstance(sure, bool) or sure not in SURE:
+                raise ClassroomError("how sure: 1, 2 or 3")
+            if self.paused:
+                raise ClassroomError("the table is paused")
+            self.open_round[student.index] = (side, int(sure))
+            self._changed(event={"e": "predict", "i": student.index, "side": side, "sure": int(sure)})
+
+    def kick(self, name: object) -> None:
+        """Remove a name: its key no longer works and the name is free; its past predictions stay."""
+        with self._lock:
+            student = self._by_name.get(name.casefold()) if isinstance(name, str) else None
+            if student is None:
+                raise ClassroomError("no student of that name")
+            student.kicked = True
+            del self._by_name[student.name.casefold()]
+            self.open_round.pop(student.index, None)
+            self._changed(event={"e": "kick", "i": student.index})
+
+    # -- the teacher's switches ------------------------------------------------------------------
+
+    def set_paused(self, paused: bool) -> None:
+        with self._lock:
+            self.paused = bool(paused)
+            self._changed(snapshot=True)
+
+    def set_show_names(self, show: bool) -> None:
+        with self._lock:
+            self.show_names = bool(show)
+            self._changed(snapshot=True)
+
+    def reset(self) -> Path | None:
+        """A new table (the next shoe seed): coups and predictions cleared, the students kept. The
+        session as it was is written beside the session file first; its path is returned."""
+        with self._lock:
+            kept = None
+            if self.path is not None and self.coups:
+                kept = self.path.with_name(f"{self.path.stem}.table-{self.table}.json")
+                atomic_write_json(kept, self.to_dict())
+            self.table += 1
+            self.coups, self.predictions, self.open_round, self.fast = [], [], {}, None
+            self._shoe = self._new_shoe()
+            self._changed(snapshot=True)
+            return kept
+
+    def set_fast(self, fast: dict[str, Any] | None) -> None:
+        with self._lock:
+            self.fast = fast
+            self._changed(snapshot=fast is None or "done" in fast)
+
+    # -- persistence -----------------------------------------------------------------------------
+
+    def index_of(self, key: object) -> int | None:
+        """The index of the student of ``key`` (None if unknown)."""
+        student = self._by_key.get(key) if isinstance(key, str) else None
+        return None if student is None else student.index
+
+    def take_touched(self) -> set[int]:
+        """The students whose own view changed since the last call (and forget them)."""
+        with self._lock:
+            touched, self.touched = self.touched, set()
+            return touched
+
+    def _changed(self, event: dict[str, Any] | None = None, snapshot: bool = False) -> None:
+        self.seq += 1
+        self.version += 1
+        if event is None or event.get("e") == "kick":
+            self.shared += 1
+        elif "i" in event:
+            self.touched.add(event["i"])
+        if self.path is None:
+            return
+        if snapshot or event is None:
+            self.save()
+        else:
+            event["seq"] = self.seq
+            with open(self.journal, "a", encoding="utf-8") as f:
+                f.write(json.dumps(event, ensure_ascii=False) + "\n")
+
+    @property
+    def journal(self) -> Path:
+        assert self.path is not None
+        return self.path.with_name(self.path.name + ".journal")
+
+    def save(self) -> None:
+        """Write the whole session atomically (readable by its owner only: it holds the teacher's token),
+        then empty the journal."""
+        if self.path is None:
+            return
+        with self._lock:
+            atomic_write_json(self.path, self.to_dict())
+            with contextlib.suppress(OSError):
+                os.chmod(self.path, 0o600)
+            with open(self.journal, "w", encoding="utf-8"):
+                pass
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "trente_lab_classroom": SESSION_VERSION,
+            "preset": self.preset,
+            "seed": self.seed,
+            "table": self.table,
+            "join_code": self.join_code,
+            "token": self.token,
+            "seq": self.seq,
+            "paused": self.paused,
+            "show_names": self.show_names,
+            "students": [{"name": s.name, "key": s.key, "kicked": s.kicked} for s in self.students],
+            "coups": self.coups,
+            "predictions": [[[i, side, sure] for i, (side, sure) in p.items()] for p in self.predictions],
+            "open_round": [[i, side, sure] for i, (side, sure) in self.open_round.items()],
+            "fast": self.fast if self.fast is None or "done" in self.fast else None,
+        }
+
+    @classmethod
+    def open(cls, path: Path | None, preset: str = "classic", seed: int = 0) -> tuple[Classroom, bool]:
+        """The session in ``path`` if it exists (resumed: True), else a new one written there."""
+        if path is None or not path.exists():
+            room = cls(preset=preset, seed=seed, path=path)
+            room.save()
+            return room, False
+        return cls.load(path), True
+
+    @classmethod
+    def load(cls, path: Path) -> Classroom:
+        """Read a session file and replay its journal; a file that is not a session is refused."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict) or data.get("trente_lab_classroom") != SESSION_VERSION:
+                raise ValueError("not a classroom session")
+            students = [Student(i, s["name"], s["key"], bool(s["kicked"])) for i, s in enumerate(data["students"])]
+            room = cls(
+                preset=data["preset"], seed=int(data["seed"]), path=path, join_code=data["join_code"],
+                token=data["token"], table=int(data["table"]), students=students, coups=list(data["coups"]),
+                predictions=[{int(i): (side, int(sure)) for i, side, sure in p} for p in data["predictions"]],
+                open_round={int(i): (side, int(sure)) for i, side, sure in data["open_round"]},
+                paused=bool(data["paused"]), show_names=bool(data["show_names"]), fast=data.get("fast"),
+                seq=int(data["seq"]),
+            )  # fmt: skip
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise ClassroomError(f"{path}: cannot read this classroom session ({exc})") from None
+        from experiments.game.deal import coup_record
+
+        for i, coup in enumerate(room.coups):  # the shoe dealt again up to where it was
+            if coup_record(room._shoe.deal()) != coup:
+                raise ClassroomError(f"{path}: coup {i + 1} is not what seed {room.seed} deals: the file was edited")
+        room._replay()
+        return room
+
+    def _replay(self) -> None:
+        if not self.journal.exists():
+            return
+        lines = self.journal.read_text(encoding="utf-8").splitlines()
+        path, self.path = self.path, None  # replaying journals nothing
+        try:
+            for line in lines:
+                try:
+                    event = json.loads(line)
+                except ValueError:
+                    continue  # a line torn by a kill: it was never acknowledged
+                if not isinstance(event, dict) or event.get("seq", 0) <= self.seq:
+                    continue
+                kind = event.get("e")
+                if kind == "join":
+                    self._add(Student(len(self.students), clean_name(event["name"]), str(event["key"])))
+                    self.seq += 1
+                elif kind == "predict":
+                    self.predict(self.students[int(event["i"])].key, event["side"], event["sure"])
+                elif kind == "kick":
+                    self.kick(self.students[int(event["i"])].name)
+                self.seq = int(event["seq"])
+        finally:
+            self.path = path
+        self.save()
+
+    # -- what the pages show -----------------------------------------------------------------------
+
+    @property
+    def results(self) -> list[str]:
+        return [c["result"] for c in self.coups]
+
+    def record(self, student: Student) -> dict[str, Any]:
+        """One student's record: predictions, right, wrong, their own streak-trap rows."""
+        results = self.results
+        hits = hit_sequence(results, self.predictions, student.index)
+        made = sum(student.index in p for p in self.predictions)
+        run = 0
+        for hit in reversed(hits):
+            if not hit:
+                break
+            run += 1
+        trap = []
+        for k in TRAP_K:
+            occasions, right = after_run(hits, k)
+            trap.append({"k": k, "occasions": occasions, "right": right})
+        return {
+            "name": student.name,
+            "predicted": made,
+            "decided": len(hits),
+            "right": sum(hits),
+            "wrong": len(hits) - sum(hits),
+            "run": run,
+            "trap": trap,
+            "guess": self.open_round.get(student.index),
+        }
+
+    def streak_trap(self) -> list[dict[str, Any]]:
+        """For k in :data:`TRAP_K`: the average of the students' own shares (those with an occasion),
+        the pooled share, and the exact expectation of that average on a fair game."""
+        results = self.results
+        seqs = [hit_sequence(results, self.predictions, s.index) for s in self.students]
+        rows = []
+        for k in TRAP_K:
+            shares, expected, occasions, right = [], [], 0, 0
+            for hits in seqs:
+                o, r = after_run(hits, k)
+                occasions += o
+                right += r
+                if o:
+                    shares.append(r / o)
+                    expected.append(expected_share(len(hits), k))
+            exact = None if None in expected or not expected else sum(expected) / len(expected)
+            rows.append(
+                {
+                    "k": k,
+                    "students": len(shares),
+                    "average": sum(shares) / len(shares) if shares else None,
+                    "expected_average": exact,
+                    "occasions": occasions,
+                    "right": right,
+                    "pooled": right / occasions if occasions else None,
+                }
+            )
+        return rows
+
+    def student_public(self) -> dict[str, Any]:
+        """The part of :meth:`public` a student's page reads."""
+        with self._lock:
+            return {"coups": len(self.coups), "paused": self.paused, "last": self.coups[-1] if self.coups else None}
+
+    def public(self) -> dict[str, Any]:
+        """What every page may know (no keys, no token; names only when the teacher shows them)."""
+        with self._lock:
+            odds = self._odds
+            results = self.results
+            side, run = streaks_before([*results, "void"])[-1]
+            key = (self.table, len(self.coups), len(self.students))  # what the two tables depend on
+            if getattr(self, "_tables_key", None) != key:
+                self._tables = (pooled_table(results, self.predictions), self.streak_trap())
+                self._tables_key = key
+            pooled, trap = self._tables
+            guesses = list(self.open_round.values())
+            active = [s for s in self.students if not s.kicked]
+            board = None
+            if self.show_names:
+                records = [self.record(s) for s in active]
+                board = [{"name": r["name"], "right": r["right"], "decided": r["decided"]} for r in records]
+                board = sorted(board, key=lambda r: (-r["right"], r["name"].casefold()))[:12]
+            return {
+                "preset": self.preset,
+                "rules": self.rules.describe(),
+                "seed": self.seed,
+                "table": self.table,
+                "paused": self.paused,
+                "show_names": self.show_names,
+                "students": len(active),
+                "coups": len(self.coups),
+                "last": self.coups[-1] if self.coups else None,
+                "scoreboard": results[-40:],
+                "streak": {"side": side, "run": run},
+                "round": {
+                    "predicted": len(guesses),
+                    "noir": sum(g[0] == "noir" for g in guesses),
+                    "rouge": sum(g[0] == "rouge" for g in guesses),
+                },
+                "counts": {r: results.count(r) for r in ("noir", "rouge", "apres", "refait", "void")},
+                "exact": {
+                    "noir": odds.p_noir,
+                    "rouge": odds.p_rouge,
+                    "apres": odds.p_apres,
+                    "refait": odds.p_refait,
+                    "decided_half": 0.5,
+                    "model": f"first coup of a {self.rules.decks}-deck shoe, exact; of the decided coups each "
+                    "side wins exactly half whatever came before",
+                },
+                "pooled": pooled,
+                "trap": trap,
+                "leaders": board,
+                "fast": self.fast,
+            }
+
+    def export(self) -> dict[str, Any]:
+        """The class's coups and predictions (names, not keys), for the teacher's download."""
+        with self._lock:
+            return {
+                "preset": self.preset,
+                "seed": self.seed,
+                "table": self.table,
+                "coups": self.coups,
+                "predictions": [
+                    [{"name": self.students[i].name, "side": side, "sure": sure} for i, (side, sure) in p.items()]
+                    for p in self.predictions
+                ],
+            }
+
+    def export_csv(self) -> str:
+        """One line per prediction: coup, result, name, side, sure, right (empty on a tie)."""
+        import csv
+        import io
+
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        writer.writerow(["coup", "result", "noir", "rouge", "name", "predicted", "sure", "right"])
+        with self._lock:
+            for n, (coup, preds) in enumerate(zip(self.coups, self.predictions), 1):
+                won = side_of(coup["result"])
+                if not preds:
+                    writer.writerow([n, coup["result"], coup["noir"], coup["rouge"], "", "", "", ""])
+                for i, (side, sure) in preds.items():
+                    name = self.students[i].name
+                    if name[:1] in "=+-@\t\r":  # a spreadsheet must not read a name as a formula
+                        name = "'" + name
+                    right = "" if won is None else int(side == won)
+                    writer.writerow([n, coup["result"], coup["noir"], coup["rouge"], name, side, sure, right])
+        return buffer.getvalue()
+
+
+__all__ = [
+    "Classroom",
+    "ClassroomError",
+    "FAST_COUPS",
+    "MAX_NAME",
+    "MAX_STREAK",
+    "SIDES",
+    "Student",
+    "after_run",
+    "clean_name",
+    "expected_share",
+    "hit_sequence",
+    "pooled_table",
+    "streaks_before",
+]

@@ -1,0 +1,87 @@
+// The join page: join with a name and the code, predict Noir or Rouge before each coup, see your record.
+"use strict";
+
+const state = { key: localStorage.getItem("trente-key"), view: null, error: "" };
+
+function sureValue() { return Number(document.querySelector("input[name=sure]:checked").value); }
+
+function words() {
+  fill("lang", t("lang"));
+  fill("l-name", t("name")); fill("l-code", t("code")); fill("join", t("join"));
+  fill("p-noir", t("noir")); fill("p-rouge", t("rouge")); fill("l-sure", t("sure"));
+  fill("s1", t("s1")); fill("s2", t("s2")); fill("s3", t("s3")); fill("l-record", t("record"));
+  if (state.view) render(state.view);
+}
+
+function showJoin(message) {
+  document.getElementById("join-form").hidden = false;
+  document.getElementById("play").hidden = true;
+  fill("join-error", message || "");
+}
+
+async function join(event) {
+  event.preventDefault();
+  const { status, data } = await post("/api/join", {
+    name: document.getElementById("name").value, code: document.getElementById("code").value,
+  });
+  if (status !== 200) { fill("join-error", data.error || "HTTP " + status); return; }
+  start(data.key);
+}
+
+function start(key) {
+  state.key = key;
+  localStorage.setItem("trente-key", key);
+  document.getElementById("join-form").hidden = true;
+  document.getElementById("play").hidden = false;
+  liveSocket(() => ({ key: state.key }), (view) => { state.view = view; render(view); },
+    (up) => { if (!up) fill("status", t("connection_lost")); });
+}
+
+async function predict(side) {
+  const { status, data } = await post("/api/predict", { key: state.key, side, sure: sureValue() });
+  if (status !== 200) { fill("status", data.error || "HTTP " + status); return; }
+  document.body.dataset.guess = side;
+}
+
+function render(view) {
+  const pub = view.public, extra = view.extra;
+  if (extra.error) { localStorage.removeItem("trente-key"); showJoin(extra.error); return; }
+  const me = extra.me;
+  fill("who", me.name);
+  fill("ask", t("predict") + " " + (pub.coups + 1));
+  const guess = me.guess;
+  for (const side of ["noir", "rouge"]) {
+    document.getElementById("p-" + side).classList.toggle("chosen", !!guess && guess[0] === side);
+    document.getElementById("p-" + side).disabled = pub.paused;
+  }
+  fill("status", pub.paused ? t("paused") : guess ? t("you_said") + " " + t(guess[0]) + " · " + t("s" + guess[1]) + " · " + t("waiting") : "");
+  document.body.dataset.coups = String(pub.coups);
+  if (pub.last) {
+    const last = pub.last;
+    fill("last", el("p", { class: "announce" }, last.announcement),
+      el("p", {}, t("noir") + " " + last.noir + " · " + t("rouge") + " " + last.rouge + " → " + t(last.result)));
+  } else fill("last");
+  fill("record", me.predicted + " " + t("predictions") + " · " + me.right + " " + t("right") + " · " + me.wrong + " " + t("wrong") + " · " + me.run + " " + t("run"));
+  const rows = [el("tr", {}, el("th", {}, t("after_k_right")), el("th", {}, t("occasions")), el("th", {}, t("next_right")))];
+  for (const row of me.trap) {
+    rows.push(el("tr", {}, el("td", {}, String(row.k)), el("td", {}, String(row.occasions)),
+      el("td", {}, row.occasions ? row.right + " (" + pct(row.right / row.occasions) + ")" : "–")));
+  }
+  fill("my-trap", ...rows);
+}
+
+document.addEventListener("DOMContentLoaded", async () => {
+  document.getElementById("lang").addEventListener("click", () => { toggleLang(); words(); });
+  document.getElementById("join-form").addEventListener("submit", join);
+  document.getElementById("p-noir").addEventListener("click", () => predict("noir"));
+  document.getElementById("p-rouge").addEventListener("click", () => predict("rouge"));
+  const code = new URLSearchParams(location.search).get("code");
+  if (code) document.getElementById("code").value = code;
+  words();
+  if (state.key) {  // a reload: rejoin with the key this browser keeps
+    const { status, data } = await post("/api/join", { key: state.key });
+    if (status === 200) { start(data.key); return; }
+    localStorage.removeItem("trente-key");
+  }
+  showJoin("");
+});

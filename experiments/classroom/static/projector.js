@@ -1,0 +1,151 @@
+// The projector: the table card by card, the class's pooled table, the streak trap, the teacher's controls.
+"use strict";
+
+const TOKEN = new URLSearchParams(location.hash.slice(1)).get("t") || "";
+const shown = { coups: -1, view: null, timers: [] };
+
+function teacher(action, body) {
+  return post("/api/teacher/" + action, body, { "X-Teacher-Token": TOKEN }).then(({ status, data }) => {
+    fill("message", status === 200 ? "" : data.error || "HTTP " + status);
+    return { status, data };
+  });
+}
+
+async function download(kind) {
+  const response = await fetch("/api/teacher/export." + kind, { headers: { "X-Teacher-Token": TOKEN } });
+  if (!response.ok) { fill("message", "HTTP " + response.status); return; }
+  const link = el("a", { href: URL.createObjectURL(await response.blob()), download: "classroom." + kind });
+  document.body.appendChild(link); link.click(); link.remove();
+}
+
+function words() {
+  fill("lang", t("lang")); fill("deal", t("deal")); fill("fast10k", t("fast10k")); fill("fast1m", t("fast1m"));
+  fill("kick", t("kick")); fill("export-json", t("export_json")); fill("export-csv", t("export_csv"));
+  fill("reset", t("reset")); fill("n-noir", t("noir")); fill("n-rouge", t("rouge"));
+  fill("pooled-title", t("pooled_title")); fill("trap-title", t("trap_head"));
+  if (shown.view) render(shown.view, false);
+}
+
+// The last coup, card by card as the croupier lays it out (no animation on the first view).
+function layCoup(coup, animate) {
+  for (const id of shown.timers) clearTimeout(id);
+  shown.timers = [];
+  const noir = fill("noir-cards"), rouge = fill("rouge-cards");
+  fill("noir-total"); fill("rouge-total"); fill("announce");
+  if (!coup) return;
+  const steps = [];
+  for (const card of coup.noir_cards) steps.push(() => noir.appendChild(cardNode(card)));
+  steps.push(() => fill("noir-total", String(coup.noir || "–")));
+  for (const card of coup.rouge_cards) steps.push(() => rouge.appendChild(cardNode(card)));
+  steps.push(() => fill("rouge-total", String(coup.rouge || "–")));
+  steps.push(() => { fill("announce", coup.announcement); document.body.dataset.revealed = "1"; });
+  document.body.dataset.revealed = "0";
+  if (!animate) { steps.forEach((s) => s()); return; }
+  steps.forEach((s, i) => shown.timers.push(setTimeout(s, 180 * i)));
+}
+
+function pooledRows(pub) {
+  const head = el("tr", {}, el("th", {}, t("after")), el("th", {}, t("occasions")), el("th", {}, t("same")),
+    el("th", {}, t("other")), el("th", {}, t("class_said")), el("th", {}, t("exact")));
+  const rows = [head];
+  for (const row of pub.pooled) {
+    const k = row.k === 4 ? "4+" : String(row.k);
+    const guesses = row.predicted_same + row.predicted_other;
+    rows.push(el("tr", { "data-side": row.side, "data-k": String(row.k) },
+      el("td", {}, k + " " + t(row.side)),
+      el("td", { class: "num occasions" }, String(row.occasions)),
+      el("td", { class: "num same" }, row.occasions ? row.same + " (" + pct(row.same / row.occasions) + ")" : "–"),
+      el("td", { class: "num other" }, row.occasions ? String(row.other) : "–"),
+      el("td", { class: "num said" }, guesses ? pct(row.predicted_other / guesses) : "–"),
+      el("td", { class: "num" }, "50%")));
+  }
+  return rows;
+}
+
+// The chart: for each k, the share that went the same way again (dots), the exact 50% (line),
+// and the share of the class that predicted the other side (bars).
+function drawChart(pub) {
+  const svg = document.getElementById("chart");
+  const ns = "http://www.w3.org/2000/svg";
+  const nodes = [];
+  const add = (tag, attrs) => { const n = document.createElementNS(ns, tag); for (const [a, v] of Object.entries(attrs)) n.setAttribute(a, v); nodes.push(n); return n; };
+  const y = (p) => 100 - 90 * p;
+  add("line", { x1: 30, x2: 395, y1: y(0.5), y2: y(0.5), class: "exact-line" });
+  for (const p of [0, 0.5, 1]) { const label = add("text", { x: 2, y: y(p) + 4, class: "axis" }); label.textContent = (100 * p) + "%"; }
+  const rows = pub.pooled;
+  rows.forEach((row, i) => {
+    const x = 40 + i * 45;
+    const guesses = row.predicted_same + row.predicted_other;
+    if (guesses) add("rect", { x: x - 8, y: y(row.predicted_other / guesses), width: 16, height: 90 * row.predicted_other / guesses, class: "bar" });
+    if (row.occasions) add("circle", { cx: x, cy: y(row.same / row.occasions), r: 4, class: "dot " + row.side });
+    const label = add("text", { x: x - 10, y: 110, class: "axis" }); label.textContent = (row.k === 4 ? "4+" : row.k) + (row.side === "noir" ? "N" : "R");
+  });
+  svg.replaceChildren(...nodes);
+}
+
+function render(view, fresh) {
+  const pub = view.public, extra = view.extra;
+  shown.view = view;
+  document.body.dataset.coups = String(pub.coups);
+  fill("rules", pub.preset + " · " + t("seed") + " " + pub.seed + " · " + t("table") + " " + (pub.table + 1) + " · " + pub.coups + " " + t("coups"));
+  fill("join-at", extra.join_url || "", el("br"), t("code") + ": ", el("strong", { id: "join-code" }, extra.join_code || ""));
+  if (pub.coups !== shown.coups) { layCoup(pub.last, fresh && shown.coups >= 0); shown.coups = pub.coups; }
+  const streak = pub.streak;
+  fill("streak", streak.side ? t("streak") + ": " + streak.run + " " + t(streak.side) + " " + t("in_a_row") : "");
+  fill("scoreboard", ...pub.scoreboard.map((r) => el("span", { class: "chip " + r, title: t(r) }, r === "refait" ? "31" : r === "apres" ? "A" : r === "void" ? "–" : t(r)[0])));
+  const c = pub.counts, e = pub.exact;
+  fill("counts", t("noir") + " " + c.noir + " · " + t("rouge") + " " + c.rouge + " · " + t("apres") + " " + c.apres + " · " + t("refait") + " " + c.refait +
+    " — " + t("exact") + ": " + pct(e.noir) + " / " + pct(e.rouge) + " / " + pct(e.apres) + " / " + pct(e.refait));
+  fill("round", el("span", { class: "big" }, t("this_round") + ": " + pub.round.predicted + " / " + pub.students + " " + t("predicted")),
+    el("span", { class: "bar-noir" }, " " + t("noir") + " " + pub.round.noir), el("span", { class: "bar-rouge" }, " " + t("rouge") + " " + pub.round.rouge),
+    pub.paused ? el("strong", { class: "error" }, " · " + t("paused")) : null);
+  if (pub.leaders) {
+    fill("leaders", el("h3", {}, t("leaders")), el("ol", {}, ...pub.leaders.slice(0, 5).map((l) => el("li", {}, l.name + " — " + l.right + "/" + l.decided))));
+  } else fill("leaders", el("p", { class: "dim" }, t("names_hidden")));
+  fill("pooled", ...pooledRows(pub));
+  drawChart(pub);
+  const trap = [el("tr", {}, el("th", {}, "k"), el("th", {}, t("each_avg")), el("th", {}, t("pooled")), el("th", {}, t("expected")))];
+  for (const row of pub.trap) {
+    trap.push(el("tr", { "data-k": String(row.k) }, el("td", {}, String(row.k)),
+      el("td", { class: "num average" }, pct(row.average) + " (" + row.students + ")"),
+      el("td", { class: "num pooled" }, pct(row.pooled) + " (" + row.right + "/" + row.occasions + ")"),
+      el("td", { class: "num expected" }, pct(row.expected_average))));
+  }
+  fill("trap", ...trap);
+  fill("trap-note", LANG === "fr"
+    ? "Chaque pronostic est juste une fois sur deux, quoi qu'il soit arrivé avant. Pourtant la moyenne des petits tableaux de chacun tombe sous 50 % : dans une courte série, une série de justes « consomme » ses propres occasions. Regrouper toutes les occasions donne l'estimation honnête."
+    : "Each prediction is right half the time, whatever came before. Yet the average of each student's small table sits below 50%: in a short record a run of rights uses up its own occasions. Pooling every occasion is the honest estimate.");
+  const fast = pub.fast;
+  if (!fast) fill("fast");
+  else if (fast.error) fill("fast", el("p", { class: "error" }, t("fast_title") + ": " + fast.error));
+  else if (!fast.done) fill("fast", el("p", {}, t("fast_title") + ": " + fast.coups.toLocaleString() + " " + t("coups") + " · " + t("dealing") + " " + fast.dealt_shards + "/" + (fast.shards || "…")), el("progress", { max: String(fast.shards || 1), value: String(fast.dealt_shards) }));
+  else {
+    const rows = [el("tr", {}, el("th", {}, t("after")), el("th", {}, t("occasions")), el("th", {}, t("same")), el("th", {}, t("exact")))];
+    for (const row of fast.rows) rows.push(el("tr", {}, el("td", {}, (row.k === 4 ? "4+" : row.k) + " " + t(row.side)), el("td", { class: "num" }, row.occasions.toLocaleString()), el("td", { class: "num" }, pct(row.same / row.occasions)), el("td", { class: "num" }, "50%")));
+    fill("fast", el("h3", {}, t("fast_title") + ": " + fast.coups.toLocaleString() + " " + t("coups") + " (" + t("seed") + " " + fast.seed + ")"), el("table", { class: "compact" }, ...rows));
+  }
+  fill("pause", pub.paused ? t("resume") : t("pause"));
+  fill("names", pub.show_names ? t("hide") : t("names"));
+  const select = document.getElementById("kick-name");
+  const names = extra.names || [];
+  if (select.dataset.names !== JSON.stringify(names)) {
+    select.dataset.names = JSON.stringify(names);
+    // the first option shows no name: the projector shows names only when the teacher says so
+    select.replaceChildren(el("option", { value: "" }, t("kick") + "…"), ...names.map((n) => el("option", { value: n }, n)));
+  }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  words();
+  document.getElementById("deal").addEventListener("click", () => teacher("deal"));
+  document.getElementById("pause").addEventListener("click", () => teacher(shown.view && shown.view.public.paused ? "resume" : "pause"));
+  document.getElementById("names").addEventListener("click", () => teacher("names", { show: !(shown.view && shown.view.public.show_names) }));
+  document.getElementById("fast10k").addEventListener("click", () => teacher("fast", { coups: 10000 }));
+  document.getElementById("fast1m").addEventListener("click", () => teacher("fast", { coups: 1000000 }));
+  document.getElementById("kick").addEventListener("click", () => teacher("kick", { name: document.getElementById("kick-name").value }));
+  document.getElementById("reset").addEventListener("click", () => { if (confirm(t("reset") + "?")) teacher("reset"); });
+  document.getElementById("export-json").addEventListener("click", () => download("json"));
+  document.getElementById("export-csv").addEventListener("click", () => download("csv"));
+  document.getElementById("lang").addEventListener("click", () => { toggleLang(); words(); });
+  liveSocket(() => ({ token: TOKEN }), (view) => render(view, true), (up) => { if (!up) fill("message", t("connection_lost")); else fill("message", ""); });
+});

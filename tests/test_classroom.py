@@ -1,0 +1,495 @@
+"""The classroom without a browser: its state (joins, predictions, deals, the tables, the session file)
+and its web app through Starlette's test client (the teacher's token, bounds, rates, headers)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from experiments.classroom.state import (
+    MAX_NAME,
+    Classroom,
+    ClassroomError,
+    after_run,
+    expected_share,
+    pooled_table,
+    streaks_before,
+)
+
+
+def room_with(students: int = 3, path: Path | None = None, seed: int = 1) -> tuple[Classroom, list]:
+    room = Classroom(seed=seed, path=path)
+    return room, [room.join(f"s{i}", room.join_code) for i in range(students)]
+
+
+# -- joining and predicting ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [("", "type a name"), ("   ", "type a name"), ("x" * (MAX_NAME + 1), "at most"), ("a\x00b", "cannot be shown"),
+     ("a\u202eb", "cannot be shown"), (42, "must be text"), (None, "must be text")],
+)  # fmt: skip
+def test_a_bad_name_is_refused_in_one_line(name: object, message: str) -> None:
+    room = Classroom()
+    with pytest.raises(ClassroomError, match=message):
+        room.join(name, room.join_code)
+
+
+def test_joining_needs_the_code_and_a_free_name() -> None:
+    room = Classroom()
+    with pytest.raises(ClassroomError, match="wrong join code"):
+        room.join("Ann", "NOPE00")
+    with pytest.raises(ClassroomError, match="wrong join code"):
+        room.join("Ann", None)
+    ann = room.join("Ann", room.join_code.lower())
+    with pytest.raises(ClassroomError, match="taken"):
+        room.join(" ANN ", room.join_code)
+    assert room.join(None, None, key=ann.key) is ann  # a reload: the key alone rejoins
+
+
+def test_a_name_that_holds_html_is_kept_as_typed() -> None:
+    room = Classroom()
+    name = "<script>alert(1)</script>"[:MAX_NAME]
+    assert room.join(name, room.join_code).name == name
+
+
+@pytest.mark.parametrize("side, sure", [("black", 1), ("NOIR", 1), (None, 1), ("noir", 0), ("noir", 4), ("noir", True),
+                                        ("noir", "2"), ("noir", 1.5)])  # fmt: skip
+def test_a_bad_prediction_is_refused(side: object, sure: object) -> None:
+    room, (s, *_) = room_with(1)
+    with pytest.raises(ClassroomError):
+        room.predict(s.key, side, sure)
+    assert room.open_round == {}
+
+
+def test_predictions_belong_to_the_next_coup_and_may_change_until_the_deal() -> None:
+    room, (a, b, c) = room_with(3)
+    room.predict(a.key, "noir", 1)
+    room.predict(a.key, "rouge", 3)
+    room.predict(b.key, "noir", 2)
+    coup = room.deal()
+    assert room.predictions == [{0: ("rouge", 3), 1: ("noir", 2)}]
+    assert room.open_round == {}
+    record = room.record(a)
+    assert record["predicted"] == 1
+    if coup["result"] in ("noir", "rouge"):
+        assert record["right"] == (coup["result"] == "rouge")
+    else:
+        assert record["decided"] == 0  # a tie is neither right nor wrong
+
+
+def test_a_kicked_student_can_no_longer_predict_and_the_name_is_free() -> None:
+    room, (a, b, _) = room_with(3)
+    room.predict(a.key, "noir")
+    room.kick("S0")
+    assert 0 not in room.open_round
+    with pytest.raises(ClassroomError, match="removed"):
+        room.predict(a.key, "noir")
+    with pytest.raises(ClassroomError, match="removed"):
+        room.join(None, None, key=a.key)
+    assert room.join("s0", room.join_code).index == 3
+    with pytest.raises(ClassroomError, match="no student"):
+        room.kick("nobody")
+
+
+def test_the_coups_are_the_dealers_own() -> None:
+    """The classroom deals from trente_env's Shoe, seeded (seed, table): the same coups as that shoe."""
+    import numpy as np
+
+    from experiments.game.deal import coup_record
+    from trente_env.dealer import Shoe
+
+    room, _ = room_with(0, seed=11)
+    dealt = [room.deal() for _ in range(40)]
+    shoe = Shoe(room.rules, np.random.default_rng([11, 0]))
+    assert dealt == [coup_record(shoe.deal()) for _ in range(40)]
+    room.reset()
+    assert room.deal() != dealt[0] or room.deal() != dealt[1]  # table 2: another shoe
+
+
+def test_pause_stops_deals_and_predictions() -> None:
+    room, (a, *_) = room_with(1)
+    room.set_paused(True)
+    with pytest.raises(ClassroomError, match="paused"):
+        room.deal()
+    with pytest.raises(ClassroomError, match="paused"):
+        room.predict(a.key, "noir")
+    room.set_paused(False)
+    room.deal()
+
+
+# -- the tables -------------------------------------------------------------------------------------
+
+
+def test_streaks_skip_ties_and_count_exact_runs() -> None:
+    results = ["noir", "noir", "apres", "noir", "rouge", "refait", "rouge", "void", "noir"]
+    assert streaks_before(results) == [(None, 0), ("noir", 1), ("noir", 2), ("noir", 2), ("noir", 3), ("rouge", 1),
+                                       ("rouge", 1), ("rouge", 2), ("rouge", 2)]  # fmt: skip
+
+
+def test_pooled_table_by_hand() -> None:
+    results = ["noir", "noir", "noir", "rouge", "apres", "rouge"]
+    predictions = [{}, {0: ("rouge", 1)}, {0: ("rouge", 1), 1: ("noir", 1)}, {0: ("noir", 2)}, {}, {1: ("rouge", 1)}]
+    rows = {(r["side"], r["k"]): r for r in pooled_table(results, predictions)}
+    assert rows["noir", 1] == {"side": "noir", "k": 1, "occasions": 1, "same": 1, "other": 0, "predicted_same": 0,
+                               "predicted_other": 1}  # fmt: skip
+    assert rows["noir", 2]["occasions"] == 1 and rows["noir", 2]["predicted_other"] == 1
+    assert rows["noir", 3] == {"side": "noir", "k": 3, "occasions": 1, "same": 0, "other": 1, "predicted_same": 1,
+                               "predicted_other": 0}  # fmt: skip
+    assert rows["rouge", 1]["occasions"] == 1 and rows["rouge", 1]["same"] == 1
+    assert sum(r["occasions"] for r in rows.values()) == 4  # every decided coup after the first
+
+
+@pytest.mark.parametrize("n, k", [(4, 1), (6, 1), (8, 2), (10, 3), (3, 3), (12, 2)])
+def test_expected_share_against_every_sequence(n: int, k: int) -> None:
+    """Miller and Sanjurjo's expectation, computed by the dynamic programme, against the average over
+    all 2**n sequences of a fair coin (17/42 for n = 4, k = 1, their paper's example)."""
+    shares = []
+    for seq in itertools.product([False, True], repeat=n):
+        occasions, right = after_run(list(seq), k)
+        if occasions:
+            shares.append(right / occasions)
+    expected = expected_share(n, k)
+    if not shares:
+        assert expected is None
+    else:
+        assert expected == pytest.approx(sum(shares) / len(shares), abs=1e-12)
+        assert expected < 0.5
+    if (n, k) == (4, 1):
+        assert expected == pytest.approx(17 / 42)
+
+
+def test_streak_trap_on_a_fair_class_sits_below_one_half() -> None:
+    """100 simulated students each predicting 20 decided coups at random: the average of their own
+    shares after 2 right in a row is expected at expected_share(20, 2) ~ 0.40; its standard error over
+    100 students is at most 0.5/sqrt(100) = 0.05 a student's share being within [0, 1], so 4 standard
+    errors (0.2) bound it; the pooled share is a frequency over ~500 occasions (se <= 0.023): within 0.1."""
+    room, students = room_with(100, seed=3)
+    rng = random.Random(3)
+    while sum(c["result"] in ("noir", "rouge") for c in room.coups) < 20:
+        for s in students:
+            room.predict(s.key, rng.choice(["noir", "rouge"]))
+        room.deal()
+    row = room.streak_trap()[1]
+    assert row["k"] == 2
+    assert row["expected_average"] == pytest.approx(expected_share(20, 2))
+    assert row["expected_average"] < 0.45
+    assert abs(row["average"] - row["expected_average"]) < 0.2
+    assert abs(row["pooled"] - 0.5) < 0.1
+
+
+# -- the session file -------------------------------------------------------------------------------
+
+
+def test_the_session_survives_a_restart_with_its_journal(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    room, _ = Classroom.open(path, "classic", 5)
+    a = room.join("Ann", room.join_code)
+    b = room.join("Bob", room.join_code)
+    room.predict(a.key, "noir", 2)
+    room.deal()
+    room.predict(a.key, "rouge", 1)  # journalled only
+    c = room.join("Cy", room.join_code)
+    room.predict(c.key, "noir", 3)
+    room.kick("Bob")
+    again, resumed = Classroom.open(path, "partage", 99)  # a resumed session keeps its own rules and seed
+    assert resumed and (again.preset, again.seed) == ("classic", 5)
+    assert again.coups == room.coups and again.predictions == room.predictions
+    assert again.open_round == {0: ("rouge", 1), 2: ("noir", 3)}
+    assert [s.name for s in again.students] == ["Ann", "Bob", "Cy"] and again.students[1].kicked
+    assert again.token == room.token and again.join_code == room.join_code
+    assert again.deal() == room.deal()  # the shoe goes on where it was
+    with pytest.raises(ClassroomError):
+        again.predict(b.key, "noir")
+    assert path.stat().st_mode & 0o077 == 0  # the token is the owner's only
+
+
+def test_a_torn_journal_line_is_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    room, _ = Classroom.open(path)
+    a = room.join("Ann", room.join_code)
+    room.predict(a.key, "noir", 2)
+    with open(room.journal, "a") as f:
+        f.write('{"e": "predict", "i": 0, "si')
+    again = Classroom.load(path)
+    assert again.open_round == {0: ("noir", 2)}
+
+
+def test_an_edited_session_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    room, _ = Classroom.open(path)
+    room.deal()
+    data = json.loads(path.read_text())
+    data["coups"][0]["noir"] = 31
+    path.write_text(json.dumps(data))
+    with pytest.raises(ClassroomError, match="edited"):
+        Classroom.load(path)
+    path.write_text("[1, 2]")
+    with pytest.raises(ClassroomError, match="cannot read"):
+        Classroom.load(path)
+
+
+def test_reset_keeps_the_table_before_it(tmp_path: Path) -> None:
+    room, _ = Classroom.open(tmp_path / "s.json")
+    room.deal()
+    kept = room.reset()
+    assert kept is not None and json.loads(kept.read_text())["coups"]
+    assert room.coups == [] and room.table == 1
+
+
+def test_the_csv_export_cannot_run_a_formula() -> None:
+    room = Classroom()
+    s = room.join("=HYPERLINK(1)", room.join_code)
+    room.predict(s.key, "noir")
+    room.deal()
+    line = room.export_csv().splitlines()[1]
+    assert "'=HYPERLINK(1)" in line
+
+
+# -- the web app --------------------------------------------------------------------------------------
+
+starlette_testclient = pytest.importorskip("starlette.testclient", reason="needs the classroom extra")
+
+
+@pytest.fixture
+def client():
+    from experiments.classroom.app import make_app
+
+    room = Classroom(seed=2)
+    with starlette_testclient.TestClient(make_app(room, "http://x/?code=" + room.join_code)) as c:
+        c.room = room
+        yield c
+
+
+def teacher(client, action: str, body: dict | None = None, token: str | None = None):
+    return client.post(
+        f"/api/teacher/{action}", json=body or {}, headers={"X-Teacher-Token": token or client.room.token}
+    )
+
+
+@pytest.mark.parametrize("action", ["deal", "pause", "resume", "reset", "names", "kick", "fast"])
+def test_every_teacher_action_needs_the_token(client, action: str) -> None:
+    key = client.post("/api/join", json={"name": "Ann", "code": client.room.join_code}).json()["key"]
+    for headers in ({}, {"X-Teacher-Token": key}, {"X-Teacher-Token": client.room.token[:-1]},
+                    {"X-Teacher-Token": client.room.join_code}):  # fmt: skip
+        response = client.post(f"/api/teacher/{action}", json={"name": "Ann", "show": True, "coups": 10000},
+                               headers=headers)  # fmt: skip
+        assert response.status_code == 403
+        assert response.json() == {"error": "only the teacher's page can do this"}
+    assert client.room.coups == [] and not client.room.paused and not client.room.students[0].kicked
+    for export in ("json", "csv"):
+        assert client.get(f"/api/teacher/export.{export}").status_code == 403
+        assert client.get(f"/api/teacher/export.{export}", headers={"X-Teacher-Token": key}).status_code == 403
+
+
+def test_the_teacher_deals_pauses_shows_names_and_kicks(client) -> None:
+    key = client.post("/api/join", json={"name": "Ann", "code": client.room.join_code}).json()["key"]
+    assert client.post("/api/predict", json={"key": key, "side": "rouge", "sure": 2}).status_code == 200
+    coup = teacher(client, "deal").json()["coup"]
+    assert coup == client.room.coups[0]
+    assert teacher(client, "pause").status_code == 200 and client.room.paused
+    assert teacher(client, "deal").json() == {"error": "the table is paused"}
+    teacher(client, "resume")
+    teacher(client, "names", {"show": True})
+    assert client.room.show_names
+    assert teacher(client, "kick", {"name": "Ann"}).status_code == 200
+    assert client.post("/api/predict", json={"key": key, "side": "rouge"}).status_code == 400
+    assert teacher(client, "nope").status_code == 400
+    exported = client.get("/api/teacher/export.json", headers={"X-Teacher-Token": client.room.token}).json()
+    assert exported["predictions"] == [[{"name": "Ann", "side": "rouge", "sure": 2}]]
+
+
+def test_bodies_are_bounded_and_must_be_json_objects(client) -> None:
+    code = client.room.join_code
+    assert client.post("/api/join", content=b'{"name": "' + b"x" * 2000 + b'"}').status_code == 413
+    assert client.post("/api/join", content=b"not json").status_code == 400
+    assert client.post("/api/join", content=b"[1]").status_code == 400
+    assert client.post("/api/join", json={"name": "x" * 30, "code": code}).json()["error"].startswith("a name has")
+    assert client.post("/api/predict", json={"key": "forged", "side": "noir"}).status_code == 400
+
+
+def test_a_student_is_rate_limited(client) -> None:
+    key = client.post("/api/join", json={"name": "Ann", "code": client.room.join_code}).json()["key"]
+    codes = [client.post("/api/predict", json={"key": key, "side": "noir"}).status_code for _ in range(60)]
+    assert codes[:15] == [200] * 15  # a burst of 20 is allowed
+    assert 429 in codes
+
+
+def test_pages_forbid_inline_scripts_and_are_served_locally(client) -> None:
+    for path in ("/", "/projector"):
+        response = client.get(path)
+        assert response.status_code == 200
+        assert "script-src 'self'" in response.headers["content-security-policy"]
+        assert "http" not in response.text.replace('"http', "")  # no address outside the app
+    for asset in ("common.js", "join.js", "projector.js", "classroom.css"):
+        text = client.get(f"/static/{asset}").text
+        assert "innerHTML" not in text and "insertAdjacentHTML" not in text and "document.write" not in text
+        assert "https://" not in text
+    assert client.get("/qr.svg").text.startswith("<svg")
+
+
+def test_the_websocket_sends_each_page_its_view(client) -> None:
+    key = client.post("/api/join", json={"name": "Ann", "code": client.room.join_code}).json()["key"]
+    with client.websocket_connect("/ws") as ws:
+        ws.send_text(json.dumps({"key": key}))
+        view = json.loads(ws.receive_text())
+        assert view["extra"]["me"]["name"] == "Ann" and "token" not in json.dumps(view)
+        assert client.room.join_code not in json.dumps(view)
+    with client.websocket_connect("/ws") as ws:
+        ws.send_text(json.dumps({"token": client.room.token}))
+        view = json.loads(ws.receive_text())
+        assert view["extra"]["role"] == "teacher" and view["extra"]["names"] == ["Ann"]
+    with client.websocket_connect("/ws") as ws:
+        ws.send_text(json.dumps({"key": "forged"}))
+        with pytest.raises(Exception):  # noqa: B017 - the server closes the socket
+            ws.receive_text()
+
+
+def test_fast_forward_takes_only_the_offered_sizes(client) -> None:
+    for coups in (5, 10**7, True, "10000", None):
+        assert teacher(client, "fast", {"coups": coups}).status_code == 400
+
+
+def test_killing_the_server_loses_nothing(tmp_path: Path) -> None:
+    """The server process killed (SIGKILL: no time to save) and started again on the same session file:
+    every acknowledged join, prediction and coup is there, and a student's key still works."""
+    import signal
+
+    httpx = pytest.importorskip("httpx")
+    pytest.importorskip("uvicorn")
+    from tests import _classroom
+
+    session = tmp_path / "class.json"
+    first = _classroom.start(session, "--seed", "4")
+    try:
+        assert "listening on 127.0.0.1 only" in first.output
+        headers = {"X-Teacher-Token": first.token}
+        with httpx.Client(base_url=first.base, timeout=10) as http:
+            keys = [http.post("/api/join", json={"name": f"p{i}", "code": first.code}).json()["key"] for i in range(5)]
+            for coup in range(3):
+                for i, key in enumerate(keys):
+                    assert http.post("/api/predict", json={"key": key, "side": "noir" if (i + coup) % 2 else "rouge",
+                                                           "sure": 1 + i % 3}).status_code == 200  # fmt: skip
+                assert http.post("/api/teacher/deal", headers=headers).status_code == 200
+            assert http.post("/api/predict", json={"key": keys[0], "side": "noir", "sure": 3}).status_code == 200
+            before = http.get("/api/teacher/export.json", headers=headers).json()
+    finally:
+        first.stop(signal.SIGKILL)
+    second = _classroom.start(session)
+    try:
+        assert "resumed" in second.output and (second.token, second.code) == (first.token, first.code)
+        with httpx.Client(base_url=second.base, timeout=10) as http:
+            after = http.get("/api/teacher/export.json", headers={"X-Teacher-Token": second.token}).json()
+            assert after == before and len(after["coups"]) == 3
+            rejoined = http.post("/api/join", json={"key": keys[0]}).json()
+            assert rejoined["name"] == "p0" and rejoined["record"]["guess"] == ["noir", 3]
+            assert rejoined["record"]["predicted"] == 3
+    finally:
+        second.stop()
+
+
+def test_fast_forward_counts_the_bulk_dealers_coups() -> None:
+    """The fast-forward's table against a plain walk over the same coups: the bulk dealer's shards
+    (shard i from experiments.backends.shard_generator(seed, i)), streaks carried across shards."""
+    import numpy as np
+
+    from experiments.backends import shard_generator
+    from experiments.classroom.fast import STEPS, fast_forward
+    from trente_env.dealer import deal_coups
+
+    room = Classroom()
+    seen: list[tuple[int, int]] = []
+    result = fast_forward(room.rules, 10_000, 123, lambda done, total: seen.append((done, total)))
+    assert seen[0] == (0, STEPS) and seen[-1] == (STEPS, STEPS)
+    shard = 10_000 // STEPS
+    results = np.concatenate([deal_coups(room.rules, shard, shard_generator(123, i)).result for i in range(STEPS)])
+    names = np.array(["noir", "rouge", "apres", "refait", "void"])[results].tolist()
+    rows = {(r["side"], r["k"]): r for r in pooled_table(names, [{}] * len(names))}
+    for row in result["rows"]:
+        direct = rows[row["side"], row["k"]]
+        assert (row["occasions"], row["same"], row["other"]) == (direct["occasions"], direct["same"], direct["other"])
+    assert result["noir"] == names.count("noir") and result["rouge"] == names.count("rouge")
+
+
+def test_fast_forward_through_the_app(client, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+    import time
+
+    from experiments.classroom import app, fast
+
+    release = threading.Event()
+
+    def held(*args):  # the real fast-forward, once the test has seen it running
+        assert release.wait(60)
+        return fast.fast_forward(*args)
+
+    monkeypatch.setattr(app, "fast_forward", held)
+    assert teacher(client, "fast", {"coups": 10_000}).status_code == 200
+    assert teacher(client, "fast", {"coups": 10_000}).json() == {"error": "a fast-forward is running"}
+    assert teacher(client, "reset").json() == {"error": "a fast-forward is running"}
+    assert "done" not in client.room.fast  # the projector shows the progress meanwhile
+    release.set()
+    deadline = time.monotonic() + 120
+    while not (client.room.fast or {}).get("done"):
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    assert client.room.fast["coups"] == 10_000 and sum(r["occasions"] for r in client.room.fast["rows"]) > 8000
+
+
+def test_a_socket_that_says_more_than_hello_is_closed(client) -> None:
+    key = client.post("/api/join", json={"name": "Ann", "code": client.room.join_code}).json()["key"]
+    with client.websocket_connect("/ws") as ws:
+        ws.send_text(json.dumps({"key": key}))
+        ws.receive_text()
+        ws.send_text("x" * 100)
+        with pytest.raises(Exception):  # noqa: B017 - the server closes the socket
+            ws.receive_text()
+    assert not client.app.state.server.sockets
+
+
+def test_a_prediction_is_pushed_to_the_projector_and_its_student_only(client) -> None:
+    """After Ann predicts, the projector's view and Ann's are sent again, Bob's is not; after a deal, all."""
+    import time
+
+    keys = [client.post("/api/join", json={"name": n, "code": client.room.join_code}).json()["key"] for n in "AB"]
+    time.sleep(0.5)  # the joins' own push is done before the pages connect (it comes within PUSH_EVERY)
+    with (
+        client.websocket_connect("/ws") as projector,
+        client.websocket_connect("/ws") as ann,
+        client.websocket_connect("/ws") as bob,
+    ):
+        projector.send_text(json.dumps({"token": client.room.token}))
+        ann.send_text(json.dumps({"key": keys[0]}))
+        bob.send_text(json.dumps({"key": keys[1]}))
+        for ws in (projector, ann, bob):
+            ws.receive_text()  # the first view
+        client.post("/api/predict", json={"key": keys[0], "side": "noir", "sure": 2})
+        assert json.loads(projector.receive_text())["public"]["round"]["predicted"] == 1
+        assert json.loads(ann.receive_text())["extra"]["me"]["guess"] == ["noir", 2]
+        teacher(client, "deal")
+        assert json.loads(bob.receive_text())["public"]["coups"] == 1  # Bob's next view is the deal's
+        assert json.loads(ann.receive_text())["public"]["coups"] == 1
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [(["--session", "{tmp}/missing/s.json"], "does not exist"), (["--session", "{tmp}"], "is a folder"),
+     (["--session", "{tmp}/not-a-session.json"], "cannot read this classroom session"),
+     (["--rules", "nope", "--session", "{tmp}/new.json"], "unknown rules preset"),
+     (["--session", "{tmp}/not-a-session.json", "--new"], "exists"), (["--port", "70000"], "--port")],
+)  # fmt: skip
+def test_the_command_refuses_bad_input_in_one_line(tmp_path: Path, args: list[str], message: str) -> None:
+    from typer.testing import CliRunner
+
+    from experiments.cli import app
+
+    (tmp_path / "not-a-session.json").write_text("[1]")
+    result = CliRunner().invoke(app, ["classroom", *(a.replace("{tmp}", str(tmp_path)) for a in args)])
+    assert result.exit_code == 2, result.output
+    assert message in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "new.json").exists()
