@@ -216,6 +216,7 @@ PATHS = [
     (["sweep"], "'SWEEP.toml'"),
     (["report"], "'DIR'"),
     (["report", "--output"], "'--output'"),
+    (["classroom", "--session"], "'--session'"),
 ]
 
 
