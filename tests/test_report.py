@@ -304,3 +304,21 @@ def test_a_class_export_in_the_folder_gets_its_section(tmp_path: Path, monkeypat
     page = build_report(tmp_path, coups=1000, sessions=0).read_text(encoding="utf-8")
     assert any("classroom.json could not be read" in line for line in said)
     assert "classroom.json could not be read" in page
+
+
+def test_the_rules_section_describes_the_table_the_tournament_played(tmp_path: Path) -> None:
+    """A tournament on the classic preset with its refait overridden to half: the page names that
+    game and lists the half rule and its edge, not the classic preset's prison."""
+    from experiments.tournament.config import make_config
+    from experiments.tournament.runner import run_tournament
+    from trente_env.odds import first_coup, house_edges
+    from trente_env.rules import Refait, get_rules
+
+    folder = tmp_path / "run"
+    run_tournament(make_config("flat", sessions=20, coups=10, rule_changes={"refait": "half"}), folder, plots=False)
+    page = build_report(folder, output=tmp_path / "report.html", coups=20_000, sessions=0).read_text()
+    rules = page.split('id="rules"', 1)[1]
+    assert "This table: classic with refait=half (the partage preset)" in html.unescape(rules)
+    assert '<td class="l">refait rule</td><td>half</td>' in rules
+    half = house_edges(get_rules("classic", refait=Refait.HALF), first_coup(6)).noir
+    assert f"{half:.4%}" in rules and f"{house_edges(get_rules('classic'), first_coup(6)).noir:.4%}" not in rules

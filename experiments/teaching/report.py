@@ -42,6 +42,7 @@ from experiments.files import atomic_write_text, check_output_file
 from experiments.teaching.fallacy import fallacy_report, plot_streaks, plot_systems, system_label
 from experiments.teaching.page import CHECK_SCRIPT, CSP, GLOSSARY, RULES_TEXT, STYLE
 from trente_env.odds import first_coup, house_edges
+from trente_env.rules import RuleSet
 
 #: Plots the tournament writes, in the order the page shows them (others follow, sorted by name).
 KNOWN_PLOTS = {
@@ -115,7 +116,7 @@ def tournament_section(folder: Path) -> str:
         head = [
             f"{_num(document.get('sessions'), ',')} sessions of at most {_num(document.get('coups'), ',')} coups",
             f"bankroll {_num(document.get('bankroll'), 'g')}",
-            f"rules {_e(document.get('rules', '–'))}",
+            f"rules {_e(document.get('rules_played') or document.get('rules', '–'))}",
             f"seed {_e(document.get('seed', '–'))}",
         ]
         parts.append(f'<p class="meta">{" · ".join(head)}. {_e(document.get("description", ""))}</p>')
@@ -375,9 +376,24 @@ def _streak_table(t: Mapping[str, Any]) -> str:
 # -- rules and glossary ----------------------------------------------------------------------------
 
 
-def rules_section(preset: str) -> str:
-    """The rules in a few sentences, then the table's own values and exact odds."""
-    rules = load_rules(preset)
+def _played_table(results: Mapping[str, Any] | None) -> tuple[RuleSet, str]:
+    """The table a tournament's results say it played (its rule values, overrides included) and its
+    name; the classic table when they say none this version can read."""
+    if results:
+        values, name = results.get("rule_values"), results.get("rules_played") or results.get("rules")
+        try:
+            if isinstance(values, dict):
+                return RuleSet(**values), str(name or "the tournament's table")
+            if isinstance(name, str):
+                return load_rules(name), name
+        except (TypeError, ValueError):  # written by another version: describe the classic table instead
+            pass
+    return load_rules("classic"), "classic"
+
+
+def rules_section(rules: RuleSet, name: str) -> str:
+    """The rules in a few sentences, then the table's own values and exact odds (``name``: what the
+    table is called, its preset with any overrides)."""
     odds = first_coup(rules.decks)
     edges = house_edges(rules, odds)
     items = "".join(f"<li>{_e(text)}</li>" for text in RULES_TEXT)
@@ -396,7 +412,7 @@ def rules_section(preset: str) -> str:
     ]
     table = "".join(f'<tr><td class="l">{_e(k)}</td><td>{_e(v)}</td></tr>' for k, v in values)
     return (
-        f"<ol>{items}</ol><h3>This table: {_e(preset)}</h3>"
+        f"<ol>{items}</ol><h3>This table: {_e(name)}</h3>"
         f'<p class="meta">{_e(rules.describe())}</p><table style="width:auto">{table}</table>'
     )
 
@@ -493,12 +509,14 @@ def build_report(
     output = check_output_file(output or ((folder / "report.html") if folder is not None else Path("report.html")))
     results, results_problem = read_results(folder) if folder is not None else (None, None)
     if preset is None:
+        table, table_name = _played_table(results)
         preset = str(results.get("rules")) if results and isinstance(results.get("rules"), str) else "classic"
-        try:
+        try:  # the fallacy's fresh run, if any, deals the tournament's preset
             load_rules(preset)
-        except Exception:  # a preset this version does not know: describe the classic table instead
+        except LabError:  # a preset this version does not know
             preset = "classic"
-    load_rules(preset)
+    else:
+        table, table_name = load_rules(preset), preset
     plots = folder_plots(folder) if folder is not None else []
     png_names = {name for name, _ in plots}
     fallacy_doc, source = fallacy_document(folder, preset, coups, seed, sessions)
@@ -521,7 +539,7 @@ def build_report(
     fallacy_body = fallacy_section(fallacy_doc, source, png_names)
     fallacy_body += "".join(_img(d, n, KNOWN_PLOTS[n]) for n, d in plots if n in ("fallacy.png", "systems.png"))
     sections.append(("fallacy", "The gambler's fallacy: streaks carry no information", fallacy_body))
-    sections.append(("rules", "The rules", rules_section(preset)))
+    sections.append(("rules", "The rules", rules_section(table, table_name)))
     sections.append(("glossary", "Glossary · Glossaire", glossary_section()))
     nav = "".join(f'<a href="#{sid}">{_e(title.split(":")[0])}</a>' for sid, title, _ in sections)
     content = "".join(f'<section id="{sid}"><h2>{_e(title)}</h2>{body}</section>' for sid, title, body in sections)
