@@ -198,6 +198,44 @@ def memory_proof(rules: RuleSet, memories: range = range(4)) -> dict[int, Any]:
     return {m: best_with_memory(rules, m) for m in memories}
 
 
+def shoe_optimum(rules: RuleSet, shoes: int, seed: int = 0, stake: float = max(LEVEL_STAKES)) -> dict[str, Any]:
+    """The perfect counter's optimum on ``rules`` (uninsured, ``stake`` units a bet), estimated over
+    ``shoes`` dealt shoes (:func:`trente_env.counting.counters.study_shoes`, seeded): per shoe, the sum of
+    the expected gains of its bets by the odds of each coup, so the estimate's noise is only the
+    spread between shoes, not the luck of the cards. Per coup: a ratio of means over shoes, its
+    standard error by the delta method."""
+    from trente_env.counting.counters import study_shoes  # the counting engine: only to compute the figure
+
+    study = study_shoes(rules.replace(insurance=False), shoes, seed)
+    gain = study.expected * stake
+    coups = study.coups.astype(float)
+    per_coup = gain.mean() / coups.mean()
+    resid = gain - per_coup * coups
+    n = gain.size
+    return {
+        "rules": rules.describe(),
+        "shoes": n,
+        "seed": seed,
+        "stake": stake,
+        "per_shoe": float(gain.mean()),
+        "per_shoe_se": float(gain.std(ddof=1) / np.sqrt(n)),
+        "per_coup": float(per_coup),
+        "per_coup_se": float(resid.std(ddof=1) / np.sqrt(n) / coups.mean()),
+        "per_unit": float(study.expected.sum() / study.bets.sum()) if study.bets.sum() else 0.0,
+        "bet_share": float(study.bets.sum() / coups.sum()),
+        "coups_per_shoe": float(coups.mean()),
+        "realised_per_shoe": float(study.realised.mean() * stake),
+        "seconds": study.seconds,
+    }
+
+
+def write_shoe_optimum(shoes: int = 40_000, seed: int = 0) -> dict[str, Any]:
+    """Estimate the ``shoe`` level's optimum (:func:`shoe_optimum`) and store it in :data:`SHOE_FILE`."""
+    figure = shoe_optimum(get_rules("exhaustion"), shoes, seed)
+    SHOE_FILE.write_text(json.dumps({"shoe": figure}, indent=1) + "\n")
+    return figure
+
+
 def _load_shoe() -> dict[str, Any] | None:
     if not SHOE_FILE.exists():
         return None
@@ -273,6 +311,12 @@ def make_vector_env(num_envs: int, level: str, **overrides: Any) -> Any:
     venv = TrenteEtQuaranteVectorEnv(num_envs, **{**found.env_kwargs, **overrides})
     venv.metadata = {**venv.metadata, "level": found.metadata()}
     return venv
+
+
+if __name__ == "__main__":  # python -m trente_env.levels [shoes]: estimate and store the shoe level's optimum
+    import sys
+
+    print(json.dumps(write_shoe_optimum(int(sys.argv[1]) if len(sys.argv) > 1 else 40_000), indent=1))
 
 
 __all__ = [
