@@ -256,3 +256,13 @@ def test_the_perfect_counter_at_the_table_earns_the_shoe_levels_optimum() -> Non
     se = np.hypot(measured.se, level.optimum_se)
     assert abs(measured.ratio - level.optimum_per_coup) < 4 * se, (measured, level.optimum_per_coup)
     assert results["box_stakes"][1].sum() == 0  # uninsured, as the discrete actions
+
+
+def test_docs_state_each_levels_optimum() -> None:
+    text = (Path(__file__).parents[1] / "docs/levels.md").read_text()
+    for name in RIGGED_LEVELS:
+        level = LEVELS[name]
+        assert f"| +{level.optimum_per_coup:.4f} | +{level.optimum_per_unit:.3%} | {level.bet_share:.3%} |" in text
+    shoe = LEVELS["shoe"]
+    per_coup = f"+{shoe.optimum_per_coup:.5f} ± {shoe.optimum_se:.5f}"
+    assert f"| {per_coup} | +{shoe.optimum_per_unit:.3%} | {shoe.bet_share:.3%} |" in text
