@@ -10,6 +10,8 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from experiments.stats import ratio_estimate
 from strategies import make_strategy
@@ -19,7 +21,7 @@ from trente_env.codes import NO_COUP, Result
 from trente_env.levels import LEVEL_HISTORY, LEVEL_STAKES, LEVELS, get_level, memory_proof, shoe_optimum
 from trente_env.odds import best_with_memory, first_coup, house_edges, rig_expectations
 from trente_env.rules import RIG, RuleSet, get_rules, rig_payouts
-from trente_env.settle import rig_codes, rig_holds, settle
+from trente_env.settle import rig_codes, rig_holds, rig_payout, rule_codes, settle, settle_box
 
 RIGGED_LEVELS = ("rig-1", "rig-3")
 ODDS = first_coup(6)
@@ -146,6 +148,34 @@ def test_the_rig_pattern_is_read_oldest_first_and_paid_by_the_croupier() -> None
     assert rig_holds(any_coup, [[NO_COUP, Result.NOIR], [Result.NOIR, Result.APRES]]).tolist() == [True, False]
     with pytest.raises(ValueError, match="too short"):
         rig_holds(rules, boards[:, :2])
+
+
+@given(
+    boards=st.lists(
+        st.lists(st.sampled_from([*map(int, Result), NO_COUP]), min_size=4, max_size=4), min_size=1, max_size=6
+    ),
+    pattern=st.text("NR.", min_size=1, max_size=4),
+    result=st.sampled_from(list(Result)),
+    stake=st.integers(1, 50).map(float),
+)
+def test_the_compiled_settlement_pays_the_pattern_as_the_rule_in_python(boards, pattern, result, stake) -> None:
+    rules = get_rules("rigged-classic").replace(rig_pattern=pattern)
+    boards = np.array(boards, dtype=np.int64)
+    paid = settle(rules, np.tile([stake, 0, 0, 0], (len(boards), 1)), result, True, last=boards)
+    refait, second, spares, rate = rule_codes(rules)
+    for board, back in zip(boards, paid.back[:, 0]):
+        payout = rig_payout(board, rig_codes(rules), rules.noir_after_noir, rules.noir_otherwise)  # plain Python
+        # the pattern by hand: each letter, oldest first, against the board, most recent first
+        shows = all(
+            c == "." or board[len(pattern) - 1 - i] == {"N": Result.NOIR, "R": Result.ROUGE}[c]
+            for i, c in enumerate(pattern)
+        )
+        assert payout == (1.5 if shows else 0.5)
+        expected = settle_box(0, stake, False, 0.0, 0.0, False, int(result), True, refait, second, spares, rate, payout)
+        assert back == expected[0]
+    assert rig_holds(rules, boards).tolist() == [
+        p == 1.5 for p in (rig_payout(b, rig_codes(rules), 1.5, 0.5) for b in boards)
+    ]
 
 
 @pytest.mark.parametrize("pattern", ["", "NX", "N" * 9, 3])
