@@ -228,6 +228,24 @@ def test_the_ideal_earns_the_exact_optimum_and_scores_one(name: str) -> None:
     assert abs(per_unit.ratio - level.optimum_per_unit) < 4 * per_unit.se
 
 
+@pytest.mark.parametrize("name", ["fair", *RIGGED_LEVELS])
+def test_the_ideal_picks_an_agents_discrete_action_on_the_levels_env(name: str) -> None:
+    level = LEVELS[name]
+    ideal = level.ideal()
+    venv = gym.make_vec(level.env_id, num_envs=16)
+    obs, _ = venv.reset(seed=5)
+    menu = venv.unwrapped.layout.action_table  # the discrete actions, as full-form rows
+    staked = 0
+    for _ in range(50):
+        choice, _ = ideal.predict(obs)
+        full, _ = ideal.act(obs)
+        assert np.array_equal(menu[choice], full)
+        assert set(np.unique(choice)) <= {0, 1 + (len(LEVEL_STAKES) - 1)}  # sit out, or the largest stake on Noir
+        staked += int((choice > 0).sum())
+        obs, *_ = venv.step(choice)
+    assert (staked > 0) == level.rules.rigged
+
+
 @pytest.mark.parametrize("name", LEVEL_NAMES)
 def test_never_betting_scores_zero_where_there_is_an_edge(name: str) -> None:
     level = LEVELS[name]

@@ -143,16 +143,33 @@ class IdealRig:
         return {"observation": "dict", "history": self.level.env_kwargs["history"]}
 
     def act(self, observation: Any, state: Any = None) -> tuple[np.ndarray, Any]:
+        """A batch of observations (dict or flat; one unbatched too) -> ``(n, 12)`` actions in the full
+        form (what :func:`strategies.runner.play_on_env` and ``evaluate`` play), and the state unchanged."""
         obs = observation if isinstance(observation, dict) else unflatten(np.atleast_2d(observation))
-        boards = np.atleast_2d(obs["results"])
+        results = np.asarray(obs["results"])
+        boards = np.atleast_2d(results)
         actions = np.zeros((boards.shape[0], ACTION_WIDTH))
         if self.rules.rigged:
             actions[rig_holds(self.rules, boards), NOIR] = self.stake
-        return actions, state
+        return (actions[0] if results.ndim == 1 else actions), state
 
-    def predict(self, observation: Any, state: Any = None, episode_start: Any = None, deterministic: bool = False):
-        """SB3's ``PolicyPredictor.predict``: :meth:`act` under SB3's names."""
-        return self.act(observation, state)
+    def predict(
+        self, observation: Any, state: Any = None, episode_start: Any = None, deterministic: bool = False
+    ) -> tuple[np.ndarray, Any]:
+        """SB3's ``PolicyPredictor.predict`` on the level's env: the same choice as :meth:`act`, as the
+        index of the discrete action an agent would pick (0: sit out)."""
+        actions, state = self.act(observation, state)
+        rows = np.atleast_2d(actions)
+        menu = self._menu()
+        index = np.array([int(np.flatnonzero((menu == row).all(axis=1))[0]) for row in rows])
+        return (index[0] if rows is not actions else index), state
+
+    def _menu(self) -> np.ndarray:
+        from trente_env.layout import Layout  # the discrete actions' table, as the env builds it
+
+        kwargs = self.level.env_kwargs
+        layout = Layout(self.rules, "discrete", "dict", kwargs["history"], False, kwargs["stake_levels"])
+        return layout.action_table
 
 
 def _env_kwargs(rules: RuleSet, observe_shoe: bool = False) -> dict[str, Any]:
@@ -165,10 +182,14 @@ def _env_kwargs(rules: RuleSet, observe_shoe: bool = False) -> dict[str, Any]:
     }
 
 
-_RIG_MODEL = (
-    "consecutive coups independent at the first-coup odds of a full {decks}-deck shoe, stakes always "
-    "affordable, a session's first {k} coup(s) left out"
-)
+def _model(rules: RuleSet) -> str:
+    """The model of a rig level's exact figure, one line."""
+    odds = f"the first-coup odds of a full {rules.decks}-deck shoe"
+    if not rules.rigged:
+        return f"every box loses its house edge at {odds}: sitting out is best"
+    k = len(rules.rig_pattern)
+    first = "first coup" if k == 1 else f"first {k} coups"
+    return f"consecutive coups independent at {odds}, every stake affordable, a session's {first} left out"
 
 
 def rig_level(name: str, rules: RuleSet) -> Level:
@@ -185,7 +206,7 @@ def rig_level(name: str, rules: RuleSet) -> Level:
         optimum_per_coup=stake * best.per_coup,
         optimum_per_unit=best.per_unit,
         optimum_se=0.0,
-        model=_RIG_MODEL.format(decks=rules.decks, k=len(rules.rig_pattern)),
+        model=_model(rules),
         bet_share=best.bet_share,
         flat_unit_per_coup=flat,
     )
