@@ -93,8 +93,8 @@ class SessionState:
     (the last bet, the stake waited for in prison, limit hits, cycles, sessions, then the system's
     own memory); ``start`` the bankroll when each session began; ``keys`` each row's session key,
     which fixes the random system's draws (:func:`strategies.sessions.session_keys`; by default
-    the row number). A plugin written as Python hooks keeps its own arrays in ``memory``. The counters accumulate over every session played on a
-    row (``episodes`` says how many).
+    the row number). A plugin written as Python hooks keeps its own arrays in ``memory``. The
+    counters accumulate over every session played on a row (``episodes`` says how many).
     """
 
     n: int
