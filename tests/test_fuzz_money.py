@@ -141,7 +141,10 @@ def test_meaningless_stake_levels_are_refused(levels: list[float], message: str)
     for make in (
         lambda: gym.make("TrenteEtQuarante-v0", action_form="discrete", stake_levels=levels),
         lambda: gym.make_vec(
-            "TrenteEtQuarante-v0", num_envs=2, vectorization_mode="vector_entry_point", action_form="discrete",
+            "TrenteEtQuarante-v0",
+            num_envs=2,
+            vectorization_mode="vector_entry_point",
+            action_form="discrete",
             stake_levels=levels,
         ),  # fmt: skip
     ):
@@ -166,10 +169,7 @@ def test_the_table_size_estimate_is_not_below_the_arrays() -> None:
     venv = TrenteEtQuaranteVectorEnv(50, observation="flat", history=30)
     tables = venv.tables
     arrays = sum(
-        a.nbytes
-        for bundle in (tables.state, tables.record, tables.final)
-        for a in bundle
-        if isinstance(a, np.ndarray)
+        a.nbytes for bundle in (tables.state, tables.record, tables.final) for a in bundle if isinstance(a, np.ndarray)
     )
     arrays += tables.flat.nbytes + tables._seeds.nbytes
     width = tables.flat.shape[1]
