@@ -400,7 +400,7 @@ def step(s, k, f, start, bankroll, coups, result, couleur, prison, fresh, row, a
     :param start: the bankroll when the session began; returns it (the bankroll seen, when
         ``fresh``).
     :param bankroll: money in hand, exact (float64: the table's own figure, not the observation's
-        float32 copy, which loses a unit above 2**24 units).
+        float32 copy, which loses a unit above ``2**24`` units).
     :param coups: coups played this session; ``result``, ``couleur``: the scoreboard's last coup;
         ``prison``: the 8 prisoner amounts.
     :param fresh: a new session begins on this row.
