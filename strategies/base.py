@@ -279,7 +279,7 @@ class Strategy:
         :param episode_start: per row, True where a new session begins (as SB3 passes it).
         :param money: the exact money in hand per row (float64: the env's ``bankroll``), read
             instead of the observation's bankroll. The observation holds it as float32, exact
-            for whole and half units only up to ``2**24`` units (about 16.8 million): above that a
+            for whole units only up to ``2**24`` units (about 16.8 million): above that a
             stop rule or a stake limit would compare rounded money. The session runner passes it.
         :return: actions in the env's full form, ``(n, 12)`` int64 (``(12,)`` for one unbatched
             observation), and the updated state.
