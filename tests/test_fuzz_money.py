@@ -121,6 +121,20 @@ def test_random_draws_do_not_depend_on_the_block(policy: str) -> None:
     np.testing.assert_array_equal(on_env["net"], whole["net"][13:20])  # the env path: the same draws
 
 
+def test_a_tournament_of_the_random_system_gives_the_same_numbers_at_every_block(tmp_path) -> None:
+    """The tournament's ``block`` (sessions per checkpointed task) changes nothing for ``random``."""
+    from experiments.tournament.config import make_config
+    from experiments.tournament.runner import run_tournament
+
+    specs = "random,random:p_bet=0.3,seed=5"
+    docs = [
+        run_tournament(make_config(specs, sessions=24, coups=20, seed=4, block=n), tmp_path / str(n), plots=False)
+        for n in (24, 1, 5, 9)
+    ]
+    for doc in docs[1:]:
+        assert doc["strategies"] == docs[0]["strategies"]
+
+
 @pytest.mark.parametrize("num_envs", [2.5, 0, -1, True, "3"])
 def test_make_vec_refuses_a_number_of_tables_that_is_not_whole(num_envs: object) -> None:
     with pytest.raises(ValueError, match="num_envs must be a whole number"):
