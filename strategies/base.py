@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import lru_cache
@@ -77,7 +78,7 @@ class Seen:
     """What a strategy reads from a batch of observations, one entry per session (contiguous
     arrays of fixed types, ready for the compiled rules)."""
 
-    bankroll: np.ndarray  #: (n,) float64, money in hand (at the observation's float32 precision)
+    bankroll: np.ndarray  #: (n,) float64, money in hand (exact when ``act`` is given ``money``)
     coups: np.ndarray  #: (n,) int64, coups played this session
     result: np.ndarray  #: (n,) int64, :class:`~trente_env.codes.Result` code of the last coup (5: none yet)
     couleur: np.ndarray  #: (n,) int64, 0 Couleur won, 1 Inverse won, 2 neither
@@ -90,15 +91,21 @@ class SessionState:
 
     ``ints`` holds one row of numbers per session, in the columns of :mod:`strategies.kernel`
     (the last bet, the stake waited for in prison, limit hits, cycles, sessions, then the system's
-    own memory); ``start`` the bankroll when each session began. A plugin written as Python hooks
-    keeps its own arrays in ``memory``. The counters accumulate over every session played on a
-    row (``episodes`` says how many).
+    own memory); ``start`` the bankroll when each session began; ``keys`` each row's session key,
+    which fixes the random system's draws (:func:`strategies.sessions.session_keys`; by default
+    the row number). A plugin written as Python hooks keeps its own arrays in ``memory``. The
+    counters accumulate over every session played on a row (``episodes`` says how many).
     """
 
     n: int
     ints: np.ndarray  #: (n, width) int64, the columns of :mod:`strategies.kernel`
     start: np.ndarray  #: (n,) float64, bankroll when the current session began
     memory: dict[str, np.ndarray] = field(default_factory=dict)  #: a plugin's own arrays
+    keys: np.ndarray | None = None  #: (n,) int64, the session keys (None: the row numbers)
+
+    def __post_init__(self) -> None:
+        if self.keys is None:
+            self.keys = np.arange(self.n, dtype=np.int64)
 
     box = property(lambda self: self.ints[:, kernel.BOX], doc="box of the stake placed on the last coup (-1: none)")
     stake = property(lambda self: self.ints[:, kernel.STAKE], doc="stake placed on the last coup, units")
@@ -242,9 +249,17 @@ class Strategy:
             return kernel.LINE + max(16, 2 * len(self._kernel_values()[1]))
         return kernel.LINE
 
-    def initial_state(self, n: int) -> SessionState:
-        """A fresh memory for ``n`` sessions (each starts a session at its first observation)."""
-        state = SessionState(n, np.zeros((n, self.state_width()), dtype=np.int64), np.zeros(n))
+    def initial_state(self, n: int, keys: Sequence[int] | np.ndarray | None = None) -> SessionState:
+        """A fresh memory for ``n`` sessions (each starts a session at its first observation).
+
+        :param keys: each row's session key (:func:`strategies.sessions.session_keys` of the
+            sessions' seeds), which fixes the random system's draws; None: the row numbers.
+        """
+        if keys is not None:
+            keys = np.ascontiguousarray(keys, dtype=np.int64)
+            if keys.shape != (n,):
+                raise ValueError(f"keys must hold one session key per row ({n}), got shape {keys.shape}")
+        state = SessionState(n, np.zeros((n, self.state_width()), dtype=np.int64), np.zeros(n), keys=keys)
         kernel.init_rows(state.ints, self.kernel_params()[0])
         if self.kind == Kind.HOOKS:
             state.memory = self._init_memory(n)
@@ -255,17 +270,27 @@ class Strategy:
         observation: Observation,
         state: SessionState | None = None,
         episode_start: np.ndarray | None = None,
+        money: np.ndarray | None = None,
     ) -> tuple[np.ndarray, SessionState]:
         """Read the observations (the last coup's result), update, and choose the next bets.
 
         :param observation: a batch of the env's observations, dict or flat (or one unbatched).
         :param state: the memory returned by the previous call (None: start afresh).
         :param episode_start: per row, True where a new session begins (as SB3 passes it).
+        :param money: the exact money in hand per row (float64: the env's ``bankroll``), read
+            instead of the observation's bankroll. The observation holds it as float32, exact
+            for whole units only up to ``2**24`` units (about 16.8 million): above that a
+            stop rule or a stake limit would compare rounded money. The session runner passes it.
         :return: actions in the env's full form, ``(n, 12)`` int64 (``(12,)`` for one unbatched
             observation), and the updated state.
         """
         seen, single = read_observation(observation)
         n = seen.bankroll.shape[0]
+        if money is not None:
+            exact = np.ascontiguousarray(money, dtype=np.float64).reshape(-1)
+            if exact.shape != (n,):
+                raise ValueError(f"money must hold one amount per observation ({n}), got shape {np.shape(money)}")
+            seen = dataclasses.replace(seen, bankroll=exact)
         if state is None or state.n != n:
             state = self.initial_state(n)
         self._check_state(state)
@@ -279,7 +304,7 @@ class Strategy:
             _make_room(state)
             kernel.act_rows(
                 *self.kernel_params(), state.ints, state.start, seen.bankroll, seen.coups, seen.result, seen.couleur,
-                seen.prison, fresh, actions,
+                seen.prison, fresh, state.keys, actions,
             )  # fmt: skip
         return (actions[0] if single else actions), state
 
@@ -292,6 +317,7 @@ class Strategy:
             and ints.ndim == 2 and ints.shape[0] == state.n and ints.shape[1] >= self.state_width()
             and isinstance(state.start, np.ndarray) and state.start.dtype == np.float64
             and state.start.shape == (state.n,)
+            and isinstance(state.keys, np.ndarray) and state.keys.dtype == np.int64 and state.keys.shape == (state.n,)
         ):  # fmt: skip
             raise ValueError(f"this state is not a memory of {self.name or type(self).__name__} for {state.n} sessions")
 

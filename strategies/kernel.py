@@ -114,7 +114,9 @@ def _mix(x: np.uint64) -> np.uint64:
 @jit.hot
 def uniform(seed: int, row: int, episode: int, coup: int, stream: int) -> float:
     """A uniform in [0, 1) fixed by (seed, row, session on that row, coup, stream): counter-based,
-    so a row draws the same numbers whatever the batch size or the other rows do."""
+    so a row draws the same numbers whatever the batch size or the other rows do. ``row`` is the
+    session's key (:func:`strategies.sessions.session_keys`: one number per session seed, whatever
+    block or batch the session is played in), or the batch row where no key was given."""
     x = np.uint64(seed) * GOLDEN
     x = _mix(x ^ (np.uint64(row) + GOLDEN))
     x = _mix(x ^ (np.uint64(episode) + GOLDEN))
@@ -204,8 +206,8 @@ def times(a: int, b: int) -> int:
 def affordable(bankroll: float, rate: float) -> int:
     """The largest whole stake the bankroll covers, premium included.
 
-    The observation carries the bankroll as float32; with a premium the money is no longer a whole
-    or half number, so a hair of margin keeps the stake within what the table (in float64) accepts.
+    With a premium the money is no longer a whole or half number, so a hair of margin keeps the
+    stake within what the table accepts (the division may round up).
     """
     money = bankroll * (1 - 1e-6) / (1 + rate) if rate != 0.0 else bankroll
     return whole(money)
@@ -397,10 +399,12 @@ def step(s, k, f, start, bankroll, coups, result, couleur, prison, fresh, row, a
     :param s: the session's state row (updated).
     :param start: the bankroll when the session began; returns it (the bankroll seen, when
         ``fresh``).
-    :param bankroll: money in hand as the observation shows it (float32 precision).
+    :param bankroll: money in hand, exact (float64: the table's own figure, not the observation's
+        float32 copy, which loses a unit above ``2**24`` units).
     :param coups: coups played this session; ``result``, ``couleur``: the scoreboard's last coup;
         ``prison``: the 8 prisoner amounts.
     :param fresh: a new session begins on this row.
+    :param row: the session's key for the random system's draws.
     :param action: the 12-number action row to fill (zeroed by the caller).
     """
     if fresh:
@@ -421,12 +425,14 @@ def step(s, k, f, start, bankroll, coups, result, couleur, prison, fresh, row, a
 
 
 @jit.kernel
-def act_rows(k, f, state, start, bankroll, coups, result, couleur, prison, fresh, actions):  # fmt: skip
-    """:func:`step` for every row of a batch of observations (a built-in system's ``act``)."""
+def act_rows(k, f, state, start, bankroll, coups, result, couleur, prison, fresh, keys, actions):  # fmt: skip
+    """:func:`step` for every row of a batch of observations (a built-in system's ``act``); row
+    ``t`` draws with the session key ``keys[t]``."""
     for t in range(state.shape[0]):
         start[t] = step(
-            state[t], k, f, start[t], bankroll[t], coups[t], result[t], couleur[t], prison[t], fresh[t], t, actions[t]
-        )
+            state[t], k, f, start[t], bankroll[t], coups[t], result[t], couleur[t], prison[t], fresh[t], keys[t],
+            actions[t],
+        )  # fmt: skip
 
 
 @jit.kernel

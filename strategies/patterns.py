@@ -109,10 +109,12 @@ class RandomBettor(Strategy):
     """The random bettor: each coup, with probability ``p_bet``, stake ``base`` on a box drawn at random.
 
     Rule: a coin decides whether to bet, a die which of ``boxes``; flat stakes. The control group:
-    no information in, the house edge out. Seeded and reproducible per session: the draws of row
-    ``i`` depend only on (``seed``, ``i``, its session count, the coup number), never on the batch
-    size (see :func:`strategies.kernel.uniform`). Flat stake: a refait changes nothing (``wait`` sits out
-    while the stake is in prison); an après changes nothing.
+    no information in, the house edge out. Seeded and reproducible per session: a session's draws
+    depend only on (``seed``, the session, the coup number), never on the batch, the block or the
+    row it is played in: the session runner and the tournament key them by the session's seed
+    (:func:`strategies.sessions.session_keys`; played directly, row ``i`` with its session count
+    stands for the session, see :func:`strategies.kernel.uniform`). Flat stake: a refait changes
+    nothing (``wait`` sits out while the stake is in prison); an après changes nothing.
 
     :param seed: the seed of the draws.
     :param p_bet: the probability of betting on a coup.

@@ -42,8 +42,9 @@ from typing import Any
 
 import numpy as np
 
+from strategies.base import Strategy
 from strategies.policy import Policy
-from strategies.sessions import SETTLE_LIMIT, is_compiled, play_compiled
+from strategies.sessions import SETTLE_LIMIT, is_compiled, play_compiled, session_keys
 from trente_env.codes import NOIR, no_actions
 from trente_env.rules import RuleSet
 from trente_env.settle import rig_holds
@@ -186,7 +187,10 @@ def play_on_env(
         kwargs["threads"] = False  # numba's threads would spin beside it and slow it (see ModelPolicy)
     venv = env_factory(n, rules=rules, bankroll=bankroll, coup_info=True, **kwargs)
     obs, _ = venv.reset(seed=list(seeds))
-    state = None
+    system = isinstance(policy, Strategy)
+    # a betting system reads the exact money (the observation's float32 rounds it above 2**24 units)
+    # and draws with each session's key, not its row: the numbers of the compiled loop
+    state = policy.initial_state(n, keys=session_keys(seeds)) if system else None
     net = np.zeros(n)
     box_total = np.zeros((n, 4))  # new stakes per session and box
     rig_staked = 0.0  # Noir units staked right after the rig's pattern (what a rigged table pays differently)
@@ -211,7 +215,10 @@ def play_on_env(
             hits0 = getattr(state, "table_max_hits", zeros).copy()
             bhits0 = getattr(state, "bankroll_hits", zeros).copy()
             try:
-                actions, state = policy.act(obs, state)
+                if system:
+                    actions, state = policy.act(obs, state, money=venv.bankroll)
+                else:
+                    actions, state = policy.act(obs, state)
             except Exception as exc:  # a plugin's bug is one line naming it; a built-in's shows as the bug it is
                 from strategies.registry import plugin_failure
 

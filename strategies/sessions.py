@@ -4,7 +4,8 @@ For each session the coups are dealt once, as a table of the native vector env s
 session's seed would deal them (:func:`~trente_env.croupier.next_coup`: the same shuffles, the same
 cut card), and kept; then every system plays them in turn: its compiled policy
 (:func:`strategies.kernel.step`, the code behind :meth:`strategies.base.Strategy.act`) reads what
-the observation would show, and the table makes its bets legal and settles them
+the observation would show (the money in hand exact, in float64, as ``Strategy.act`` reads it from
+the table: see its ``money``), and the table makes its bets legal and settles them
 (:func:`~trente_env.croupier.bet_and_settle`, the code behind the environments). No observation is
 built, no Python runs between coups, and the cards of a session are dealt once for all systems.
 
@@ -101,6 +102,7 @@ def _play_block(systems, rules, plan, rows, seeds, out, short):  # fmt: skip
     board = np.full(rules.rig_pattern.size, NO_COUP, dtype=np.int64)  # the last coups, most recent first: the rig's
     for i in range(rows.size):
         r = rows[i]
+        key = np.int64(seeds[i, 0] >> np.uint64(1))  # the session's key (session_keys)
         dealt = 0
         shuffles = 0
         pos = 0
@@ -145,9 +147,8 @@ def _play_block(systems, rules, plan, rows, seeds, out, short):  # fmt: skip
                         seen_prison[4 + b] = prison[b, 1]
                     hits0 = state[kernel.TABLE_MAX_HITS]
                     bhits0 = state[kernel.BANKROLL_HITS]
-                    seen_money = np.float64(np.float32(money_in_hand))  # as the observation shows it
                     start = kernel.step(
-                        state, k, f, start, seen_money, c, last_result, last_couleur, seen_prison, c == 0, r,
+                        state, k, f, start, money_in_hand, c, last_result, last_couleur, seen_prison, c == 0, key,
                         action,
                     )  # fmt: skip
                     if state[kernel.WALKED] != 0:
@@ -243,6 +244,13 @@ def session_shuffle_seeds(session_seeds: Sequence[int], shuffles: int) -> np.nda
     for i, generator in enumerate(shuffling_generators(session_seeds)):
         out[i] = generator.random_raw(shuffles)
     return out
+
+
+def session_keys(session_seeds: Sequence[int]) -> np.ndarray:
+    """(sessions,) int64: each session's key for the random system's draws, from its seed alone
+    (its first shuffle seed, halved to fit int64), so a session draws the same numbers in whatever
+    block, batch or row it is played."""
+    return (session_shuffle_seeds(session_seeds, 1)[:, 0] >> np.uint64(1)).astype(np.int64)
 
 
 def play_compiled(

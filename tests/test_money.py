@@ -152,7 +152,7 @@ def _first_stakes(spec: str, bankroll: float, table_max: float, results: list[in
         actions = np.zeros((1, 12), dtype=np.int64)
         kernel.act_rows(
             k, f, state, start, np.array([bankroll]), np.array([coup]), np.array([last]), np.array([2]),
-            np.zeros((1, 8)), np.array([coup == 0]), actions,
+            np.zeros((1, 8)), np.array([coup == 0]), np.zeros(1, dtype=np.int64), actions,
         )  # fmt: skip
         stakes.append(int(actions[0, 0]))
         last = result

@@ -86,6 +86,16 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
       then the unseen red ones.
 
     ``max`` is float32's largest value (these quantities have no bound).
+
+    Every part is float32 (the Box parts) or a code, by choice: it is what a network reads, and the
+    bytes a trained model saw. float32 holds every whole unit up to ``2**24`` units (about
+    16.8 million); above that the observed bankroll is rounded (to a multiple of 64 units at 1e9, of
+    65,536 at the lab's limit of 1e12). The money itself is exact: the table keeps it in float64
+    (``env.unwrapped.bankroll``, the vector env's ``bankroll``), as are the rewards. A betting
+    system reads that exact figure for its stop rules and stake limits
+    (``Strategy.act(obs, state, money=env.bankroll)``, which the session runner passes), so no
+    decision of a system depends on the observation's rounding.
+
     The scoreboard lists the most recent coup first: ``obs["results"][0]`` is the last coup.
     The unseen cards include the burnt ones, which are never shown; after the cut card comes out
     the counts are those of a full shoe, since the next coup is dealt from a fresh shuffle.

@@ -93,6 +93,10 @@ class Layout:
         levels = self.stake_levels
         if levels.ndim != 1 or levels.size == 0:
             raise ValueError("stake_levels must be a non-empty sequence of stakes")
+        if not np.isfinite(levels).all():
+            raise ValueError(f"stake levels must be finite numbers of units, got {levels.tolist()}")
+        if np.unique(levels).size != levels.size:
+            raise ValueError(f"stake levels must differ from one another (each is one action), got {levels.tolist()}")
         bad = levels[(levels < rules.table_min) | (levels > rules.table_max)]
         if bad.size:
             raise ValueError(

@@ -29,6 +29,7 @@ table's observation is written).
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -550,6 +551,40 @@ def shuffling_generators(seeds: Sequence[int]) -> list[np.random.BitGenerator]:
     return [np.random.PCG64(np.random.SeedSequence(w)) for w in words]
 
 
+#: What a table owns beyond its arrays, bytes: its shuffling generator (a numpy ``Generator``, some
+#: 940 bytes) and its entries in the lists that hold the generators.
+GENERATOR_BYTES = 1024
+
+
+def table_bytes(rules: RuleSet, history: int, width: int) -> int:
+    """The memory one table of :class:`Tables` takes, bytes: its arrays (the shoe, the state, the
+    coup's record, two observation rows, the shuffle seeds drawn ahead) and its generator."""
+    words = 3 + 8 + 2 * 2 * history + SHOE_SIZE + 1 + 3 * 4 + len(COUP_COLUMNS) + SEED_BATCH  # 8-byte numbers
+    return rules.n_cards + 8 * words + 2 * 4 * width + 8 + GENERATOR_BYTES  # + uint8 cards, float32 rows, bools
+
+
+def machine_memory() -> int | None:
+    """The memory this process may use, bytes: the machine's physical memory, or its control
+    group's limit when lower (None where neither can be read)."""
+    try:
+        have = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        have = None
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            with open(path) as file:
+                text = file.read().strip()
+        except OSError:
+            continue
+        if text.isdigit():
+            have = int(text) if have is None else min(have, int(text))
+    return have
+
+
+def _gigabytes(n: int) -> str:
+    return f"{n / 1e9:,.1f} GB"
+
+
 class Tables:
     """N tables with the same rules, each with its own shoe, generator, bankroll and prisoners.
 
@@ -598,6 +633,11 @@ class Tables:
             raise ValueError(f"the scoreboard must keep a whole number of coups, at least one, got history={history!r}")
         if history < rules.rig_memory:  # the rigged table pays Noir by its last coups (rules.rig_pattern)
             raise ValueError(f"this rigged table reads the last {rules.rig_memory} coups: history must keep as many")
+        need, have = int(n) * table_bytes(rules, int(history), int(width)), machine_memory()
+        if have is not None and need > have:
+            raise ValueError(
+                f"{int(n):,} tables would need about {_gigabytes(need)} of memory; this machine has {_gigabytes(have)}"
+            )
         if not 0 < bankroll <= MAX_MONEY:
             raise ValueError(f"the starting bankroll must be positive, at most {MAX_MONEY:.0e} units, got {bankroll!r}")
         if target is not None and not 0 < target <= MAX_MONEY:

@@ -111,6 +111,8 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
         self.rules = get_rules(rules)
         if target is not None and not target > bankroll:
             raise ValueError(f"the target ({target}) must be above the starting bankroll ({bankroll})")
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a whole number of tables, at least one, got {num_envs!r}")
         self.num_envs = int(num_envs)
         self.target = target
         self.max_episode_steps = max_episode_steps
