@@ -5,8 +5,10 @@ The agent sees the flat observation (bankroll, coups, prisoners, the scoreboard 
 :class:`~experiments.rl.features.LogScaledFlat` and bets in the discrete form by default (sit out, or one of
 the stake levels on one box). Hyper-parameters come from ``experiments/configs/rl.toml``. Every
 ``eval_every`` timesteps the greedy policy plays ``eval_sessions`` fixed sessions (the same shoes
-every time) and the learning curve records its reward per coup and its return per unit staked
-with a 95% interval. Written to ``--out``: ``model.zip`` (SB3; loading it runs code),
+every time) and the learning curve records its reward per coup, its share of the table's exact
+optimum per coup (:mod:`experiments.rl.score`), the coups it sat out, and its return per unit staked
+with the 95% interval ``evaluate`` prints (none below :data:`~experiments.rl.evaluate.MIN_STAKES`
+stakes). Written to ``--out``: ``model.zip`` (SB3; loading it runs code),
 ``model.json`` (what it was trained on), ``curve.csv`` and ``curve.png``.
 """
 
@@ -38,11 +40,15 @@ from experiments.plotting import edge_label
 from experiments.rl.config import RLConfig, algo_class, load_config, set_threads
 from experiments.rl.evaluate import evaluation_report, watch_sessions
 from experiments.rl.rig import Venue, parse_venue, sb3_env
+from experiments.rl.score import optimum, score
 from strategies.model import ModelPolicy
 from trente_env.layout import ACTION_FORMS
 from trente_env.odds import house_edges
 
-CURVE_COLUMNS = ("timesteps", "reward_per_coup", "return_per_unit", "ci_low", "ci_high", "sat_out", "seconds")
+CURVE_COLUMNS = (
+    "timesteps", "reward_per_coup", "return_per_unit", "ci_low", "ci_high", "stakes", "sat_out", "share_of_optimum",
+    "seconds",
+)  # fmt: skip
 
 
 def metadata_path(model_path: str | Path) -> Path:
@@ -62,6 +68,8 @@ def evaluate_now(model: Any, venue: Venue, config: RLConfig, env_kwargs: dict[st
 def _curve_callback(venue: Venue, config: RLConfig, env_kwargs: dict[str, Any], seed: int, progress: Progress):
     from stable_baselines3.common.callbacks import BaseCallback  # the rl extra, imported to train
 
+    best = optimum(venue, max(config.train.stake_levels))
+
     class LearningCurve(BaseCallback):
         """Evaluate every ``eval_every`` timesteps; log to SB3's logger, the curve and the progress bar."""
 
@@ -77,20 +85,25 @@ def _curve_callback(venue: Venue, config: RLConfig, env_kwargs: dict[str, Any], 
             report = evaluate_now(self.model, venue, config, env_kwargs, seed)
             self.eval_seconds += time.perf_counter() - start
             r = report["return_per_unit_staked"]
+            scores = score(report, best)
+            share = scores["share_of_optimum"]
             row = {
                 "timesteps": self.num_timesteps,
                 "reward_per_coup": report["reward_per_coup"]["agent"],
                 "return_per_unit": r["ratio"],
                 "ci_low": r["ci_low"],
                 "ci_high": r["ci_high"],
+                "stakes": r["stakes"],
                 "sat_out": report["behaviour"]["sat_out"],
+                "share_of_optimum": float("nan") if share is None else share,
                 "seconds": time.perf_counter() - self.start,
             }
             self.rows.append(row)
-            for key in ("reward_per_coup", "return_per_unit", "sat_out"):
+            for key in ("reward_per_coup", "return_per_unit", "sat_out", "share_of_optimum"):
                 self.logger.record(f"eval/{key}", row[key])
             ratio, sat_out = format_return(row["return_per_unit"]), row["sat_out"]
-            progress.update(self.task, description=f"training · return/unit {ratio} · sat out {sat_out:.0%}")
+            told = f"share of optimum {share:.0%}" if share is not None else f"return/unit {ratio}"
+            progress.update(self.task, description=f"training · {told} · sat out {sat_out:.0%}")
             self.next_eval = self.num_timesteps + config.train.eval_every
 
         def _on_training_start(self) -> None:
