@@ -34,6 +34,9 @@ def command(
     curve_every: Annotated[
         int, typer.Option("--curve-every", min=1, max=MAX_COUPS, help="Timesteps between learning-curve points.")
     ] = 50_000,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="Hyper-parameter TOML (default: the shipped configs/rl.toml).")
+    ] = None,
     out_dir: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path("runs/benchmark"),
     backend: Annotated[
         str,
@@ -64,7 +67,9 @@ def command(
     seed_list = None
     if seeds is not None:
         seed_list = parse_seeds(seeds if ".." in seeds else [int(s) for s in _seeds(seeds)], "--seeds")
-    bench = make_benchmark(full, _names(levels), _names(algos), seed_list, timesteps, episodes, coups, curve_every)
+    bench = make_benchmark(
+        full, _names(levels), _names(algos), seed_list, timesteps, episodes, coups, curve_every, config
+    )
     document = run_benchmark(bench, out_dir, where, workers, progress=not as_json)
     if as_json:
         print_json(document)

@@ -72,6 +72,7 @@ class Benchmark:
     coups: int = EVAL_COUPS
     eval_seed: int = EVAL_SEED
     curve_every: int = CURVE_EVERY
+    config: str | None = None  #: the hyper-parameter file (None: the shipped one)
 
     def sweep(self) -> Sweep:
         """The runs as a sweep (its resumable runner and identities), in level, algorithm, seed order."""
@@ -82,13 +83,13 @@ class Benchmark:
             for seed in self.seeds
         )
         source = {"kind": "benchmark", "curve_every": self.curve_every, "benchmark": self.as_dict()}
-        return Sweep(runs, self.episodes, self.coups, self.eval_seed, None, source)
+        return Sweep(runs, self.episodes, self.coups, self.eval_seed, self.config, source)
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "levels": list(self.levels), "algos": list(self.algos), "seeds": list(self.seeds),
             "timesteps": self.timesteps, "episodes": self.episodes, "coups": self.coups, "eval_seed": self.eval_seed,
-            "curve_every": self.curve_every,
+            "curve_every": self.curve_every, "config": self.config,
         }  # fmt: skip
 
 
@@ -101,8 +102,10 @@ def make_benchmark(
     episodes: int = EVAL_SESSIONS,
     coups: int = EVAL_COUPS,
     curve_every: int = CURVE_EVERY,
+    config: str | Path | None = None,
 ) -> Benchmark:
     """The quick pass (:data:`QUICK`) or, with ``full``, :data:`FULL`; each part can be replaced.
+    ``config``: a hyper-parameter file instead of the shipped one (the witness is the shipped one).
 
     :raises RLError: an unknown level or algorithm, no seeds, a budget below 1.
     """
@@ -124,7 +127,10 @@ def make_benchmark(
     for name, value in (("timesteps", steps), ("episodes", episodes), ("coups", coups), ("curve_every", curve_every)):
         if value < 1:
             raise RLError(f"{name} must be at least 1, got {value}")
-    return Benchmark(levels, algos, seeds, steps, episodes, coups, EVAL_SEED, curve_every)
+    if config is not None:
+        load_config(algos[0], config)  # a missing or malformed file is refused before any work
+    path = None if config is None else str(config)
+    return Benchmark(levels, algos, seeds, steps, episodes, coups, EVAL_SEED, curve_every, path)
 
 
 def level_of(table: str) -> str:
@@ -141,13 +147,14 @@ def play_benchmark_run(sweep: Sweep, run: SweepRun) -> dict[str, Any]:
 
     curve_every = int(sweep.source.get("curve_every", CURVE_EVERY))
     venue = parse_venue(run.table)
-    stake = max(load_config(run.algo).train.stake_levels)
+    stake = max(load_config(run.algo, sweep.config).train.stake_levels)
     best = optimum(venue, stake)
     with tempfile.TemporaryDirectory(prefix="trente-lab-benchmark-") as scratch:
         folder = Path(scratch) / run.name
         summary = train_agent(
-            run.algo, run.timesteps, rules=run.table, seed=run.seed, out_dir=folder, eval_every=curve_every
-        )
+            run.algo, run.timesteps, rules=run.table, seed=run.seed, out_dir=folder, eval_every=curve_every,
+            config_path=sweep.config,
+        )  # fmt: skip
         report = evaluate_model(str(folder / "model.zip"), sweep.episodes, seed=sweep.eval_seed, coups=sweep.coups)
         files = {name: (folder / name).read_bytes() for name in RUN_FILES if (folder / name).exists()}
         curve = summary_curve(summary)
@@ -246,8 +253,9 @@ def plot_benchmark(path: Path, document: Mapping[str, Any]) -> None:
         if group["target"] is not None:
             left.plot([x - 0.3, x + 0.3], [group["target"]] * 2, color="red", ls="--", lw=1)
     left.set_xticks(range(len(summary)), [f"{g['level']}\n{g['algo']}" for g in summary])
-    left.set_ylabel("score: share of coups sat out (fair), of the optimum per coup (rigged)")
-    left.set_title("Scores per seed; IQM with 95% bootstrap CI; -- target", fontsize=9)
+    left.set_ylabel("score")
+    left.set_title("Score: coups sat out (fair), share of the optimum per coup (rigged)", fontsize=9)
+    left.set_xlabel("dots: seeds; diamond: IQM, 95% bootstrap CI; red dashes: target", fontsize=8)
     left.axhline(0, color="black", lw=0.6)
     for row in rows:
         t = [p["timesteps"] for p in row["curve"]]

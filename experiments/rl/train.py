@@ -69,6 +69,7 @@ def _curve_callback(venue: Venue, config: RLConfig, env_kwargs: dict[str, Any], 
     from stable_baselines3.common.callbacks import BaseCallback  # the rl extra, imported to train
 
     best = optimum(venue, max(config.train.stake_levels))
+    decay = None
 
     class LearningCurve(BaseCallback):
         """Evaluate every ``eval_every`` timesteps; log to SB3's logger, the curve and the progress bar."""
@@ -107,12 +108,19 @@ def _curve_callback(venue: Venue, config: RLConfig, env_kwargs: dict[str, Any], 
             self.next_eval = self.num_timesteps + config.train.eval_every
 
         def _on_training_start(self) -> None:
+            nonlocal decay
             self.start = time.perf_counter()
+            start_coef = getattr(self.model, "ent_coef", None)
+            if config.train.ent_decay > 0 and isinstance(start_coef, float):
+                total = self.locals.get("total_timesteps") or 1
+                decay = entropy_schedule(start_coef, self.num_timesteps, total, config.train.ent_decay)
             progress.update(self.task, total=self.locals.get("total_timesteps"))
             self.evaluate()
 
         def _on_step(self) -> bool:
             progress.update(self.task, completed=self.num_timesteps)
+            if decay is not None:
+                self.model.ent_coef = decay(self.num_timesteps)
             if self.num_timesteps >= self.next_eval:
                 self.evaluate()
             return True
@@ -122,6 +130,15 @@ def _curve_callback(venue: Venue, config: RLConfig, env_kwargs: dict[str, Any], 
                 self.evaluate()
 
     return LearningCurve()
+
+
+def entropy_schedule(coef: float, start: int, total: int, fraction: float):
+    """The entropy coefficient at each timestep: from ``coef`` at ``start`` falling linearly to 0
+    after ``fraction`` of the ``total`` timesteps of the run, 0 after that. Early on, a bonus keeps
+    the stakes the policy has not tried yet in play; once it is 0, nothing pays the policy to bet at
+    random (a fair table's best policy is to sit out)."""
+    span = max(fraction * total, 1.0)
+    return lambda t: coef * max(0.0, 1.0 - (t - start) / span)
 
 
 def format_return(x: float) -> str:
@@ -353,6 +370,7 @@ __all__ = [
     "CURVE_COLUMNS",
     "build_model",
     "evaluate_now",
+    "entropy_schedule",
     "format_return",
     "metadata_path",
     "plot_curve",
