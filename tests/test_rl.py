@@ -79,7 +79,10 @@ def test_help_says_that_loading_a_model_runs_code() -> None:
 def test_the_shipped_config_has_every_algorithm(algo: str) -> None:
     config = load_config(algo)
     assert config.hyper, algo
-    assert config.hyper["gamma"] == 0.9
+    # the witness configuration (docs/rl.md): no discount (a coup's stake is settled on that coup) and,
+    # where the algorithm has one, no entropy bonus (it pays the policy to bet at random)
+    assert config.hyper["gamma"] == 0.0
+    assert config.hyper.get("ent_coef", 0.0) == 0.0
     assert config.train.n_envs >= 1 and config.train.stake_levels == (1, 5, 25, 100)
 
 
