@@ -89,7 +89,7 @@ def _coups(cards, seeds, rules, n_coups):
 def _settlements(actions, results, couleurs, rules, bankroll0, prison, placed, insured, back):
     prison[:] = 0.0
     bankroll = bankroll0
-    last = results[0]
+    last = results[0:1]  # the scoreboard bet_and_settle reads: the previous coup
     check = 0.0
     for c in range(results.size):
         bankroll, clipped = bet_and_settle(
@@ -97,7 +97,7 @@ def _settlements(actions, results, couleurs, rules, bankroll0, prison, placed, i
             back,
         )  # fmt: skip
         check += bankroll + back[0] + 3 * back[1] + 5 * back[2] + 7 * back[3] + prison.sum() + clipped
-        last = results[c]
+        last = results[c : c + 1]
         if bankroll < rules.table_min:  # ruined: a new session
             bankroll = bankroll0
             prison[:] = 0.0

@@ -44,8 +44,9 @@ import numpy as np
 
 from strategies.policy import Policy
 from strategies.sessions import SETTLE_LIMIT, is_compiled, play_compiled
-from trente_env.codes import NOIR, Result, no_actions
+from trente_env.codes import NOIR, no_actions
 from trente_env.rules import RuleSet
+from trente_env.settle import rig_holds
 
 #: The per-session results of :func:`play`, one array each (one entry per session).
 SESSION_FIELDS = (
@@ -188,7 +189,7 @@ def play_on_env(
     state = None
     net = np.zeros(n)
     box_total = np.zeros((n, 4))  # new stakes per session and box
-    rig_staked = 0.0  # Noir units staked right after a coup won by Noir (what a rigged table pays differently)
+    rig_staked = 0.0  # Noir units staked right after the rig's pattern (what a rigged table pays differently)
     box_insured = np.zeros(4)  # of which insured, summed over sessions
     peak = np.full(n, float(bankroll))
     drawdown = np.zeros(n)
@@ -221,7 +222,8 @@ def play_on_env(
             active[:] = False
             actions = no_actions(n)
         playing = active.copy() if observer is not None else active
-        before = venv.tables.results[:, 0].copy()  # the previous coup: a rigged table pays Noir by it
+        before = venv.tables.results[:, 0].copy()  # the previous coup
+        held = rig_holds(rules, venv.tables.results)  # the rig's pattern shows: a rigged table pays Noir differently
         played += active
         obs, reward, terminated, _, info = venv.step(actions)
         # rows of finished sessions (or of a table restarting after ruin) carry stale values
@@ -229,7 +231,7 @@ def play_on_env(
         stakes = info["stakes"]
         stakes *= counting[:, None]
         box_total += stakes
-        rig_staked += float(stakes[before == Result.NOIR, NOIR].sum())
+        rig_staked += float(stakes[held, NOIR].sum())
         insured = info["insured"]
         if insured.any():
             box_insured += (stakes * insured).sum(axis=0)

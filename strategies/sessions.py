@@ -32,9 +32,10 @@ import numpy as np
 from strategies import kernel
 from strategies.kernel import Kind
 from trente_env import jit
-from trente_env.codes import ACTION_WIDTH, NO_COUP, PRISON_SIZE, UNDECIDED, Result, scoreboard_couleur
+from trente_env.codes import ACTION_WIDTH, NO_COUP, PRISON_SIZE, UNDECIDED, scoreboard_couleur
 from trente_env.croupier import bet_and_settle, is_free, next_coup, table_rules
 from trente_env.rules import MAX_MONEY, RuleSet
+from trente_env.settle import _rig_payout
 from trente_env.tables import shuffling_generators
 
 #: Coups allowed after the end of a session for prisoners to settle (no new stakes).
@@ -71,7 +72,7 @@ class SessionTotals(NamedTuple):
     table_max_hits: np.ndarray
     bankroll_hits: np.ndarray
     box_stakes: np.ndarray  #: (systems, sessions, 2, 4): uninsured and insured new stakes per box
-    rig_staked: np.ndarray  #: (systems, sessions): Noir units staked right after a coup won by Noir
+    rig_staked: np.ndarray  #: (systems, sessions): Noir units staked right after the rig's pattern (a Noir win)
     trajectories: np.ndarray  #: (systems, keep, coups + 1) float32
 
 
@@ -97,6 +98,7 @@ def _play_block(systems, rules, plan, rows, seeds, out, short):  # fmt: skip
     placed = np.zeros(4)
     insured = np.zeros(4, dtype=np.bool_)
     back = np.zeros(4)
+    board = np.full(rules.rig_pattern.size, NO_COUP, dtype=np.int64)  # the last coups, most recent first: the rig's
     for i in range(rows.size):
         r = rows[i]
         dealt = 0
@@ -116,6 +118,7 @@ def _play_block(systems, rules, plan, rows, seeds, out, short):  # fmt: skip
             prison[:] = 0.0
             money_in_hand = bankroll  # the table's bankroll
             last_result = NO_COUP
+            board[:] = NO_COUP
             last_couleur = UNDECIDED
             start = 0.0
             gained = 0.0  # the session's net result
@@ -174,12 +177,12 @@ def _play_block(systems, rules, plan, rows, seeds, out, short):  # fmt: skip
                 couleur = couleurs[c]
                 before = money_in_hand
                 money_in_hand, _ = bet_and_settle(
-                    action, before, prison, result, couleur, last_result, rules, placed, insured, back
+                    action, before, prison, result, couleur, board, rules, placed, insured, back
                 )
                 for b in range(4):
                     out.box_stakes[j, r, 1 if insured[b] else 0, b] += placed[b]
                     out.staked[j, r] += placed[b]
-                if last_result == Result.NOIR:  # what a rigged table pays differently
+                if _rig_payout(board, rules.rig_pattern, 1.0, 0.0) == 1.0:  # what a rigged table pays differently
                     out.rig_staked[j, r] += placed[0]
                 gain = money_in_hand - before
                 gained += gain
@@ -195,6 +198,9 @@ def _play_block(systems, rules, plan, rows, seeds, out, short):  # fmt: skip
                     out.trajectories[j, r, c + 1] = money
                 c += 1
                 last_result = result
+                for q in range(board.size - 1, 0, -1):
+                    board[q] = board[q - 1]
+                board[0] = result
                 last_couleur = scoreboard_couleur(result, couleur)
                 # ruin; two ifs, as a short-circuit `and` over arrays costs reference counting here
                 if money_in_hand < rules.table_min:  # noqa: SIM102

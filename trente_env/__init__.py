@@ -6,7 +6,9 @@ table's coup, compiled), ``tables`` (N tables in lockstep), ``odds`` (exact odds
 and ``jit`` (the one compile policy). The Gymnasium face: ``layout`` (spaces and converters),
 ``env``, ``vector`` and ``wrappers`` (stable-baselines3). Importing the package registers the
 environments with gymnasium: ``TrenteEtQuarante-v0`` (classic rules) and one id per rule preset,
-e.g. ``TrenteEtQuarante-Partage-v0``; see :class:`trente_env.env.TrenteEtQuaranteEnv`.
+e.g. ``TrenteEtQuarante-Partage-v0``; see :class:`trente_env.env.TrenteEtQuaranteEnv`. The graded
+tables with exact optima (``levels``) have ids of their own: ``TrenteEtQuarante-Fair-v0``,
+``-Rig1-v0``, ``-Rig3-v0`` and ``-Shoe-v0`` (:data:`LEVEL_NAMES`).
 """
 
 from trente_env.codes import Result
@@ -17,6 +19,8 @@ from trente_env.settle import Settlement, settle
 
 #: Coups per session before truncation, for every registered id.
 MAX_EPISODE_STEPS = 1000
+#: The graded tables with exact optima (:mod:`trente_env.levels`), each registered as an id of its own.
+LEVEL_NAMES = ("fair", "rig-1", "rig-3", "shoe")
 
 
 def env_id(preset: str) -> str:
@@ -39,11 +43,22 @@ def _register() -> None:
             max_episode_steps=MAX_EPISODE_STEPS,
             kwargs={"rules": preset},
         )
+    for level in LEVEL_NAMES:
+        if env_id(level) in registry:
+            continue
+        register(
+            id=env_id(level),
+            entry_point="trente_env.levels:make_env",
+            vector_entry_point="trente_env.levels:make_vector_env",
+            max_episode_steps=MAX_EPISODE_STEPS,
+            kwargs={"level": level},
+        )
 
 
 _register()
 
 __all__ = [
+    "LEVEL_NAMES",
     "MAX_EPISODE_STEPS",
     "PRESETS",
     "Coup",

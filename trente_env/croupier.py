@@ -26,7 +26,7 @@ from trente_env.codes import INSURE, PRISON
 from trente_env.coup import decide
 from trente_env.dealer import deal_next, shuffle
 from trente_env.rules import RuleSet
-from trente_env.settle import _noir_payout, _paid, _settle_box, rule_codes
+from trente_env.settle import _paid, _rig_payout, _settle_box, rig_codes, rule_codes
 
 _decide = jit.kernel(decide)
 
@@ -46,8 +46,9 @@ class TableRules(NamedTuple):
     spares_couleur: bool  #: Couleur/Inverse stakes are returned on a refait
     rate: float  #: the insurance premium, a fraction of the stake
     dead_cards: int  #: the last cards of the shoe, never dealt
-    noir_after_noir: float  #: what a Noir win pays to 1 right after a Noir win (1.0 but on the rigged table)
+    noir_after_noir: float  #: what a Noir win pays to 1 right after the rig's pattern (1.0 but on the rigged table)
     noir_otherwise: float  #: what a Noir win pays to 1 otherwise (1.0 but on the rigged table)
+    rig_pattern: np.ndarray  #: the rig's pattern, most recent coup first (:func:`~trente_env.settle.rig_codes`)
 
 
 def table_rules(rules: RuleSet) -> TableRules:
@@ -56,7 +57,7 @@ def table_rules(rules: RuleSet) -> TableRules:
     return TableRules(
         new_shoe(rules.decks), rules.burn, rules.cut_card, len(rules.boxes), rules.insurance, float(rules.table_min),
         float(rules.table_max), refait, second, spares, rate, rules.dead_cards, rules.noir_after_noir,
-        rules.noir_otherwise,
+        rules.noir_otherwise, rig_codes(rules),
     )  # fmt: skip
 
 
@@ -123,14 +124,16 @@ def next_coup(cards, pos, needs_shuffle, seed, rules):  # fmt: skip
     return noir, rouge, result, couleur, pos, middle, end, reshuffle
 
 
-def bet_and_settle(action, bankroll, prison, result, couleur, last_result, rules, placed, insured, back):  # fmt: skip
+def bet_and_settle(action, bankroll, prison, result, couleur, board, rules, placed, insured, back):  # fmt: skip
     """One table's coup for the player: make the ``action``'s bets legal (:func:`make_legal`, box by
     box), then settle every box and its prisoners (``prison``, (4, 2), updated) on the result, under
     the table's ``rules`` (:class:`TableRules`).
 
-    ``last_result`` is the :class:`~trente_env.codes.Result` code of the previous coup at this table
-    in this session (:data:`~trente_env.codes.NO_COUP` on its first coup): the rigged table pays a
-    Noir win by it (:func:`~trente_env.settle.noir_payout`; docs/rules.md#the-rigged-table-positive-control).
+    ``board`` is the table's scoreboard before this coup, in this session: the
+    :class:`~trente_env.codes.Result` codes of the last coups, most recent first
+    (:data:`~trente_env.codes.NO_COUP` where none was played yet), at least as many as the rig's
+    pattern: the rigged table pays a Noir win by it (:func:`~trente_env.settle.rig_payout`;
+    docs/rules.md#the-rigged-table-positive-control).
     Writes the stakes taken, their insurance and what came back into ``placed``, ``insured`` and
     ``back``; returns (bankroll, clipped): the bankroll after the coup and whether any wanted stake
     was changed. A box with no stake and no prisoner has nothing to settle.
@@ -142,7 +145,7 @@ def bet_and_settle(action, bankroll, prison, result, couleur, last_result, rules
     """
     n_boxes, insurance, rate = rules.n_boxes, rules.insurance, rules.rate
     table_min, table_max = rules.table_min, rules.table_max
-    noir_pays = _noir_payout(last_result, rules.noir_after_noir, rules.noir_otherwise)
+    noir_pays = _rig_payout(board, rules.rig_pattern, rules.noir_after_noir, rules.noir_otherwise)
     left = bankroll
     clipped = False
     for b in range(4):

@@ -15,6 +15,10 @@ from trente_env.codes import BOXES
 MAX_MONEY = 10**12
 #: The most a rigged table's Noir win may pay, to 1.
 MAX_PAYOUT = 100.0
+#: The longest pattern of past coups a rigged table's Noir payout may read (:attr:`RuleSet.rig_pattern`).
+MAX_RIG_MEMORY = 8
+#: The letters of a rig pattern: a coup won by Noir, one won by Rouge, any coup (or none).
+RIG_LETTERS = "NR."
 
 
 class Refait(str, Enum):
@@ -54,11 +58,17 @@ class RuleSet:
         lies counted from the real end (so it comes out ``max(cut_card - dead_cards, 0)`` cards before
         the dead ones), and a coup that would need a dead card is void (every bet returned), then the
         shoe is reshuffled.
-    :param noir_after_noir: what a winning Noir stake is paid, to 1, on the coup right after a coup won
-        by Noir. 1.0 (even money) in every real game: anything else is the **rigged table**, the
+    :param noir_after_noir: what a winning Noir stake is paid, to 1, on a coup that comes right after
+        the pattern ``rig_pattern`` on the scoreboard (by default, right after a coup won by Noir: hence
+        the name). 1.0 (even money) in every real game: anything else is the **rigged table**, the
         positive control of the RL experiments (docs/rules.md#the-rigged-table-positive-control).
     :param noir_otherwise: what a winning Noir stake is paid, to 1, on any other coup (after a Rouge
         win, an après, a refait, a void coup, or on the first coup of a session). 1.0 in a real game.
+    :param rig_pattern: the last coups that make a Noir win pay ``noir_after_noir``, oldest first, one
+        letter a coup: ``N`` won by Noir, ``R`` won by Rouge, ``.`` any coup (or none yet); at most
+        :data:`MAX_RIG_MEMORY` letters. ``"N"`` (the default) is the one-coup rig, right after a Noir
+        win; ``"NRN"`` pays right after Noir, Rouge, Noir, the last coup a Noir win. Read only by a
+        rigged table; the scoreboard must keep at least as many coups as the pattern has letters.
     """
 
     decks: int = 6
@@ -75,6 +85,7 @@ class RuleSet:
     dead_cards: int = 0
     noir_after_noir: float = 1.0
     noir_otherwise: float = 1.0
+    rig_pattern: str = "N"
 
     def __post_init__(self) -> None:
         try:
@@ -113,6 +124,21 @@ class RuleSet:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_PAYOUT:
                 raise ValueError(f"{name} is what a Noir win pays to 1: a number in (0, {MAX_PAYOUT}], got {value!r}")
             object.__setattr__(self, name, float(value))
+        pattern = self.rig_pattern
+        if (
+            not isinstance(pattern, str)
+            or not 1 <= len(pattern) <= MAX_RIG_MEMORY
+            or any(letter not in RIG_LETTERS for letter in pattern)
+        ):
+            raise ValueError(
+                f"rig_pattern is the last coups that make the rig pay, oldest first: 1 to {MAX_RIG_MEMORY} of the "
+                f"letters N (Noir won), R (Rouge won) and . (any coup), got {pattern!r}"
+            )
+
+    @property
+    def rig_memory(self) -> int:
+        """How many past coups the rig reads: the letters of :attr:`rig_pattern` (0 on a fair table)."""
+        return len(self.rig_pattern) if self.rigged else 0
 
     @property
     def rigged(self) -> bool:
@@ -158,8 +184,8 @@ class RuleSet:
         text = ", ".join(parts)
         if self.rigged:
             text = (
-                f"RIGGED (positive control): a Noir win pays {self.noir_after_noir:g} to 1 right after a coup won "
-                f"by Noir and {self.noir_otherwise:g} to 1 otherwise; " + text
+                f"RIGGED (positive control): a Noir win pays {self.noir_after_noir:g} to 1 right after "
+                f"{rig_condition(self.rig_pattern, short=False)} and {self.noir_otherwise:g} to 1 otherwise; " + text
             )
         return text
 
@@ -197,6 +223,12 @@ RIGGED_PREFIX = "rigged-"
 #: edge (about -1.1%), and only a stake on Noir right after a Noir win gains (about +21%):
 #: every unconditional policy loses, and only one that reads the scoreboard wins.
 RIG = {"noir_after_noir": 1.5, "noir_otherwise": 0.5}
+#: The three-coup rig (the ``rig-3`` level of :mod:`trente_env.levels`): the same payouts as :data:`RIG`,
+#: but a Noir win pays 3:2 only right after Noir, Rouge, Noir (oldest first). Under the same model a
+#: policy that reads fewer than the last three coups sees the pattern complete at most ``P(Noir)`` or
+#: ``P(Rouge)`` of the time it hopes for it, so it is paid below even money on Noir and loses on every
+#: box; only a policy that reads the last three coups gains (docs/levels.md#rig-3).
+RIG3 = {**RIG, "rig_pattern": "NRN"}
 #: ``rigged-<preset>`` for every preset: the positive control, never a real game and never the default.
 RIGGED_PRESETS: dict[str, RuleSet] = {RIGGED_PREFIX + name: rules.replace(**RIG) for name, rules in PRESETS.items()}
 
@@ -210,11 +242,25 @@ def payout_odds(payout: float) -> str:
     return f"{odds.numerator}:{odds.denominator}"
 
 
+_LETTER_WORDS = {"N": "Noir", "R": "Rouge", ".": "any coup"}
+
+
+def rig_condition(pattern: str, short: bool = True) -> str:
+    """The coups a rig pattern waits for, in words: "N" is "a Noir win" (``short``) or "a coup won by
+    Noir"; "NRN" is "Noir, Rouge, Noir (the last three coups, oldest first)"."""
+    if pattern == "N":
+        return "a Noir win" if short else "a coup won by Noir"
+    if pattern == "R":
+        return "a Rouge win" if short else "a coup won by Rouge"
+    words = ", ".join(_LETTER_WORDS[letter] for letter in pattern)
+    return f"{words} (the last {len(pattern)} coups, oldest first)"
+
+
 def rig_payouts(rules: RuleSet) -> str:
     """What a rigged table pays a Noir win, from its rule set: "Noir paid 3:2 right after a Noir win,
-    else 1:2"."""
+    else 1:2" (the coups it waits for: :attr:`RuleSet.rig_pattern`, :func:`rig_condition`)."""
     return (
-        f"Noir paid {payout_odds(rules.noir_after_noir)} right after a Noir win, "
+        f"Noir paid {payout_odds(rules.noir_after_noir)} right after {rig_condition(rules.rig_pattern)}, "
         f"else {payout_odds(rules.noir_otherwise)}"
     )
 

@@ -10,7 +10,7 @@ Money flows, per box and coup (every chip is accounted for)::
 
 ``back`` is what returns to the player's bankroll (a win pays ``payout`` to 1, so
 ``back = stake + payout * stake``: 1:1 at every real table, other payouts on the Noir box of the rigged
-table, :func:`noir_payout`; freed prisoners come back unpaid), ``bank`` is the bank's take (negative
+table, :func:`rig_payout`; freed prisoners come back unpaid), ``bank`` is the bank's take (negative
 when it pays out).
 """
 
@@ -27,6 +27,8 @@ from trente_env.rules import Refait, RuleSet, SecondRefait
 #: The codes of the refait rules and of the second refait, as the kernels read them (:func:`rule_codes`).
 _HALF, _PRISON, _CHOICE = range(3)
 _LOST, _SECOND_PRISON, _STAYS = range(3)
+#: A rig pattern's code for "any coup, or none" (the letter ``.`` of :attr:`RuleSet.rig_pattern`).
+ANY_COUP = -1
 
 
 def paid(stake: float, insured: bool, rate: float) -> float:
@@ -36,12 +38,69 @@ def paid(stake: float, insured: bool, rate: float) -> float:
     return stake + rate * stake if insured else stake
 
 
-def noir_payout(last_result: int, after_noir: float, otherwise: float) -> float:
+def rig_payout(board: np.ndarray, pattern: np.ndarray, after: float, otherwise: float) -> float:
     """What a Noir win pays to 1 on this coup (docs/rules.md#the-rigged-table-positive-control):
-    ``after_noir`` if the previous coup at the table, ``last_result`` (its
-    :class:`~trente_env.codes.Result` code, or :data:`~trente_env.codes.NO_COUP` on the first coup of
-    a session), was won by Noir, else ``otherwise``. Both are 1.0 at every real table."""
-    return after_noir if last_result == Result.NOIR else otherwise
+    ``after`` if the last coups at the table show the rig's ``pattern``, else ``otherwise`` (both 1.0
+    at every real table).
+
+    :param board: the scoreboard's :class:`~trente_env.codes.Result` codes, most recent first
+        (:data:`~trente_env.codes.NO_COUP` where no coup was played yet).
+    :param pattern: the codes the last coups must show, most recent first (:func:`rig_codes`):
+        ``Result.NOIR``, ``Result.ROUGE``, or :data:`ANY_COUP`. A coup the board does not hold shows
+        nothing but for :data:`ANY_COUP`.
+    """
+    for i in range(pattern.size):
+        code = pattern[i]
+        if code == ANY_COUP:
+            continue
+        if i >= board.size:
+            return otherwise
+        if board[i] != code:
+            return otherwise
+    return after
+
+
+_ONE_COUP = np.array([Result.NOIR], dtype=np.int64)
+
+
+def noir_payout(last_result: int, after_noir: float, otherwise: float) -> float:
+    """The one-coup rig (the default pattern ``"N"``) by :func:`rig_payout`: ``after_noir`` if the
+    previous coup at the table, ``last_result`` (its :class:`~trente_env.codes.Result` code, or
+    :data:`~trente_env.codes.NO_COUP` on the first coup of a session), was won by Noir, else
+    ``otherwise``."""
+    return rig_payout(np.array([last_result], dtype=np.int64), _ONE_COUP, after_noir, otherwise)
+
+
+def rig_codes(rules: RuleSet) -> np.ndarray:
+    """The rig's pattern (:attr:`RuleSet.rig_pattern`) as the kernels read it: int64 codes, most
+    recent coup first (:func:`rig_payout`)."""
+    letter = {"N": int(Result.NOIR), "R": int(Result.ROUGE), ".": ANY_COUP}
+    return np.array([letter[c] for c in reversed(rules.rig_pattern)], dtype=np.int64)
+
+
+_rig_payout = jit.kernel(rig_payout)
+
+
+@jit.kernel
+def _rig_holds(boards, pattern, out):
+    for t in range(boards.shape[0]):
+        out[t] = _rig_payout(boards[t], pattern, 1.0, 0.0) == 1.0
+
+
+def rig_holds(rules: RuleSet, boards: np.ndarray) -> np.ndarray:
+    """Whether the rig's pattern shows on each scoreboard, ``boards`` of shape (n, history) (result
+    codes, most recent first): on those coups a rigged table pays a Noir win ``noir_after_noir``
+    (a fair table has a pattern too, ``"N"`` by default, which changes nothing there).
+
+    :raises ValueError: a scoreboard shorter than the pattern.
+    """
+    boards = np.ascontiguousarray(np.atleast_2d(boards), dtype=np.int64)
+    out = np.zeros(boards.shape[0], dtype=np.bool_)
+    if boards.shape[1] < len(rules.rig_pattern):
+        k = len(rules.rig_pattern)
+        raise ValueError(f"the rig reads the last {k} coups: a scoreboard of {boards.shape[1]} is too short")
+    _rig_holds(boards, rig_codes(rules), out)
+    return out
 
 
 def settle_box(
@@ -71,7 +130,7 @@ def settle_box(
     :param result: the coup's :class:`~trente_env.codes.Result` code.
     :param couleur: whether Couleur (rather than Inverse) wins; ignored on ties and void coups.
     :param payout: what a winning stake on this box is paid, to 1 (1.0 but on the rigged table's Noir
-        box, :func:`noir_payout`); prisoners freed by the win come back unpaid whatever it is.
+        box, :func:`rig_payout`); prisoners freed by the win come back unpaid whatever it is.
     """
     premium = rate * stake if insured else 0.0
     if result == Result.VOID:  # every bet is returned, the premium too; prisoners wait
@@ -102,19 +161,18 @@ def settle_box(
 
 _settle_box = jit.kernel(settle_box)
 _paid = jit.kernel(paid)
-_noir_payout = jit.kernel(noir_payout)
 
 
 @jit.kernel
 def _settle_tables(
-    stakes, insured, prison, to_prison, result, couleur, last, rig, refait_rule, second_refait, spares, rate
+    stakes, insured, prison, to_prison, result, couleur, last, pattern, rig, refait_rule, second_refait, spares, rate
 ):
     n = stakes.shape[0]
     back = np.empty_like(stakes)
     new_prison = np.empty_like(prison)
     bank = np.zeros(n)
     for t in range(n):
-        noir_pays = _noir_payout(last[t], rig[0], rig[1])
+        noir_pays = _rig_payout(last[t], pattern, rig[0], rig[1])
         for b in range(stakes.shape[1]):
             r = _settle_box(
                 b, stakes[t, b], insured[t, b], prison[t, b, 0], prison[t, b, 1], to_prison[t, b],
@@ -162,8 +220,9 @@ def settle(
     :param prison: stakes in first and second prison, shape (..., 4, 2) (default none).
     :param to_prison: under the ``choice`` rule, which stakes go to prison on a refait (default
         none: half). Ignored by the other rules.
-    :param last: the result code of the previous coup at each table (default
-        :data:`~trente_env.codes.NO_COUP`: none); only a rigged table's Noir payout reads it.
+    :param last: the result code of the previous coup at each table, shape (n,), or each table's
+        scoreboard, shape (n, k), most recent first (default :data:`~trente_env.codes.NO_COUP`: none);
+        only a rigged table's Noir payout reads it (:func:`rig_payout`).
     """
     stakes = np.asarray(stakes, dtype=np.float64)
     single = stakes.ndim == 1
@@ -178,9 +237,13 @@ def settle(
     if ((result < 0) | (result > Result.VOID)).any():
         raise ValueError(f"result codes are 0..{int(Result.VOID)} (see trente_env.codes.Result)")
     couleur = np.broadcast_to(np.asarray(couleur, dtype=np.bool_), (n,))
-    last = np.broadcast_to(np.asarray(NO_COUP if last is None else last, dtype=np.int64), (n,))
+    last = np.asarray(NO_COUP if last is None else last, dtype=np.int64)
+    last = last.reshape(-1, 1) if last.ndim < 2 else last  # one previous coup per table, or a scoreboard
+    last = np.ascontiguousarray(np.broadcast_to(last, (n, last.shape[1])))
     rig = np.array([rules.noir_after_noir, rules.noir_otherwise])
-    out = _settle_tables(stakes, insured, prison, to_prison, result, couleur, last, rig, *rule_codes(rules))
+    out = _settle_tables(
+        stakes, insured, prison, to_prison, result, couleur, last, rig_codes(rules), rig, *rule_codes(rules)
+    )
     return Settlement(*(a[0] for a in out)) if single else Settlement(*out)
 
 

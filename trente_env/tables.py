@@ -242,7 +242,7 @@ def _play_rows(
         row = actions[choices[t]] if by_choice else actions[t]
         before = bankroll[t]
         bankroll[t], clipped[t] = bet_and_settle(
-            row, before, prison[t], result, couleur, results[t, 0], rules, placed[t], insured[t], back[t]
+            row, before, prison[t], result, couleur, results[t], rules, placed[t], insured[t], back[t]
         )
         reward[t] = bankroll[t] - before
         coups[t] += 1
@@ -596,6 +596,8 @@ class Tables:
             raise ValueError(f"need a whole number of tables, at least one, got {n!r}")
         if isinstance(history, bool) or not isinstance(history, (int, np.integer)) or history < 1:
             raise ValueError(f"the scoreboard must keep a whole number of coups, at least one, got history={history!r}")
+        if history < rules.rig_memory:  # the rigged table pays Noir by its last coups (rules.rig_pattern)
+            raise ValueError(f"this rigged table reads the last {rules.rig_memory} coups: history must keep as many")
         if not 0 < bankroll <= MAX_MONEY:
             raise ValueError(f"the starting bankroll must be positive, at most {MAX_MONEY:.0e} units, got {bankroll!r}")
         if target is not None and not 0 < target <= MAX_MONEY:

@@ -60,6 +60,8 @@ _KIND = np.where(CARD_BLACK, 0, N_VALUES) + CARD_VALUE.astype(np.int64) - 1
 #: refused for want of money, and small enough that a coup's gain (what comes back less the purse) is
 #: counted to within 1e-10 units.
 PURSE = 1.0e6
+#: The scoreboard of a study's coups, as the croupier reads it: no previous coup (the rig is never read).
+NO_BOARD = np.full(1, NO_COUP, dtype=np.int64)
 
 
 @jit.kernel
@@ -187,7 +189,7 @@ def _play(action, prison, result, couleur, table, placed, insured, back):
     """The croupier settles one player's row (:func:`~trente_env.croupier.bet_and_settle`); returns
     the player's gain on the coup. The bankroll is :data:`PURSE`, enough for any stake of the study."""
     # no previous coup: study_shoes refuses the rigged tables, the only ones that read it
-    after, _ = bet_and_settle(action, PURSE, prison, result, couleur, NO_COUP, table, placed, insured, back)
+    after, _ = bet_and_settle(action, PURSE, prison, result, couleur, NO_BOARD, table, placed, insured, back)
     return after - PURSE
 
 
