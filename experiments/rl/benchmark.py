@@ -39,16 +39,18 @@ from experiments.rl.config import algo_class, load_config
 from experiments.rl.rig import parse_venue
 from experiments.rl.score import gambler_horizon, headline, optimum, score, summarise
 from experiments.rl.sweep import RUN_FILES, Sweep, SweepRun, play_runs
+from trente_env import LEVEL_NAMES
 
-#: The levels, by name: the table each is played on (``trente-lab train --rules``).
-LEVEL_TABLES = {"fair": "classic", "rig-1": "rigged-classic"}
+#: The levels, by name (:data:`trente_env.levels.LEVELS`): the table each is played on
+#: (``trente-lab train --rules`` takes a level's name).
+LEVEL_TABLES = {name: name for name in LEVEL_NAMES}
 #: The quick pass (the default): these levels, these algorithms, these seeds, this many steps each.
 QUICK = {"levels": ("fair", "rig-1"), "algos": ("ppo",), "seeds": (0, 1, 2, 3, 4), "timesteps": 1_000_000}
 #: ``--full``: every level and both algorithms of the witness.
 FULL = {"levels": tuple(LEVEL_TABLES), "algos": ("ppo", "a2c"), "seeds": (0, 1, 2, 3, 4), "timesteps": 1_000_000}
 #: The targets of the headline score, per level: the share of coups sat out on ``fair``, the share
 #: of the optimum per coup on a rigged level.
-TARGETS = {"fair": 0.99, "rig-1": 0.95}
+TARGETS = {"fair": 0.99, "rig-1": 0.95, "rig-3": 0.90, "shoe": 0.50}
 #: Evaluation sessions (of :data:`EVAL_COUPS` coups) and their seed: the same shoes for every entrant.
 EVAL_SESSIONS, EVAL_COUPS, EVAL_SEED = 100, 1000, 10_000
 #: Timesteps between two points of a run's learning curve.
@@ -147,13 +149,16 @@ def play_benchmark_run(sweep: Sweep, run: SweepRun) -> dict[str, Any]:
 
     curve_every = int(sweep.source.get("curve_every", CURVE_EVERY))
     venue = parse_venue(run.table)
+    from trente_env.levels import LEVELS
+
     stake = max(load_config(run.algo, sweep.config).train.stake_levels)
+    observe_shoe = bool(LEVELS[level_of(run.table)].env_kwargs.get("observe_shoe", False))
     best = optimum(venue, stake)
     with tempfile.TemporaryDirectory(prefix="trente-lab-benchmark-") as scratch:
         folder = Path(scratch) / run.name
         summary = train_agent(
             run.algo, run.timesteps, rules=run.table, seed=run.seed, out_dir=folder, eval_every=curve_every,
-            config_path=sweep.config,
+            config_path=sweep.config, observe_shoe=observe_shoe,
         )  # fmt: skip
         report = evaluate_model(str(folder / "model.zip"), sweep.episodes, seed=sweep.eval_seed, coups=sweep.coups)
         files = {name: (folder / name).read_bytes() for name in RUN_FILES if (folder / name).exists()}

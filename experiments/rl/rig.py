@@ -48,16 +48,21 @@ class Venue:
 
 
 def parse_venue(name: str, rigged: bool = False) -> Venue:
-    """The venue called ``name``: a rules preset, or ``rigged-<preset>`` (or ``rigged=True``).
+    """The venue called ``name``: a rules preset, ``rigged-<preset>`` (or ``rigged=True``), or a
+    graded level of :data:`trente_env.levels.LEVELS` (``fair``, ``rig-1``, ``rig-3``, ``shoe``: its rules).
 
     :raises RLError: an unknown preset.
     """
+    from trente_env.levels import LEVELS
+
+    if name in LEVELS and not rigged:
+        return Venue(name, LEVELS[name].rules)
     if rigged and not name.startswith(RIGGED_PREFIX):
         name = RIGGED_PREFIX + name
     try:
         return Venue(name, get_rules(name))
     except ValueError:
-        choices = ", ".join([*PRESETS, *(RIGGED_PREFIX + p for p in PRESETS)])
+        choices = ", ".join([*PRESETS, *(RIGGED_PREFIX + p for p in PRESETS), *LEVELS])
         raise RLError(f"unknown table {name!r}; choose one of {choices}") from None
 
 

@@ -79,14 +79,35 @@ class Optimum:
     flat_per_coup: float
     model: str
 
+    level: str | None = None  #: the graded level (:data:`trente_env.levels.LEVELS`) it comes from, if any
+    se: float = 0.0  #: its standard error where it is estimated (the card counter's), 0 where exact
+
     def policy(self, venue: Venue, stake: float) -> Any:
-        """The ideal policy, to play the evaluation shoes beside the agent."""
+        """The ideal policy, to play the evaluation shoes beside the agent: the level's own
+        (:meth:`trente_env.levels.Level.ideal`) when the table is a level with that stake, else the
+        one-coup rig's rule or sitting out."""
+        found = level_of(venue)
+        if found is not None and found.stake == stake:
+            return found.ideal()
         return IdealRigOne(stake) if venue.rigged else SitOut()
 
 
+def level_of(venue: Venue) -> Any:
+    """The graded level (:data:`trente_env.levels.LEVELS`) played at ``venue``: by its name, or a
+    table with the same rules (``classic`` is ``fair``, ``rigged-classic`` is ``rig-1``); else None."""
+    from trente_env.levels import LEVELS
+
+    if venue.name in LEVELS:
+        return LEVELS[venue.name]
+    return next((lv for name, lv in LEVELS.items() if name != "shoe" and lv.rules == venue.rules), None)
+
+
 def optimum(venue: Venue, stake: float) -> Optimum:
-    """The exact optimum at ``venue`` for a largest stake level ``stake``: on the rigged table
-    ``stake * P(the last coup was a Noir win) * (return per unit of Noir after a Noir win)``.
+    """The optimum at ``venue`` for a largest stake level ``stake``: a graded level's own figures
+    (:data:`trente_env.levels.LEVELS`, exact from the odds, or the card counter's estimate with its
+    standard error), scaled to ``stake`` (the rigs' optimum is proportional to the stake); for
+    another rigged preset, ``stake * P(the last coup was a Noir win) * (return per unit of Noir
+    after a Noir win)``; 0 on a fair table.
 
     The probability that the last coup on the scoreboard was won by Noir is the first-coup
     probability of Noir winning, consecutive coups taken as independent (as
@@ -95,6 +116,14 @@ def optimum(venue: Venue, stake: float) -> Optimum:
     (one in about 70 on six decks).
     """
     expectations = rig_expectations(venue.rules)
+    found = level_of(venue)
+    if found is not None:
+        scale = stake / found.stake
+        model = f"{found.model}; uninsured stakes"
+        flat = found.flat_unit_per_coup
+        return Optimum(
+            found.optimum_per_coup * scale, found.optimum_per_unit, flat, model, found.name, found.optimum_se * scale
+        )
     model = "exact: first-coup odds of a full shoe, consecutive coups taken as independent; uninsured stakes"
     flat = expectations.always_noir
     if not venue.rigged:
@@ -118,7 +147,7 @@ def score(report: dict[str, Any], best: Optimum) -> dict[str, Any]:
     ratio = report["return_per_unit_staked"]["ratio"] if report["total_staked"] else None
     se = report["reward_per_coup"].get("agent_se")
     se = None if se is None or se != se else float(se)
-    fair = best.per_coup == 0.0
+    fair = best.per_coup == 0.0 and best.per_unit == 0.0
     result: dict[str, Any] = {
         "reward_per_coup": rpc,
         "return_per_unit": ratio,
@@ -126,6 +155,9 @@ def score(report: dict[str, Any], best: Optimum) -> dict[str, Any]:
         "optimum_per_coup": best.per_coup,
         "optimum_per_unit": best.per_unit,
         "optimum_model": best.model,
+        "optimum_se": best.se,
+        "level": best.level,
+        "level_score": _level_score(best, rpc),
         "share_of_optimum": None if fair else rpc / best.per_coup,
         "share_of_optimum_se": None if fair or se is None else se / best.per_coup,
         "share_per_unit": None if fair or ratio is None else ratio / best.per_unit,
@@ -133,6 +165,17 @@ def score(report: dict[str, Any], best: Optimum) -> dict[str, Any]:
         "loss_vs_flat_se": se / abs(best.flat_per_coup) if fair and se is not None else None,
     }
     return result
+
+
+def _level_score(best: Optimum, rpc: float) -> float | None:
+    """:meth:`trente_env.levels.Level.score` of a reward per coup (None off the levels): on ``fair``
+    ``1 + per_coup / |flat|`` (1 sitting out, 0 a 1-unit flat bettor), else the share of the level's
+    optimum at its own stakes (:data:`trente_env.levels.LEVEL_STAKES`)."""
+    if best.level is None:
+        return None
+    from trente_env.levels import LEVELS
+
+    return float(LEVELS[best.level].score(rpc))
 
 
 def headline(scores: dict[str, Any]) -> float:
