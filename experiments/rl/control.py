@@ -168,13 +168,22 @@ def run_control(
 
 
 def draw(curves: dict[str, Path], results: dict[str, Any], figure: Path) -> None:
-    """Both learning curves (return per unit staked, 95% bands) with the exact reference lines of the
-    rigged table, on one figure, written atomically."""
-    fig, ax = pyplot().subplots(figsize=(8, 5.4), constrained_layout=True)
+    """Both learning curves on one figure, written atomically: above, the return per unit staked
+    (95% bands; none while too few stakes were placed) with the exact reference lines of the rigged
+    table; below, the score: the share of the optimum per coup on the rigged table, the share of
+    coups sat out on the fair one (its optimum)."""
+    fig, (ax, below) = pyplot().subplots(
+        2, 1, figsize=(8, 7.6), sharex=True, constrained_layout=True, gridspec_kw={"height_ratios": (3, 2)}
+    )
     for (table, path), colour in zip(curves.items(), ("tab:blue", "tab:green")):
         with path.open(encoding="utf-8") as f:
             rows = list(csv.DictReader(f))
         t = np.array([float(r["timesteps"]) for r in rows])
+        if table == PRESET:
+            below.plot(t, [float(r["sat_out"]) for r in rows], color=colour, label="fair: coups sat out (optimum: all)")
+        else:
+            share = [float(r["share_of_optimum"]) for r in rows]
+            below.plot(t, share, color=colour, label="rigged: share of the optimum per coup")
         y = np.array([float(r["return_per_unit"]) for r in rows]) * 100
         lo = np.array([float(r["ci_low"]) for r in rows]) * 100
         hi = np.array([float(r["ci_high"]) for r in rows]) * 100
@@ -191,9 +200,13 @@ def draw(curves: dict[str, Path], results: dict[str, Any], figure: Path) -> None
     )
     for value, colour, style, label in lines:
         ax.axhline(100 * value, color=colour, ls=style, lw=1, label=f"{label}: {100 * value:+.1f}%")
-    ax.set_xlabel("timesteps (coups, all tables)")
+    below.axhline(1.0, color="black", lw=0.6)
+    below.set_ylim(-0.5, 1.1)
+    below.set_ylabel("score")
+    below.legend(loc="lower right", fontsize=7)
+    below.set_xlabel("timesteps (coups, all tables)")
     ax.set_ylabel("return per unit staked (%), greedy policy")
     ax.set_title(f"{results['algo']}: same settings and seed, fair vs rigged table (95% CI over sessions)", fontsize=10)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=2, fontsize=7)
+    ax.legend(loc="lower right", ncols=2, fontsize=6)
     figure.parent.mkdir(parents=True, exist_ok=True)
     save_figure(fig, figure)
