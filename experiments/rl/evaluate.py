@@ -358,6 +358,11 @@ def evaluate_model(
         set_threads(1)
     totals = watch_sessions(policy, venue, episodes, coups, seed, bankroll)
     report = evaluation_report(totals, venue)
+    from experiments.rl.score import optimum, score  # the exact optimum of the table, for its stakes
+    from trente_env.levels import LEVEL_STAKES
+
+    stake = max(meta.get("env", {}).get("stake_levels") or LEVEL_STAKES)
+    report["score"] = {**score(report, optimum(venue, float(stake))), "stake": float(stake)}
     report.update(
         {
             "policy": model,
@@ -412,6 +417,20 @@ def print_report(report: dict[str, Any]) -> None:
         f"Reward per coup: policy {rpc['agent']:+.3f} units · never bet 0 · flat 1 unit on Noir "
         f"{rpc['flat_1_noir']:+.4f} · flat at its mean stake {rpc['flat_same_stakes']:+.3f}"
     )
+    sc = report.get("score")
+    if sc is not None:
+        if sc["share_of_optimum"] is None:
+            out.print(
+                f"Score: sat out {sc['sat_out']:.1%} of coups (the optimum here: all of them, 0 a coup); "
+                f"loss per coup {sc['loss_vs_flat']:.2f}x a 1-unit flat bettor's"
+            )
+        else:
+            per_unit = "-" if sc["share_per_unit"] is None else f"{sc['share_per_unit']:.1%}"
+            out.print(
+                f"Score: {sc['share_of_optimum']:.1%} of the optimum per coup ({rpc['agent']:+.3f} of "
+                f"{sc['optimum_per_coup']:+.3f} units: the best uninsured policy staking up to {sc['stake']:g}); "
+                f"{per_unit} of the optimum's return per unit staked"
+            )
     out.print(f"[bold]Verdict:[/] {report['verdict']}")
 
 

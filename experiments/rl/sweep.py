@@ -58,7 +58,8 @@ RUN_FILES = ("model.zip", "model.json", "curve.csv", "curve.png")
 #: The columns of ``sweep.csv``.
 COLUMNS = (
     "name", "algo", "table", "seed", "hyper", "timesteps", "return_per_unit", "ci_low", "ci_high",
-    "expected_return_per_unit", "p_value", "verdict", "sat_out", "mean_stake_per_coup", "train_seconds",
+    "expected_return_per_unit", "p_value", "verdict", "sat_out", "mean_stake_per_coup", "reward_per_coup",
+    "share_of_optimum", "share_per_unit", "train_seconds",
 )  # fmt: skip
 
 
@@ -200,6 +201,8 @@ def play_run(sweep: Sweep, run: SweepRun) -> dict[str, Any]:
         "expected_return_per_unit": report["expected_return_per_unit"], "p_value": report.get("p_value"),
         "verdict": report.get("verdict"),
         "sat_out": report["behaviour"]["sat_out"], "mean_stake_per_coup": report["behaviour"]["mean_stake_per_coup"],
+        "reward_per_coup": report["reward_per_coup"]["agent"], "share_of_optimum": report["score"]["share_of_optimum"],
+        "share_per_unit": report["score"]["share_per_unit"],
         "train_seconds": summary["seconds"],
     }  # fmt: skip
     return {"row": row, "evaluation": report, "files": files}
