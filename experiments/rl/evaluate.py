@@ -403,7 +403,8 @@ def print_report(report: dict[str, Any]) -> None:
     )
     out.print(view)
     r = report["return_per_unit_staked"]
-    money = Table(title="Return per unit staked (95% CI over sessions)", title_justify="left")
+    title = "Return per unit staked (95% CI: the larger of the sessions' and the stakes' noise)"
+    money = Table(title=title, title_justify="left")
     for col in ("policy", "95% CI", "exact for its stakes", "house edge"):
         money.add_column(col, justify="right")
     ci = f"{r['ci_low']:+.3%} to {r['ci_high']:+.3%}" if r["ci_low"] == r["ci_low"] else "-"
