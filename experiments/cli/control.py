@@ -71,4 +71,4 @@ def command(
         "right after a Noir win / on the other coups",
         style="dim",
     )
-    out.print(f"Figure: {results['figure']} (the README's is docs/rl_control.png: copy it there by hand)", style="dim")
+    out.print(f"Figure: {results['figure']}", style="dim")

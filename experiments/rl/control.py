@@ -25,7 +25,7 @@ fair one.
 
 Run: ``trente-lab control [--algo ppo] [--timesteps 1000000] [--out runs/control]``. Writes into
 ``--out`` only: both runs (models, curves), ``control.json`` (every figure) and the figure
-``rl_control.png``. The README's figure ``docs/rl_control.png`` is a copy of it, made by hand.
+``rl_control.png``.
 """
 
 from __future__ import annotations
