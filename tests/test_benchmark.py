@@ -233,6 +233,8 @@ def test_a_short_agent_per_level_gets_its_score_computed_and_written(tmp_path: P
     written = json.loads((tmp_path / "bench" / "benchmark.json").read_text())
     assert [r["level"] for r in written["runs"]] == list(LEVEL_TABLES)
     for row in written["runs"]:  # an untrained agent's score is reported, not asserted
-        assert isinstance(row["score"], float) and math.isfinite(row["score"])
-        assert 0.0 <= row["sat_out"] <= 1.0
+        assert isinstance(row["score"], float) and 0.0 <= row["sat_out"] <= 1.0
+        # finite wherever the level's optimum is known (the card counter's is estimated by trente_env.levels)
+        assert math.isfinite(row["score"]) or not math.isfinite(row["optimum_per_coup"]), row
+        assert row["curve"] and isinstance(row["reward_per_coup"], float)
     assert document["summary"][0]["score"]["n"] == 1
