@@ -414,6 +414,10 @@ def test_control_writes_into_its_folder_only(tmp_path: Path, monkeypatch: pytest
     assert all(name.startswith("control/") for name in written)
     assert {"control/control.json", "control/rl_control.png", "control/classic/model.zip"} <= written
     assert set(TABLES) <= set(results) and Path(results["figure"]).read_bytes()[:4] == b"\x89PNG"
+    fair, rigged = (results[table]["score"] for table in TABLES)  # scored against each table's exact optimum
+    assert fair["share_of_optimum"] is None and fair["loss_vs_flat"] is not None and fair["level"] == "fair"
+    assert rigged["optimum_per_coup"] > 9 and isinstance(rigged["share_of_optimum"], float)
+    assert results["hyper"]["gamma"] == 0.0  # train's defaults, not settings of the control's own
     with pytest.raises(RLError, match="--force"):  # a second control does not silently replace the first
         run_control("ppo", 2048, seed=0, out=tmp_path / "control", episodes=4)
 
