@@ -32,6 +32,7 @@ story and lists the figures.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -143,16 +144,33 @@ class IdealRig:
         return {"observation": "dict", "history": self.level.env_kwargs["history"]}
 
     def act(self, observation: Any, state: Any = None) -> tuple[np.ndarray, Any]:
+        """A batch of observations (dict or flat; one unbatched too) -> ``(n, 12)`` actions in the full
+        form (what :func:`strategies.runner.play_on_env` and ``evaluate`` play), and the state unchanged."""
         obs = observation if isinstance(observation, dict) else unflatten(np.atleast_2d(observation))
-        boards = np.atleast_2d(obs["results"])
+        results = np.asarray(obs["results"])
+        boards = np.atleast_2d(results)
         actions = np.zeros((boards.shape[0], ACTION_WIDTH))
         if self.rules.rigged:
             actions[rig_holds(self.rules, boards), NOIR] = self.stake
-        return actions, state
+        return (actions[0] if results.ndim == 1 else actions), state
 
-    def predict(self, observation: Any, state: Any = None, episode_start: Any = None, deterministic: bool = False):
-        """SB3's ``PolicyPredictor.predict``: :meth:`act` under SB3's names."""
-        return self.act(observation, state)
+    def predict(
+        self, observation: Any, state: Any = None, episode_start: Any = None, deterministic: bool = False
+    ) -> tuple[np.ndarray, Any]:
+        """SB3's ``PolicyPredictor.predict`` on the level's env: the same choice as :meth:`act`, as the
+        index of the discrete action an agent would pick (0: sit out)."""
+        actions, state = self.act(observation, state)
+        rows = np.atleast_2d(actions)
+        menu = self._menu()
+        index = np.array([int(np.flatnonzero((menu == row).all(axis=1))[0]) for row in rows])
+        return (index[0] if rows is not actions else index), state
+
+    def _menu(self) -> np.ndarray:
+        from trente_env.layout import Layout  # the discrete actions' table, as the env builds it
+
+        kwargs = self.level.env_kwargs
+        layout = Layout(self.rules, "discrete", "dict", kwargs["history"], False, kwargs["stake_levels"])
+        return layout.action_table
 
 
 def _env_kwargs(rules: RuleSet, observe_shoe: bool = False) -> dict[str, Any]:
@@ -165,10 +183,14 @@ def _env_kwargs(rules: RuleSet, observe_shoe: bool = False) -> dict[str, Any]:
     }
 
 
-_RIG_MODEL = (
-    "consecutive coups independent at the first-coup odds of a full {decks}-deck shoe, stakes always "
-    "affordable, a session's first {k} coup(s) left out"
-)
+def _model(rules: RuleSet) -> str:
+    """The model of a rig level's exact figure, one line."""
+    odds = f"the first-coup odds of a full {rules.decks}-deck shoe"
+    if not rules.rigged:
+        return f"every box loses its house edge at {odds}: sitting out is best"
+    k = len(rules.rig_pattern)
+    first = "first coup" if k == 1 else f"first {k} coups"
+    return f"consecutive coups independent at {odds}, every stake affordable, a session's {first} left out"
 
 
 def rig_level(name: str, rules: RuleSet) -> Level:
@@ -185,7 +207,7 @@ def rig_level(name: str, rules: RuleSet) -> Level:
         optimum_per_coup=stake * best.per_coup,
         optimum_per_unit=best.per_unit,
         optimum_se=0.0,
-        model=_RIG_MODEL.format(decks=rules.decks, k=len(rules.rig_pattern)),
+        model=_model(rules),
         bet_share=best.bet_share,
         flat_unit_per_coup=flat,
     )
@@ -196,6 +218,77 @@ def memory_proof(rules: RuleSet, memories: range = range(4)) -> dict[int, Any]:
     (:func:`~trente_env.odds.best_with_memory`, one unit): on ``rig-3`` it gains nothing (it never
     stakes: every box loses after every history) for ``m`` < 3 and gains for ``m`` = 3."""
     return {m: best_with_memory(rules, m) for m in memories}
+
+
+#: Shoes per block of :func:`shoe_optimum` (each block its own seed, from the run's seed and its index).
+SHOE_BLOCK = 1000
+
+
+def shoe_optimum(
+    rules: RuleSet,
+    shoes: int,
+    seed: int = 0,
+    stake: float = max(LEVEL_STAKES),
+    done: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """The perfect counter's optimum on ``rules`` (uninsured, ``stake`` units a bet), estimated over
+    ``shoes`` dealt shoes (:func:`trente_env.counting.counters.study_shoes`, in blocks of
+    :data:`SHOE_BLOCK` shoes seeded from ``seed`` and the block's index): per shoe, the sum of the
+    expected gains of its bets by the odds of each coup, so the estimate's noise is only the spread
+    between shoes, not the luck of the cards. Per coup: a ratio of means over shoes, its standard error
+    by the delta method.
+
+    :param done: told the number of shoes of each block as soon as it is played (a progress bar).
+    """
+    from trente_env.counting.counters import study_shoes  # the counting engine: only to compute the figure
+
+    counter_rules = rules.replace(insurance=False)
+    parts: dict[str, list[np.ndarray]] = {"expected": [], "coups": [], "bets": [], "realised": []}
+    seconds = 0.0
+    for block, start in enumerate(range(0, shoes, SHOE_BLOCK)):
+        n = min(SHOE_BLOCK, shoes - start)
+        block_seed = int(np.random.SeedSequence([seed, block]).generate_state(1)[0])
+        study = study_shoes(counter_rules, n, block_seed)
+        for key, values in parts.items():
+            values.append(getattr(study, key).astype(float))
+        seconds += study.seconds
+        if done is not None:
+            done(n)
+    expected, coups, bets, realised = (np.concatenate(parts[key]) for key in ("expected", "coups", "bets", "realised"))
+    gain = expected * stake
+    per_coup = gain.mean() / coups.mean()
+    resid = gain - per_coup * coups
+    n = gain.size
+    return {
+        "rules": rules.describe(),
+        "shoes": n,
+        "seed": seed,
+        "stake": stake,
+        "per_shoe": float(gain.mean()),
+        "per_shoe_se": float(gain.std(ddof=1) / np.sqrt(n)),
+        "per_coup": float(per_coup),
+        "per_coup_se": float(resid.std(ddof=1) / np.sqrt(n) / coups.mean()),
+        "per_unit": float(expected.sum() / bets.sum()) if bets.sum() else 0.0,
+        "bet_share": float(bets.sum() / coups.sum()),
+        "coups_per_shoe": float(coups.mean()),
+        "realised_per_shoe": float(realised.mean() * stake),
+        "seconds": seconds,
+    }
+
+
+def write_shoe_optimum(shoes: int = 40_000, seed: int = 0) -> dict[str, Any]:
+    """Estimate the ``shoe`` level's optimum (:func:`shoe_optimum`) and store it in :data:`SHOE_FILE`,
+    a progress bar on stderr (``python -m trente_env.levels [shoes]``: about a quarter of an hour of one
+    core for the default 40,000 shoes)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("the perfect counter, shoes dealt to the end", total=shoes)
+        figure = shoe_optimum(get_rules("exhaustion"), shoes, seed, done=lambda n: bar.advance(task, n))
+    SHOE_FILE.write_text(json.dumps({"shoe": figure}, indent=1) + "\n")
+    return figure
 
 
 def _load_shoe() -> dict[str, Any] | None:
@@ -273,6 +366,12 @@ def make_vector_env(num_envs: int, level: str, **overrides: Any) -> Any:
     venv = TrenteEtQuaranteVectorEnv(num_envs, **{**found.env_kwargs, **overrides})
     venv.metadata = {**venv.metadata, "level": found.metadata()}
     return venv
+
+
+if __name__ == "__main__":  # python -m trente_env.levels [shoes]: estimate and store the shoe level's optimum
+    import sys
+
+    print(json.dumps(write_shoe_optimum(int(sys.argv[1]) if len(sys.argv) > 1 else 40_000), indent=1))
 
 
 __all__ = [

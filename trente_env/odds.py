@@ -489,8 +489,9 @@ def best_with_memory(
                 q *= unseen[letter]
         bonus = q * after + (1 - q) * otherwise
         gains = {"noir": -edges.noir + bonus, **fair}
-        if can_insure:
+        if can_insure:  # an insured stake's edge is the premium less P(its box wins) - P(it loses): Noir's and Rouge's
             gains["noir insured"] = -edges.insured + bonus
+            gains["rouge insured"] = -(odds.p_noir - odds.p_rouge + rules.insurance_rate)
         box = max(gains, key=gains.__getitem__)
         best_gain = max(best_gain, gains[box])
         if gains[box] > 0:

@@ -10,6 +10,10 @@ With the first-coup odds and coups taken as independent (:func:`trente_env.odds.
 every policy blind to the scoreboard loses: always Noir about -3.6% per unit staked, any other box
 its fair edge, -1.1%, never betting 0; only a policy that reads the last coup on the scoreboard
 (``results[0]``) and bets Noir right after a Noir win gains, about +21.1% per unit staked.
+
+The graded tables of :mod:`trente_env.levels` (``fair``, ``rig-1``, ``rig-3``, ``shoe``) are venues
+too, by name: ``rig-3`` pays the same only right after Noir, Rouge, Noir, so that every policy
+reading fewer than the last three coups loses (docs/levels.md).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from gymnasium.vector import AutoresetMode
 
 from experiments.errors import RLError
 from trente_env import MAX_EPISODE_STEPS
+from trente_env.levels import LEVELS
 from trente_env.odds import stake_weighted_edge
 from trente_env.rules import PRESETS, RIGGED_PREFIX, RuleSet, get_rules
 from trente_env.vector import TrenteEtQuaranteVectorEnv
@@ -31,8 +36,8 @@ from trente_env.vector import TrenteEtQuaranteVectorEnv
 class Venue:
     """Where an agent plays: a rules preset, by name.
 
-    :param name: the preset's name, ``rigged-<preset>`` for the positive control (what ``--rules``
-        and ``model.json`` say).
+    :param name: the preset's name, ``rigged-<preset>`` for the positive control, or a graded table's
+        (:mod:`trente_env.levels`): what ``--rules`` and ``model.json`` say.
     """
 
     name: str
@@ -48,13 +53,11 @@ class Venue:
 
 
 def parse_venue(name: str, rigged: bool = False) -> Venue:
-    """The venue called ``name``: a rules preset, ``rigged-<preset>`` (or ``rigged=True``), or a
-    graded level of :data:`trente_env.levels.LEVELS` (``fair``, ``rig-1``, ``rig-3``, ``shoe``: its rules).
+    """The venue called ``name``: a rules preset, ``rigged-<preset>`` (or ``rigged=True``), or a graded
+    table's name (``fair``, ``rig-1``, ``rig-3``, ``shoe``: :data:`trente_env.levels.LEVELS`, its table).
 
     :raises RLError: an unknown preset.
     """
-    from trente_env.levels import LEVELS
-
     if name in LEVELS and not rigged:
         return Venue(name, LEVELS[name].rules)
     if rigged and not name.startswith(RIGGED_PREFIX):
