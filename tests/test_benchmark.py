@@ -202,7 +202,7 @@ def test_benchmark_trains_scores_writes_and_resumes(tmp_path: Path) -> None:
     config.write_text(TINY_CONFIG)
     out = tmp_path / "bench"
     args = ["benchmark", "--seeds", "0", "--timesteps", "128", "--episodes", "2", "--coups", "30"]
-    args += ["--curve-every", "64", "--config", str(config), "--out", str(out)]
+    args += ["--curve-every", "64", "--config", str(config), "--workers", "1", "--out", str(out)]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert {"benchmark.json", "benchmark.csv", "benchmark.png"} <= {p.name for p in out.iterdir()}

@@ -49,7 +49,7 @@ def command(
     workers: Annotated[
         int,
         typer.Option("--workers", "-w", min=1, max=MAX_WORKERS, help="Runs played at once (one torch thread each)."),
-    ] = 1,
+    ] = 2,
     as_json: JsonOption = False,
 ) -> None:
     """Train the witness (the shipped configuration, the same on every level) on tables whose exact
