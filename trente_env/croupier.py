@@ -145,7 +145,9 @@ def bet_and_settle(action, bankroll, prison, result, couleur, board, rules, plac
     """
     n_boxes, insurance, rate = rules.n_boxes, rules.insurance, rules.rate
     table_min, table_max = rules.table_min, rules.table_max
-    noir_pays = _rig_payout(board, rules.rig_pattern, rules.noir_after_noir, rules.noir_otherwise)
+    noir_pays = rules.noir_otherwise  # a fair table (both payouts 1.0) need not read its scoreboard
+    if rules.noir_after_noir != rules.noir_otherwise:
+        noir_pays = _rig_payout(board, rules.rig_pattern, rules.noir_after_noir, rules.noir_otherwise)
     left = bankroll
     clipped = False
     for b in range(4):
