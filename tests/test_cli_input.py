@@ -134,6 +134,7 @@ INNER = {
     "evaluate": "experiments.rl.evaluate.evaluate_model",
     "sweep": "experiments.rl.sweep.run_sweep",
     "control": "experiments.rl.control.run_control",
+    "benchmark": "experiments.rl.benchmark.run_benchmark",
     "configs": "experiments.game.listings.config_listing",
     "count": "experiments.game.count.count_report",
     "classroom": "experiments.classroom.serve.serve",

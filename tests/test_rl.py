@@ -79,7 +79,10 @@ def test_help_says_that_loading_a_model_runs_code() -> None:
 def test_the_shipped_config_has_every_algorithm(algo: str) -> None:
     config = load_config(algo)
     assert config.hyper, algo
-    assert config.hyper["gamma"] == 0.9
+    # the witness configuration (docs/rl.md): no discount (a coup's stake is settled on that coup) and,
+    # where the algorithm has one, no entropy bonus (it pays the policy to bet at random)
+    assert config.hyper["gamma"] == 0.0
+    assert config.hyper.get("ent_coef", 0.0) == 0.0
     assert config.train.n_envs >= 1 and config.train.stake_levels == (1, 5, 25, 100)
 
 
@@ -315,7 +318,9 @@ def test_the_same_seed_gives_the_same_model(tmp_path: Path) -> None:
 def test_positive_control_the_agent_reads_the_scoreboard_on_the_rigged_table_only(tmp_path: Path) -> None:
     from experiments.rl.control import TABLES, run_control
 
-    results = run_control("ppo", 40_000, seed=0, out=tmp_path, episodes=100, coups=400, eval_every=20_000)
+    # train's defaults (the witness configuration, no settings of the control's own) learn the rule
+    # within 250,000 coups (docs/rl.md: the learning curves of the benchmark's seeds)
+    results = run_control("ppo", 250_000, seed=0, out=tmp_path, episodes=100, coups=400, eval_every=125_000)
     fair, rigged = (results[table] for table in TABLES)
     agent = rigged["rows"]["agent"]
     best_blind = rigged["exact"]["best_unconditional"]  # 0: never betting; every box staked every coup loses
@@ -328,8 +333,10 @@ def test_positive_control_the_agent_reads_the_scoreboard_on_the_rigged_table_onl
     # often than otherwise (a blind policy has both rates equal, up to chance)
     assert agent["p_noir_after_noir"] > agent["p_noir_otherwise"] + 0.5, agent
     # On the fair table the same algorithm, settings and seed do not beat the edge: its interval does not
-    # lie above 0 (sitting out gives exactly 0 and an interval of 0 to 0).
-    assert fair["rows"]["agent"]["ci_low"] <= 0.0, fair["agent_verdict"]
+    # lie above 0 (sitting out gives exactly 0 and an interval of 0 to 0; fewer than MIN_STAKES stakes
+    # get no interval at all: None, "too few stakes to estimate").
+    low = fair["rows"]["agent"]["ci_low"]
+    assert low is None or low <= 0.0, fair["agent_verdict"]
     # The reference policies on the rigged table's shoes: measured where exact odds put them
     ideal = rigged["rows"]["ideal: Noir after Noir"]
     assert ideal["ci_low"] > 0.1 and rigged["rows"]["always Noir"]["ci_high"] < 0.02
@@ -409,6 +416,10 @@ def test_control_writes_into_its_folder_only(tmp_path: Path, monkeypatch: pytest
     assert all(name.startswith("control/") for name in written)
     assert {"control/control.json", "control/rl_control.png", "control/classic/model.zip"} <= written
     assert set(TABLES) <= set(results) and Path(results["figure"]).read_bytes()[:4] == b"\x89PNG"
+    fair, rigged = (results[table]["score"] for table in TABLES)  # scored against each table's exact optimum
+    assert fair["share_of_optimum"] is None and fair["loss_vs_flat"] is not None and fair["level"] == "fair"
+    assert rigged["optimum_per_coup"] > 9 and isinstance(rigged["share_of_optimum"], float)
+    assert results["hyper"]["gamma"] == 0.0  # train's defaults, not settings of the control's own
     with pytest.raises(RLError, match="--force"):  # a second control does not silently replace the first
         run_control("ppo", 2048, seed=0, out=tmp_path / "control", episodes=4)
 

@@ -33,6 +33,7 @@ import typer  # noqa: E402
 from typer.core import TyperGroup  # noqa: E402
 
 from experiments.cli import (  # noqa: E402
+    benchmark,
     classroom,
     configs,
     control,
@@ -161,6 +162,7 @@ app.command("tournament")(tournament.command)
 app.command("train")(train.command)
 app.command("sweep")(sweep.command)
 app.command("control")(control.command)
+app.command("benchmark")(benchmark.command)
 app.command("configs")(configs.command)
 app.command("evaluate")(evaluate.command)
 app.command("count")(count.command)

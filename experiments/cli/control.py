@@ -18,7 +18,7 @@ def command(
     algo: Annotated[Algo, typer.Option("--algo", "-a", help="Algorithm.")] = Algo.ppo,
     timesteps: Annotated[
         int, typer.Option("--timesteps", "-t", min=1, max=MAX_COUPS, help="Coups to train on, per table.")
-    ] = 60_000,
+    ] = 1_000_000,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, max=MAX_SB3_SEED, help="Seed of both runs.")] = 0,
     episodes: Annotated[
         int, typer.Option("--episodes", "-n", min=2, max=MAX_TABLES, help="Evaluation sessions per table.")
@@ -51,10 +51,24 @@ def command(
             view.add_row(name, exact, measured, f"{row['p_noir_after_noir']:.1%}", f"{row['p_noir_otherwise']:.1%}")
         out.print(view)
         out.print(f"agent: {part['agent_verdict']}", markup=False, highlight=False)
+        sc = part["score"]
+        if sc["share_of_optimum"] is None:
+            told = (
+                f"sat out {sc['sat_out']:.1%} of coups (the optimum: all); loss per coup "
+                f"{sc['loss_vs_flat']:.2f}x a 1-unit flat bettor's"
+            )
+        else:
+            per_unit = "-" if sc["share_per_unit"] is None else f"{sc['share_per_unit']:.1%}"
+            told = (
+                f"{sc['share_of_optimum']:.1%} of the optimum per coup ({sc['reward_per_coup']:+.2f} of "
+                f"{sc['optimum_per_coup']:+.2f} units), {per_unit} of its return per unit staked; "
+                f"sat out {sc['sat_out']:.1%}"
+            )
+        out.print(f"score: {told}", markup=False, highlight=False)
     out.print(
         "exact: per unit staked, first-coup odds, consecutive coups taken as independent; "
         "* the agent's: for the very stakes it placed. Noir after Noir / otherwise: how often it staked on Noir "
         "right after a Noir win / on the other coups",
         style="dim",
     )
-    out.print(f"Figure: {results['figure']} (the README's is docs/rl_control.png: copy it there by hand)", style="dim")
+    out.print(f"Figure: {results['figure']}", style="dim")

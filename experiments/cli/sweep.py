@@ -56,18 +56,33 @@ def command(
         return
     from rich.table import Table
 
-    table = Table("run", "return/unit", "95% interval", "expected", "p", box=None, header_style="bold")
+    table = Table(
+        "run", "per coup", "of optimum", "sat out", "return/unit", "95% interval", "expected", "p", box=None,
+        header_style="bold",
+    )  # fmt: skip
     for row in document["runs"]:
-        if row["return_per_unit"] is None:
-            table.add_row(row["name"], "no stakes", "", "", "")
+        share = row.get("share_of_optimum")
+        per_coup = (
+            f"{row['reward_per_coup']:+.3f}" if row.get("reward_per_coup") is not None else "",
+            "" if share is None else f"{share:.1%}",
+            f"{row['sat_out']:.1%}",
+        )
+        if row["return_per_unit"] is None or row["return_per_unit"] != row["return_per_unit"]:
+            table.add_row(row["name"], *per_coup, "no stakes", "", "", "")
             continue
         p = row.get("p_value")
+        interval = (
+            "too few stakes"
+            if row["ci_low"] is None or row["ci_low"] != row["ci_low"]
+            else f"{row['ci_low']:+.2%} to {row['ci_high']:+.2%}"
+        )
         table.add_row(
-            row["name"], f"{row['return_per_unit']:+.2%}", f"{row['ci_low']:+.2%} to {row['ci_high']:+.2%}",
+            row["name"], *per_coup, f"{row['return_per_unit']:+.2%}", interval,
             f"{row['expected_return_per_unit']:+.2%}", "" if p is None else f"{p:.2g}",
         )  # fmt: skip
     out.print(table)
     out.print(
+        "per coup: units won a coup; of optimum: its share of the table's exact optimum per coup (rigged tables); "
         "expected: the exact return of the stakes each agent placed (the house edge on a fair table); "
         "p: how often chance alone ends this far from it (one-sided above 0 on a rigged table). "
         "Each run's verdict is in sweep.csv.",

@@ -145,9 +145,17 @@ def command(
         f"{summary['seconds']:.0f} s ({summary['steps_per_second']:,.0f} steps/s, evaluation excluded)."
     )
     ratio, low, high = (train.format_return(f[k]) for k in ("return_per_unit", "ci_low", "ci_high"))
+    if f["ci_low"] == f["ci_low"]:
+        per_unit = f"return per unit staked {ratio} (95% CI {low} to {high})"
+    elif f["stakes"]:
+        per_unit = f"return per unit staked: too few stakes to estimate ({f['stakes']:,} placed)"
+    else:
+        per_unit = "nothing staked"
+    share = f["share_of_optimum"]
+    of_optimum = f", {share:.1%} of the optimum per coup" if share == share else ""
     out.print(
-        f"Last evaluation: return per unit staked {ratio} (95% CI {low} to {high}), "
-        f"reward per coup {f['reward_per_coup']:+.3f}, sat out {f['sat_out']:.0%} of coups."
+        f"Last evaluation: {per_unit}, reward per coup {f['reward_per_coup']:+.3f}{of_optimum}, "
+        f"sat out {f['sat_out']:.1%} of coups."
     )
     for name, path in summary["files"].items():
         out.print(f"  {name}: {path}", style="dim")

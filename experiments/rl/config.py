@@ -33,6 +33,9 @@ class TrainSettings:
     net_arch: tuple[int, ...] = (64, 64)
     stake_levels: tuple[float, ...] = tuple(DEFAULT_STAKE_LEVELS)
     history: int = 10
+    #: fraction of the run over which the entropy coefficient falls linearly from the algorithm's
+    #: ``ent_coef`` to 0 (0: it stays as it is); see :func:`experiments.rl.train.entropy_schedule`
+    ent_decay: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,8 @@ def load_config(algo: str, path: str | Path | None = None) -> RLConfig:
             raise RLError(f"config {str(path)!r}: [train] {name} must be a whole number >= 1, got {value!r}")
     if not _number(settings.reward_scale) or not settings.reward_scale > 0:
         raise RLError(f"config {str(path)!r}: [train] reward_scale must be positive, got {settings.reward_scale!r}")
+    if not _number(settings.ent_decay) or not 0 <= settings.ent_decay <= 1:
+        raise RLError(f"config {str(path)!r}: [train] ent_decay must be from 0 to 1, got {settings.ent_decay!r}")
     if not isinstance(settings.net_arch, tuple) or not all(_whole(n, 1) for n in settings.net_arch):
         raise RLError(f"config {str(path)!r}: [train] net_arch must be a list of layer widths, got {settings.net_arch}")
     levels = settings.stake_levels

@@ -6,8 +6,11 @@ It plays ``episodes`` whole sessions through the session runner shared by every 
 (:mod:`strategies.runner`, which states the accounting convention): session ``i`` is a table seeded
 :func:`~strategies.runner.session_seed` ``(seed, i)``; after the last coup, ruin or walk-away no new
 stake is placed and prisoners settle on the following coups. Per session we add up the new stakes
-``x_i`` and the net result ``y_i``; the headline is ``R = sum(y) / sum(x)`` with the delta-method 95%
-interval over sessions (:func:`experiments.stats.ratio_estimate`), set beside what exact odds expect
+``x_i`` and the net result ``y_i``; the headline is ``R = sum(y) / sum(x)`` (:func:`experiments.stats.ratio_estimate`)
+with one honest 95% interval, ``R +- z s`` (:func:`honest_interval`): ``s`` is the larger of the
+delta-method standard error over sessions and the noise the stakes themselves imply
+(:func:`stake_noise`), the very ``s`` the verdict's p-value uses; with fewer than :data:`MIN_STAKES`
+stakes there is no interval ("too few stakes to estimate"). It is set beside what exact odds expect
 for the very stakes the policy placed (``-edge`` of :func:`trente_env.odds.stake_weighted_edge` on a
 fair table; on the positive control the Noir units staked right after a Noir win count at their own
 payout). The same system on the same shoes gives
@@ -36,7 +39,7 @@ from experiments.console import out
 from experiments.errors import RLError
 from experiments.rl.config import set_threads
 from experiments.rl.rig import Venue, expected_return, parse_venue
-from experiments.stats import ratio_estimate, z_pvalue
+from experiments.stats import Z95, ratio_estimate, z_pvalue
 from strategies.model import ModelPolicy
 from strategies.registry import StrategyError, make_strategy
 from strategies.runner import CoupView, play_on_env, session_seeds
@@ -48,6 +51,9 @@ DEFAULT_BANKROLL = 1000.0
 #: A result is called suspicious when chance alone gives one at least as far from the exact
 #: expectation less often than this (the p-value is shown either way).
 SUSPICIOUS_P = 0.001
+#: Below this many stakes placed, the return per unit staked gets no interval ("too few stakes to
+#: estimate"): a handful of stakes says nothing about a policy's return, whatever a formula prints.
+MIN_STAKES = 100
 
 #: How the report names the scoreboard's result codes (the last coup before a bet).
 RESULT_NAMES = {
@@ -147,8 +153,11 @@ def evaluation_report(totals: SessionTotals, venue: Venue) -> dict[str, Any]:
         **noir_dependence(b),
     }
     reward_per_coup = float(totals.net.sum() / coups) if coups else float("nan")
+    per_coup_se = ratio_estimate(totals.net, totals.coups).se if coups else float("nan")
     noise = stake_noise(b.square_stakes, staked, venue)
-    judged = verdict(estimate.ratio, estimate.se, estimate.ci_low, estimate.ci_high, expected, staked, venue, noise)
+    n_stakes = sum(b.stakes.values())
+    se, low, high = honest_interval(estimate.ratio, estimate.se, noise, n_stakes)
+    judged = verdict(estimate.ratio, estimate.se, low, high, expected, staked, venue, noise, n_stakes)
     always_noir = rig_expectations(venue.rules).always_noir
     return {
         "table": venue.name,
@@ -162,16 +171,21 @@ def evaluation_report(totals: SessionTotals, venue: Venue) -> dict[str, Any]:
         "rig_staked": totals.rig_staked,
         "return_per_unit_staked": {
             "ratio": estimate.ratio,
-            "se": estimate.se,
-            "ci_low": estimate.ci_low,
-            "ci_high": estimate.ci_high,
+            "se": se,
+            "se_sessions": estimate.se,
+            "se_stakes": noise,
+            "ci_low": low,
+            "ci_high": high,
             "level": estimate.level,
+            "stakes": n_stakes,
+            "estimable": n_stakes >= MIN_STAKES,
         },
         "house_edge": edge,
         "edge": stake_weighted_edge(venue.rules, box_stakes, totals.to_prison, totals.rig_staked),
         "expected_return_per_unit": expected,
         "reward_per_coup": {
             "agent": reward_per_coup,
+            "agent_se": per_coup_se,
             "never_bet": 0.0,
             "flat_1_noir": always_noir,
             "flat_same_stakes": always_noir * staked / coups if coups else float("nan"),
@@ -191,6 +205,22 @@ def noir_dependence(b: Behaviour) -> dict[str, float]:
         "p_noir_after_noir": float(noir_bets / after_noir) if after_noir else float("nan"),
         "p_noir_otherwise": float((b.noir_after.sum() - noir_bets) / other) if other else float("nan"),
     }
+
+
+def honest_interval(ratio: float, se: float, noise: float, stakes: int) -> tuple[float, float, float]:
+    """The standard error and 95% interval of a return per unit staked, the same everywhere
+    (``evaluate``, ``train``'s learning curve, ``control``, ``sweep``, ``benchmark``): ``s`` is the
+    larger of the ratio estimate's standard error over sessions ``se`` and the ``noise`` the stakes
+    imply (:func:`stake_noise`), the ``s`` of the verdict's p-value, so a few lucky sessions of
+    heavy-tailed stakes cannot look precise; ``R +- z s``. NaN throughout with fewer than
+    :data:`MIN_STAKES` stakes (``stakes``)."""
+    nan = float("nan")
+    if stakes < MIN_STAKES or ratio != ratio:
+        return nan, nan, nan
+    s = max(se, noise) if noise == noise else se
+    if s != s:
+        return nan, nan, nan
+    return s, ratio - Z95 * s, ratio + Z95 * s
 
 
 def stake_noise(square_stakes: float, staked: float, venue: Venue) -> float:
@@ -225,6 +255,7 @@ def verdict(
     staked: float,
     venue: Venue,
     noise: float = 0.0,
+    stakes: int | None = None,
 ) -> dict[str, Any]:
     """The return per unit staked judged against 0 and against exact odds, with how unlikely it is.
 
@@ -247,6 +278,9 @@ def verdict(
 
     if staked <= 0:
         return judged("sits out every coup: a return of 0, the best any policy can do on a fair table")
+    if stakes is not None and stakes < MIN_STAKES:
+        text = f"too few stakes to estimate ({stakes:,} placed, fewer than {MIN_STAKES}): nearly always sits out"
+        return judged(text if not venue.rigged else f"too few stakes to estimate ({stakes:,} placed)")
     if not se > 0:
         return judged("too few sessions for an interval")
     ci = f"95% CI {low:+.2%} to {high:+.2%}"
@@ -327,6 +361,11 @@ def evaluate_model(
         set_threads(1)
     totals = watch_sessions(policy, venue, episodes, coups, seed, bankroll)
     report = evaluation_report(totals, venue)
+    from experiments.rl.score import optimum, score  # the exact optimum of the table, for its stakes
+    from trente_env.levels import LEVEL_STAKES
+
+    stake = max(meta.get("env", {}).get("stake_levels") or LEVEL_STAKES)
+    report["score"] = {**score(report, optimum(venue, float(stake))), "stake": float(stake)}
     report.update(
         {
             "policy": model,
@@ -367,10 +406,13 @@ def print_report(report: dict[str, Any]) -> None:
     )
     out.print(view)
     r = report["return_per_unit_staked"]
-    money = Table(title="Return per unit staked (95% CI over sessions)", title_justify="left")
+    title = "Return per unit staked (95% CI: the larger of the sessions' and the stakes' noise)"
+    money = Table(title=title, title_justify="left")
     for col in ("policy", "95% CI", "exact for its stakes", "house edge"):
         money.add_column(col, justify="right")
     ci = f"{r['ci_low']:+.3%} to {r['ci_high']:+.3%}" if r["ci_low"] == r["ci_low"] else "-"
+    if report["total_staked"] and not r.get("estimable", True):
+        ci = f"too few stakes to estimate ({r['stakes']} < {MIN_STAKES})"
     ratio = f"{r['ratio']:+.3%}" if r["ratio"] == r["ratio"] else "nothing staked"
     money.add_row(ratio, ci, f"{report['expected_return_per_unit']:+.3%}", f"-{report['house_edge']:.3%}")
     out.print(money)
@@ -379,11 +421,27 @@ def print_report(report: dict[str, Any]) -> None:
         f"Reward per coup: policy {rpc['agent']:+.3f} units · never bet 0 · flat 1 unit on Noir "
         f"{rpc['flat_1_noir']:+.4f} · flat at its mean stake {rpc['flat_same_stakes']:+.3f}"
     )
+    sc = report.get("score")
+    if sc is not None:
+        if sc["share_of_optimum"] is None:
+            out.print(
+                f"Score: sat out {sc['sat_out']:.1%} of coups (the optimum here: all of them, 0 a coup); "
+                f"loss per coup {sc['loss_vs_flat']:.2f}x a 1-unit flat bettor's"
+            )
+        else:
+            per_unit = "-" if sc["share_per_unit"] is None else f"{sc['share_per_unit']:.1%}"
+            out.print(
+                f"Score: {sc['share_of_optimum']:.1%} of the optimum per coup ({rpc['agent']:+.3f} of "
+                f"{sc['optimum_per_coup']:+.3f} units: the best uninsured policy staking up to {sc['stake']:g}); "
+                f"{per_unit} of the optimum's return per unit staked"
+            )
     out.print(f"[bold]Verdict:[/] {report['verdict']}")
 
 
 __all__ = [
+    "MIN_STAKES",
     "SUSPICIOUS_P",
+    "honest_interval",
     "Behaviour",
     "SessionTotals",
     "evaluate_model",

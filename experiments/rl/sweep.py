@@ -65,7 +65,8 @@ RUN_FILES = ("model.zip", "model.json", "curve.csv", "curve.png")
 #: The columns of ``sweep.csv``.
 COLUMNS = (
     "name", "algo", "table", "seed", "hyper", "timesteps", "return_per_unit", "ci_low", "ci_high",
-    "expected_return_per_unit", "p_value", "verdict", "sat_out", "mean_stake_per_coup", "train_seconds",
+    "expected_return_per_unit", "p_value", "verdict", "sat_out", "mean_stake_per_coup", "reward_per_coup",
+    "share_of_optimum", "share_per_unit", "train_seconds",
 )  # fmt: skip
 
 
@@ -106,6 +107,8 @@ class Sweep:
 
         config_text = Path(self.config).read_text() if self.config else DEFAULT_CONFIG.read_text()
         settings = {"run": asdict(run), "episodes": self.episodes, "coups": self.coups, "eval_seed": self.eval_seed}
+        if self.source.get("kind", "sweep") != "sweep":  # a benchmark's run: other settings, other files
+            settings["source"] = self.source
         libraries = {"torch": torch.__version__, "stable_baselines3": stable_baselines3.__version__}
         document = {**settings, "config": config_text, "code": worker_versions(), **libraries}
         return hashlib.sha256(json.dumps(document, sort_keys=True, default=str).encode()).hexdigest()
@@ -205,6 +208,8 @@ def play_run(sweep: Sweep, run: SweepRun) -> dict[str, Any]:
         "expected_return_per_unit": report["expected_return_per_unit"], "p_value": report.get("p_value"),
         "verdict": report.get("verdict"),
         "sat_out": report["behaviour"]["sat_out"], "mean_stake_per_coup": report["behaviour"]["mean_stake_per_coup"],
+        "reward_per_coup": report["reward_per_coup"]["agent"], "share_of_optimum": report["score"]["share_of_optimum"],
+        "share_per_unit": report["score"]["share_per_unit"],
         "train_seconds": summary["seconds"],
     }  # fmt: skip
     return {"row": row, "evaluation": report, "files": files}
@@ -236,15 +241,19 @@ def _save(out: Path, sweep: Sweep, run: SweepRun, result: Mapping[str, Any]) -> 
 
 
 def _local_runs(
-    sweep: Sweep, tasks: Iterator[tuple[SweepRun, tuple[Any, ...]]], workers: int, done: Callable[[Any, Any], None]
+    sweep: Sweep,
+    tasks: Iterator[tuple[SweepRun, tuple[Any, ...]]],
+    workers: int,
+    done: Callable[[Any, Any], None],
+    play: Callable[[Sweep, SweepRun], dict[str, Any]] = play_run,
 ) -> None:
     if workers <= 1:
         for run, arguments in tasks:
-            done(run, play_run(*arguments))
+            done(run, play(*arguments))
         return
     context = multiprocessing.get_context("spawn")  # torch and numba threads do not survive a fork
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = {pool.submit(play_run, *arguments): run for run, arguments in tasks}
+        futures = {pool.submit(play, *arguments): run for run, arguments in tasks}
         try:
             for future in as_completed(futures):
                 done(futures[future], future.result())
@@ -254,14 +263,19 @@ def _local_runs(
             raise
 
 
-def run_sweep(
-    sweep: Sweep, out: str | Path, backend: Backend = LOCAL, workers: int = 1, progress: bool = False
-) -> dict[str, Any]:
-    """Play every run of ``sweep`` not yet saved in ``out`` (on ``backend``), then write the table
-    and the plot; returns the sweep's document. Ctrl-C keeps every run already finished."""
-    out = check_output_folder(Path(out))
-    for algo in {run.algo for run in sweep.runs}:
-        algo_class(algo)  # stable-baselines3 (or sb3-contrib) is there, before anything is written
+def play_runs(
+    sweep: Sweep,
+    out: Path,
+    backend: Backend = LOCAL,
+    workers: int = 1,
+    progress: bool = False,
+    play: Callable[[Sweep, SweepRun], dict[str, Any]] = play_run,
+    label: str = "sweep (training runs)",
+) -> list[dict[str, Any]]:
+    """Play with ``play`` (a top-level function: Dask sends it to its workers) every run of
+    ``sweep`` not yet saved in ``out``, saving each as it ends; the rows of all runs in the
+    sweep's order. Ctrl-C keeps every run already finished (``trente-lab benchmark`` plays its
+    runs through this too)."""
     out.mkdir(parents=True, exist_ok=True)
     rows: dict[str, dict[str, Any]] = {}
     for run in sweep.runs:
@@ -270,7 +284,7 @@ def run_sweep(
             rows[run.name] = row
     todo = [run for run in sweep.runs if run.name not in rows]
     with progress_bar(progress) as bar:
-        task = bar.add_task("sweep (training runs)", total=len(sweep.runs), completed=len(rows))
+        task = bar.add_task(label, total=len(sweep.runs), completed=len(rows))
 
         def done(run: SweepRun, result: Mapping[str, Any]) -> None:
             _save(out, sweep, run, result)
@@ -283,10 +297,21 @@ def run_sweep(
                 tempfile.TemporaryDirectory(prefix=".dask-", dir=out) as scratch,
                 dask_client(backend, workers, Path(scratch)) as client,
             ):
-                run_on_dask(client, play_run, tasks, done)
+                run_on_dask(client, play, tasks, done)
         elif todo:
-            _local_runs(sweep, tasks, workers, done)
-    ordered = [rows[run.name] for run in sweep.runs]
+            _local_runs(sweep, tasks, workers, done, play)
+    return [rows[run.name] for run in sweep.runs]
+
+
+def run_sweep(
+    sweep: Sweep, out: str | Path, backend: Backend = LOCAL, workers: int = 1, progress: bool = False
+) -> dict[str, Any]:
+    """Play every run of ``sweep`` not yet saved in ``out`` (on ``backend``), then write the table
+    and the plot; returns the sweep's document. Ctrl-C keeps every run already finished."""
+    out = check_output_folder(Path(out))
+    for algo in {run.algo for run in sweep.runs}:
+        algo_class(algo)  # stable-baselines3 (or sb3-contrib) is there, before anything is written
+    ordered = play_runs(sweep, out, backend, workers, progress)
     document = {"sweep": sweep.source.get("sweep", {}), "runs": ordered}
     atomic_write_json(out / "sweep.json", document)
     atomic_write_text(out / "sweep.csv", _csv(ordered))
@@ -331,4 +356,7 @@ def plot_sweep(path: Path, rows: list[dict[str, Any]]) -> None:
     save_figure(fig, path)
 
 
-__all__ = ["COLUMNS", "MAX_RUNS", "Sweep", "SweepRun", "load_sweep", "parse_seeds", "play_run", "run_sweep"]
+__all__ = [
+    "COLUMNS", "MAX_RUNS", "RUN_FILES", "Sweep", "SweepRun", "load_sweep", "parse_seeds", "play_run", "play_runs",
+    "run_sweep",
+]  # fmt: skip

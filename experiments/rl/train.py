@@ -5,8 +5,10 @@ The agent sees the flat observation (bankroll, coups, prisoners, the scoreboard 
 :class:`~experiments.rl.features.LogScaledFlat` and bets in the discrete form by default (sit out, or one of
 the stake levels on one box). Hyper-parameters come from ``experiments/configs/rl.toml``. Every
 ``eval_every`` timesteps the greedy policy plays ``eval_sessions`` fixed sessions (the same shoes
-every time) and the learning curve records its reward per coup and its return per unit staked
-with a 95% interval. Written to ``--out``: ``model.zip`` (SB3's file; the lab reads only its weights),
+every time) and the learning curve records its reward per coup, its share of the table's exact
+optimum per coup (:mod:`experiments.rl.score`), the coups it sat out, and its return per unit staked
+with the 95% interval ``evaluate`` prints (none below :data:`~experiments.rl.evaluate.MIN_STAKES`
+stakes). Written to ``--out``: ``model.zip`` (SB3's file; the lab reads only its weights),
 ``model.json`` (what it was trained on), ``curve.csv`` and ``curve.png``.
 """
 
@@ -42,11 +44,15 @@ from experiments.plotting import edge_label
 from experiments.rl.config import RLConfig, algo_class, check_hyper, load_config, set_threads
 from experiments.rl.evaluate import evaluation_report, watch_sessions
 from experiments.rl.rig import Venue, parse_venue, sb3_env
+from experiments.rl.score import optimum, score
 from strategies.model import ModelPolicy, lab_network, load_weights, trusted
 from trente_env.layout import ACTION_FORMS, Layout
 from trente_env.odds import house_edges
 
-CURVE_COLUMNS = ("timesteps", "reward_per_coup", "return_per_unit", "ci_low", "ci_high", "sat_out", "seconds")
+CURVE_COLUMNS = (
+    "timesteps", "reward_per_coup", "return_per_unit", "ci_low", "ci_high", "stakes", "sat_out", "share_of_optimum",
+    "seconds",
+)  # fmt: skip
 
 
 def metadata_path(model_path: str | Path) -> Path:
@@ -66,6 +72,9 @@ def evaluate_now(model: Any, venue: Venue, config: RLConfig, env_kwargs: dict[st
 def _curve_callback(venue: Venue, config: RLConfig, env_kwargs: dict[str, Any], seed: int, progress: Progress):
     from stable_baselines3.common.callbacks import BaseCallback  # the rl extra, imported to train
 
+    best = optimum(venue, max(config.train.stake_levels))
+    decay = None
+
     class LearningCurve(BaseCallback):
         """Evaluate every ``eval_every`` timesteps; log to SB3's logger, the curve and the progress bar."""
 
@@ -81,29 +90,41 @@ def _curve_callback(venue: Venue, config: RLConfig, env_kwargs: dict[str, Any], 
             report = evaluate_now(self.model, venue, config, env_kwargs, seed)
             self.eval_seconds += time.perf_counter() - start
             r = report["return_per_unit_staked"]
+            scores = score(report, best)
+            share = scores["share_of_optimum"]
             row = {
                 "timesteps": self.num_timesteps,
                 "reward_per_coup": report["reward_per_coup"]["agent"],
                 "return_per_unit": r["ratio"],
                 "ci_low": r["ci_low"],
                 "ci_high": r["ci_high"],
+                "stakes": r["stakes"],
                 "sat_out": report["behaviour"]["sat_out"],
+                "share_of_optimum": float("nan") if share is None else share,
                 "seconds": time.perf_counter() - self.start,
             }
             self.rows.append(row)
-            for key in ("reward_per_coup", "return_per_unit", "sat_out"):
+            for key in ("reward_per_coup", "return_per_unit", "sat_out", "share_of_optimum"):
                 self.logger.record(f"eval/{key}", row[key])
             ratio, sat_out = format_return(row["return_per_unit"]), row["sat_out"]
-            progress.update(self.task, description=f"training · return/unit {ratio} · sat out {sat_out:.0%}")
+            told = f"share of optimum {share:.0%}" if share is not None else f"return/unit {ratio}"
+            progress.update(self.task, description=f"training · {told} · sat out {sat_out:.0%}")
             self.next_eval = self.num_timesteps + config.train.eval_every
 
         def _on_training_start(self) -> None:
+            nonlocal decay
             self.start = time.perf_counter()
+            start_coef = getattr(self.model, "ent_coef", None)
+            if config.train.ent_decay > 0 and isinstance(start_coef, float):
+                total = self.locals.get("total_timesteps") or 1
+                decay = entropy_schedule(start_coef, self.num_timesteps, total, config.train.ent_decay)
             progress.update(self.task, total=self.locals.get("total_timesteps"))
             self.evaluate()
 
         def _on_step(self) -> bool:
             progress.update(self.task, completed=self.num_timesteps)
+            if decay is not None:
+                self.model.ent_coef = decay(self.num_timesteps)
             if self.num_timesteps >= self.next_eval:
                 self.evaluate()
             return True
@@ -113,6 +134,15 @@ def _curve_callback(venue: Venue, config: RLConfig, env_kwargs: dict[str, Any], 
                 self.evaluate()
 
     return LearningCurve()
+
+
+def entropy_schedule(coef: float, start: int, total: int, fraction: float):
+    """The entropy coefficient at each timestep: from ``coef`` at ``start`` falling linearly to 0
+    after ``fraction`` of the ``total`` timesteps of the run, 0 after that. Early on, a bonus keeps
+    the stakes the policy has not tried yet in play; once it is 0, nothing pays the policy to bet at
+    random (a fair table's best policy is to sit out)."""
+    span = max(fraction * total, 1.0)
+    return lambda t: coef * max(0.0, 1.0 - (t - start) / span)
 
 
 def format_return(x: float) -> str:
@@ -475,6 +505,7 @@ __all__ = [
     "build_model",
     "check_device",
     "evaluate_now",
+    "entropy_schedule",
     "format_return",
     "metadata_path",
     "plot_curve",

@@ -1,0 +1,240 @@
+"""The witness's scores (:mod:`experiments.rl.score`) and ``trente-lab benchmark``: the exact optimum
+and the share of it, the interquartile mean and its bootstrap interval, the gambler's horizon, one
+honest interval for the return per unit staked, and the command (tiny budgets, bad input in one
+line, a resumed run kept)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from experiments.cli import app
+from experiments.errors import RLError
+from experiments.rl.evaluate import MIN_STAKES, evaluation_report, honest_interval, watch_sessions
+from experiments.rl.rig import parse_venue
+from experiments.rl.score import IdealRigOne, SitOut, gambler_horizon, headline, iqm, optimum, score, summarise
+from experiments.stats import Z95
+from strategies.registry import make_strategy
+from trente_env.odds import first_coup, rig_expectations
+
+runner = CliRunner()
+FAIR, RIGGED = parse_venue("classic"), parse_venue("rigged-classic")
+
+#: A few thousand coups of PPO: enough to train, evaluate and score a model, quickly.
+TINY_CONFIG = """
+[train]
+n_envs = 2
+eval_every = 1000000
+eval_sessions = 2
+eval_coups = 10
+net_arch = [8]
+
+[ppo]
+n_steps = 64
+batch_size = 64
+n_epochs = 1
+gamma = 0.0
+ent_coef = 0.0
+"""
+
+
+# -- the exact optimum and the score ------------------------------------------------------------
+
+
+def test_the_optimum_of_the_rigged_table_is_the_largest_stake_on_noir_after_a_noir_win() -> None:
+    e = rig_expectations(RIGGED.rules)
+    best = optimum(RIGGED, 100.0)
+    assert best.per_coup == pytest.approx(100.0 * first_coup(RIGGED.rules.decks).p_noir * e.noir_after_noir)
+    assert 9.3 < best.per_coup < 9.5  # +9.41 a coup: 100 units on 44.5% of coups at +21.1% per unit
+    assert best.per_unit == pytest.approx(e.noir_after_noir) and best.level == "rig-1"
+    fair = optimum(FAIR, 100.0)
+    assert (fair.per_coup, fair.per_unit) == (0.0, 0.0) and fair.flat_per_coup < 0 and fair.level == "fair"
+    rig3 = optimum(parse_venue("rig-3"), 100.0)  # a level by its name: its own exact figure
+    assert rig3.level == "rig-3" and 0 < rig3.per_coup < best.per_coup
+    assert optimum(RIGGED, 25.0).per_coup == pytest.approx(best.per_coup / 4)  # proportional to the stake
+    assert "uninsured" in best.model
+
+
+def _report(policy, venue, sessions: int = 200, coups: int = 200, seed: int = 3) -> dict:
+    return evaluation_report(watch_sessions(policy, venue, sessions, coups, seed), venue)
+
+
+def test_the_ideal_policy_scores_one_never_scores_zero_and_a_blind_policy_scores_below_zero() -> None:
+    best = optimum(RIGGED, 100.0)
+    ideal = score(_report(IdealRigOne(100.0), RIGGED), best)
+    # 1 within 4 standard errors of the reward per coup over 200 fixed sessions (the ratio estimate
+    # net / coups, sessions the independent units; the tolerance is about 10% of the optimum).
+    assert abs(ideal["share_of_optimum"] - 1.0) < 4 * ideal["share_of_optimum_se"]
+    assert ideal["share_per_unit"] == pytest.approx(1.0, abs=4 * 0.03)  # per unit: +21% with a ~0.6% se
+    assert ideal["sat_out"] > 0.5  # it stakes after a Noir win only
+    never = score(_report(make_strategy("never", RIGGED.rules), RIGGED), best)
+    assert never["share_of_optimum"] == 0.0 and never["share_per_unit"] is None and never["sat_out"] == 1.0
+    # always 100 on Noir, blind to the scoreboard: -3.6% per unit staked, exactly; its measured share is
+    # below 0 by far more than 4 standard errors (-0.38 of the optimum, se ~0.03)
+    blind = score(_report(make_strategy("flat:box=noir,base=100", RIGGED.rules), RIGGED), best)
+    assert blind["share_of_optimum"] + 4 * blind["share_of_optimum_se"] < 0
+    assert headline(ideal) == ideal["share_of_optimum"]
+    assert ideal["level_score"] == pytest.approx(ideal["share_of_optimum"])  # trente_env.levels' own score
+
+
+def test_on_the_fair_table_the_score_is_the_share_sat_out_and_the_loss_against_a_flat_bettor() -> None:
+    best = optimum(FAIR, 100.0)
+    sit = score(_report(SitOut(), FAIR), best)
+    assert sit["share_of_optimum"] is None and sit["sat_out"] == 1.0 and sit["loss_vs_flat"] == 0.0
+    assert headline(sit) == 1.0 and sit["level_score"] == 1.0  # the level's score: 1 sitting out
+    flat = score(_report(make_strategy("flat:box=noir", FAIR.rules), FAIR), best)
+    # a 1-unit flat bettor loses what a 1-unit flat bettor loses: a ratio of 1 within 4 standard errors
+    assert flat["sat_out"] == 0.0 and abs(flat["loss_vs_flat"] - 1.0) < 4 * flat["loss_vs_flat_se"]
+
+
+# -- over seeds: the interquartile mean and its bootstrap interval ------------------------------
+
+
+def test_iqm_is_the_mean_of_the_middle_half() -> None:
+    assert iqm([1, 2, 3, 4]) == 2.5  # one value cut from each end of four
+    assert iqm([0.0, 0.9, 0.95, 0.97, 5.0]) == pytest.approx((0.9 + 0.95 + 0.97) / 3)  # one run failed, one shone
+    assert math.isnan(iqm([]))
+
+
+def test_the_bootstrap_interval_holds_the_iqm_and_is_the_same_every_time() -> None:
+    values = [0.97, 0.98, 0.25, 0.99, 0.96]
+    first, second = summarise(values), summarise(values)
+    assert first == second  # a fixed generator
+    assert first["ci_low"] <= first["iqm"] <= first["ci_high"]
+    assert first["ci_low"] >= min(values) and first["ci_high"] <= max(values)  # a percentile interval
+    assert first["n"] == 5 and first["level"] == 0.95
+    one = summarise([0.5])
+    assert one["iqm"] == one["ci_low"] == one["ci_high"] == 0.5
+    assert summarise([None, float("nan"), 0.2])["n"] == 1  # missing scores are left out
+    same = summarise([1.0, 1.0, 1.0])
+    assert (same["ci_low"], same["ci_high"]) == (1.0, 1.0)
+
+
+# -- the gambler's horizon ----------------------------------------------------------------------
+
+
+def test_the_gamblers_horizon_is_the_sample_size_of_a_one_sided_test() -> None:
+    from statistics import NormalDist
+
+    h = gambler_horizon(FAIR)
+    edge = -rig_expectations(FAIR.rules).always_noir
+    z = NormalDist().inv_cdf(0.95) + NormalDist().inv_cdf(0.8)
+    assert h["edge"] == pytest.approx(edge) and 0.9 < h["sd"] < 1.0
+    assert h["coups"] == pytest.approx((z * h["sd"] / edge) ** 2)
+    assert 30_000 < h["coups"] < 60_000  # tens of thousands of coups
+    assert gambler_horizon(FAIR, power=0.5)["coups"] < h["coups"]
+
+
+# -- one honest interval ------------------------------------------------------------------------
+
+
+def test_the_interval_is_the_wider_of_the_sessions_and_the_stakes_noise_and_none_below_min_stakes() -> None:
+    se, low, high = honest_interval(0.1, 0.01, 0.03, MIN_STAKES)
+    assert se == 0.03 and (low, high) == pytest.approx((0.1 - Z95 * 0.03, 0.1 + Z95 * 0.03))
+    assert honest_interval(0.1, 0.05, 0.03, MIN_STAKES)[0] == 0.05
+    assert all(math.isnan(x) for x in honest_interval(1.0, 0.0, 0.0, MIN_STAKES - 1))
+
+
+def test_a_handful_of_stakes_gets_no_interval_and_says_so() -> None:
+    class FewStakes:  # one unit on Noir on the first coup of each session, then nothing
+        def act(self, obs, state=None):
+            actions = np.zeros((obs["results"].shape[0], 12))
+            actions[obs["coups"].reshape(-1) == 0, 0] = 1.0
+            return actions, state
+
+    report = _report(FewStakes(), FAIR, sessions=20, coups=50)
+    r = report["return_per_unit_staked"]
+    assert 0 < r["stakes"] < MIN_STAKES and not r["estimable"]
+    assert math.isnan(r["ci_low"]) and math.isnan(r["ci_high"])
+    assert report["verdict"].startswith("too few stakes to estimate")
+
+
+def test_the_evaluation_interval_is_never_narrower_than_the_stakes_imply() -> None:
+    # a martingale over a few short sessions: the sessions' spread can look small; the interval is at
+    # least +-1.96 times the noise its stakes imply
+    report = _report(make_strategy("martingale", FAIR.rules), FAIR, sessions=8, coups=100)
+    r = report["return_per_unit_staked"]
+    assert r["se"] == max(r["se_sessions"], r["se_stakes"])
+    assert r["ci_high"] - r["ci_low"] == pytest.approx(2 * Z95 * r["se"])
+
+
+# -- the entropy schedule -----------------------------------------------------------------------
+
+
+def test_the_entropy_coefficient_falls_linearly_to_zero() -> None:
+    from experiments.rl.train import entropy_schedule
+
+    f = entropy_schedule(0.01, 0, 1000, 0.5)
+    assert f(0) == 0.01 and f(250) == pytest.approx(0.005) and f(500) == 0.0 and f(900) == 0.0
+
+
+# -- the command --------------------------------------------------------------------------------
+
+
+def test_benchmark_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
+    from experiments.rl.benchmark import make_benchmark
+
+    for args, words in (
+        (["--levels", "nowhere"], "unknown level"),
+        (["--algos", "sarsa"], "unknown algo"),
+        (["--seeds", "x"], "--seeds"),
+        (["--config", str(tmp_path / "missing.toml")], "missing.toml"),
+    ):
+        result = runner.invoke(app, ["benchmark", *args, "--out", str(tmp_path / "out")])
+        assert result.exit_code == 2, result.output
+        assert words in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "out").exists()  # nothing written
+    with pytest.raises(RLError, match="distinct"):
+        make_benchmark(seeds=[1, 1])
+    quick = make_benchmark()
+    assert (quick.levels, quick.algos, quick.seeds) == (("fair", "rig-1"), ("ppo",), (0, 1, 2, 3, 4))
+    assert make_benchmark(full=True).algos == ("ppo", "a2c")
+
+
+@pytest.mark.needs_rl
+def test_benchmark_trains_scores_writes_and_resumes(tmp_path: Path) -> None:
+    config = tmp_path / "tiny.toml"
+    config.write_text(TINY_CONFIG)
+    out = tmp_path / "bench"
+    args = ["benchmark", "--seeds", "0", "--timesteps", "128", "--episodes", "2", "--coups", "30"]
+    args += ["--curve-every", "64", "--config", str(config), "--workers", "1", "--out", str(out)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert {"benchmark.json", "benchmark.csv", "benchmark.png"} <= {p.name for p in out.iterdir()}
+    document = json.loads((out / "benchmark.json").read_text())
+    fair, rig = document["runs"]
+    assert (fair["level"], rig["level"]) == ("fair", "rig-1")
+    assert fair["share_of_optimum"] is None and fair["score"] == fair["sat_out"]
+    assert rig["score"] == rig["share_of_optimum"] and rig["optimum_per_coup"] > 9
+    assert rig["curve"] and rig["curve"][-1]["timesteps"] >= 128  # the learning curve, as trained
+    assert [g["level"] for g in document["summary"]] == ["fair", "rig-1"]
+    assert document["gambler_horizon"]["coups"] > 0
+    assert "Summary" in result.output and "IQM" in result.output
+    saved = out / "runs" / rig["name"] / "result.json"
+    before = saved.stat().st_mtime_ns
+    again = runner.invoke(app, args)  # a finished run is kept, not trained again
+    assert again.exit_code == 0, again.output
+    assert saved.stat().st_mtime_ns == before
+    assert json.loads((out / "benchmark.json").read_text())["runs"] == document["runs"]
+
+
+@pytest.mark.slow
+@pytest.mark.needs_rl
+def test_a_short_agent_per_level_gets_its_score_computed_and_written(tmp_path: Path) -> None:
+    from experiments.rl.benchmark import LEVEL_TABLES, make_benchmark, run_benchmark
+
+    bench = make_benchmark(levels=list(LEVEL_TABLES), seeds=[0], timesteps=20_000, episodes=20, coups=200)
+    document = run_benchmark(bench, tmp_path / "bench")
+    written = json.loads((tmp_path / "bench" / "benchmark.json").read_text())
+    assert [r["level"] for r in written["runs"]] == list(LEVEL_TABLES)
+    for row in written["runs"]:  # an untrained agent's score is reported, not asserted
+        assert isinstance(row["score"], float) and 0.0 <= row["sat_out"] <= 1.0
+        # finite wherever the level's optimum is known (the card counter's is estimated by trente_env.levels)
+        assert math.isfinite(row["score"]) or not math.isfinite(row["optimum_per_coup"]), row
+        assert row["curve"] and isinstance(row["reward_per_coup"], float)
+    assert document["summary"][0]["score"]["n"] == 1
