@@ -382,7 +382,8 @@ ANNOUNCED = """
     action = np.zeros(12)
     action[:2] = 10
     prison, placed, insured, back = np.zeros((4, 2)), np.zeros(4), np.zeros(4, np.bool_), np.zeros(4)
-    bet_and_settle(action, 100.0, prison, 0, True, np.full(1, 5), table_rules(get_rules("classic")), placed, insured, back)
+    rules = table_rules(get_rules("classic"))
+    bet_and_settle(action, 100.0, prison, 0, True, np.full(1, 5), rules, placed, insured, back)
     print(json.dumps({{"said": sys.stderr.getvalue()}}))
 """
 
