@@ -89,6 +89,7 @@ KERNEL_SOURCES: tuple[str, ...] = (
     "trente_env/settle.py",
     "trente_env/tables.py",
     "strategies/kernel.py",
+    "experiments/game/simulate.py",
     "experiments/teaching/fallacy.py",
     "strategies/sessions.py",
 )
