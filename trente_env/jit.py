@@ -91,6 +91,7 @@ KERNEL_SOURCES: tuple[str, ...] = (
     "strategies/kernel.py",
     "experiments/game/simulate.py",
     "experiments/teaching/fallacy.py",
+    "strategies/risk.py",
     "strategies/sessions.py",
 )
 #: The folder holding the packages (``trente_env``, ``strategies``, ``experiments``).
