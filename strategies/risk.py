@@ -53,58 +53,54 @@ class RiskError(ValueError):
     """A system whose exact risk cannot be computed: not a state machine, or too many states."""
 
 
+#: A state's floats: the money in hand, the prisoners (first and second prison of each box), the action row.
+MONEY, PRISONERS, ACTION = 0, 1, 9
+N_FLOATS = ACTION + ACTION_WIDTH
+
+
 @jit.kernel
-def _hash_row(row, money):
-    """A well-mixed 64-bit hash of a state: its int64 row and its money (SplitMix64-like steps; money
-    to a millionth of a unit: equal states hash alike, the rare others are told apart by comparing)."""
+def _hash_state(row, floats):
+    """A well-mixed 64-bit hash of a state: its int64 row and its floats (to a millionth of a unit:
+    equal states hash alike; the rare others are told apart by comparing them whole). Each number is
+    folded in through SplitMix64's finaliser (:func:`strategies.kernel._mix`)."""
     h = np.uint64(0x9E3779B97F4A7C15)
     for x in row:
-        h = (h ^ np.uint64(x)) * np.uint64(0xBF58476D1CE4E5B9)
-        h = h ^ (h >> np.uint64(31))
-    for x in money:
-        h = (h ^ np.uint64(np.int64(x * 1048576.0))) * np.uint64(0x94D049BB133111EB)
-        h = h ^ (h >> np.uint64(29))
+        h = kernel._mix(h ^ np.uint64(x)) + np.uint64(0x9E3779B97F4A7C15)
+    for x in floats:
+        h = kernel._mix(h ^ np.uint64(np.int64(x * 1048576.0))) + np.uint64(0x9E3779B97F4A7C15)
     return h
 
 
 @jit.kernel
-def _merge(keys, money, probs, n, out_keys, out_money, out_probs):
-    """Merge the equal states among the first ``n`` (rows of ``keys`` and of ``money``), adding their
-    ``probs``: the distinct states go to ``out_*`` (open addressing, whole states compared exactly).
-    Returns how many distinct states."""
-    size = 16
-    while size < 2 * n:
-        size *= 2
-    mask = np.uint64(size - 1)
-    table = np.full(size, -1, np.int64)
-    width = keys.shape[1]
-    floats = money.shape[1]
-    m = 0
-    for i in range(n):
-        h = _hash_row(keys[i], money[i]) & mask
-        while True:
-            j = table[h]
-            if j < 0:
-                table[h] = m
-                out_keys[m] = keys[i]
-                out_money[m] = money[i]
-                out_probs[m] = probs[i]
-                m += 1
+def _insert(row, floats, p, table, keys, values, probs, m):
+    """Add the state (``row``, ``floats``) with probability ``p`` to the ``m`` states held (``keys``,
+    ``values``, ``probs``, found through the open-addressing ``table``): to its equal if held, else as a
+    new one. Returns the number of states held."""
+    mask = np.uint64(table.size - 1)
+    h = _hash_state(row, floats) & mask
+    width, n_floats = row.size, floats.size
+    while True:
+        j = table[h]
+        if j < 0:
+            table[h] = m
+            keys[m] = row
+            values[m] = floats
+            probs[m] = p
+            return m + 1
+        same = True
+        for c in range(width):
+            if keys[j, c] != row[c]:
+                same = False
                 break
-            same = True
-            for c in range(width):
-                if out_keys[j, c] != keys[i, c]:
+        if same:
+            for c in range(n_floats):
+                if values[j, c] != floats[c]:
                     same = False
                     break
-            for c in range(floats):
-                if out_money[j, c] != money[i, c]:
-                    same = False
-                    break
-            if same:
-                out_probs[j] += probs[i]
-                break
-            h = (h + np.uint64(1)) & mask
-    return m
+        if same:
+            probs[j] += p
+            return m
+        h = (h + np.uint64(1)) & mask
 
 
 @jit.kernel
@@ -115,8 +111,7 @@ def _canonical(s, line):
         s[c] = 0
     if line:
         lo, hi = s[kernel.LO], s[kernel.HI]
-        n = s.size - kernel.LINE
-        for i in range(n):
+        for i in range(s.size - kernel.LINE):
             src = lo + i
             s[kernel.LINE + i] = s[kernel.LINE + src] if src < hi else 0
         s[kernel.HI] = hi - lo
@@ -124,99 +119,104 @@ def _canonical(s, line):
 
 
 @jit.kernel
+def _decide(s, k, own, f, start, money, c, coups, last_result, last_couleur, prison, branch, action, seen, acc, p):
+    """The system's decision for coup ``c`` from the state row ``s`` (updated) and what the table shows
+    (the system's own :func:`strategies.kernel.step`; ``branch`` >= -1: the random bettor's draw, a
+    box or none). Writes the action row; returns whether the session is over (no more bets, and no
+    prisoner left to settle). Adds the coup's expected counts, weighted by ``p``, to ``acc``."""
+    action[:] = 0.0
+    free = True
+    for b in range(4):
+        seen[b] = prison[b, 0]
+        seen[4 + b] = prison[b, 1]
+        if (prison[b, 0] != 0.0) | (prison[b, 1] != 0.0):
+            free = False
+    if (c >= coups) | (s[kernel.WALKED] != 0):
+        return free
+    system = k
+    if branch >= -1:
+        own[kernel.K_KIND] = Kind.FLAT
+        own[kernel.K_BOX] = branch
+        system = own
+    hits0 = s[kernel.TABLE_MAX_HITS]
+    bhits0 = s[kernel.BANKROLL_HITS]
+    seen_money = np.float64(np.float32(money))  # as the observation shows it
+    kernel.step(s, system, f, start, seen_money, c, last_result, last_couleur, seen, c == 0, 0, action)
+    if s[kernel.WALKED] != 0:
+        action[:] = 0.0
+        return free
+    acc[TABLE_HITS] += p * (s[kernel.TABLE_MAX_HITS] - hits0)
+    acc[BANK_HITS] += p * (s[kernel.BANKROLL_HITS] - bhits0)
+    acc[PLAYED] += p
+    return False
+
+
+@jit.kernel
 def _advance(
-    keys, money_of, probs, n, k, f, table, c, coups, start, branches, outcomes, width, line, new_keys,
-    new_money, new_probs, done_money, done_probs, acc,
+    keys, values, probs, n, k, f, table, c, coups, start, branches, outcomes, line, rigged, hashes, new_keys,
+    new_values, new_probs, done_money, done_probs, acc,
 ):  # fmt: skip
-    """Coup ``c`` of every one of the ``n`` states: a state whose session is over goes to ``done_*``
-    (its money and probability); else the system decides (for each of its ``branches``: (box, chance),
-    box -2 for the system's own choice), and the coup settles it for each outcome (``outcomes``:
-    (result, couleur, probability) rows). A state is its int64 row ``keys[i]`` (the system's state row,
-    then the last result and the scoreboard's Couleur code) and its floats ``money_of[i]`` (the money in
-    hand, then the prisoners: first and second prison of each box). Returns (new states, done states)."""
-    state = np.empty(width, np.int64)
-    action = np.zeros(ACTION_WIDTH)
+    """Coup ``c`` for every one of the ``n`` states, each holding the decision for it: the table settles
+    the action for each outcome of the coup (``outcomes``: (result, couleur, probability) rows), then
+    the system decides the next coup (for each of its ``branches``: (box, chance), box -2 for the
+    system's own choice). A session that ends goes to ``done_*`` (its money and probability); the
+    others are merged into ``new_*`` through the hash table ``hashes``. Returns (states, done)."""
+    width = keys.shape[1] - 1
+    s = np.empty(width, np.int64)
+    row = np.empty(width + 1, np.int64)
+    floats = np.empty(N_FLOATS)
     prison = np.zeros((4, 2))
     seen = np.zeros(PRISON_SIZE)
     placed = np.zeros(4)
     insured = np.zeros(4, np.bool_)
     back = np.zeros(4)
     own = k.copy()
+    hashes[:] = -1
     m = 0
     d = 0
     for i in range(n):
-        p0 = probs[i]
-        row = keys[i]
-        money = money_of[i, 0]
-        last_result = row[width]
-        last_couleur = row[width + 1]
-        pr = money_of[i, 1:]
-        free = True
-        for b in range(8):
-            if pr[b] != 0.0:
-                free = False
-        walked = row[kernel.WALKED] != 0
-        active = (c < coups) & (not walked)
-        if (not active) & free:
-            done_money[d] = money
-            done_probs[d] = p0
-            d += 1
-            continue
-        for br in range(branches.shape[0]):
-            box = int(branches[br, 0])
-            p1 = p0 * branches[br, 1]
-            if p1 == 0.0:
+        last = keys[i, width]
+        money = values[i, MONEY]
+        action = values[i, ACTION:]
+        for o in range(outcomes.shape[0]):
+            result = int(outcomes[o, 0])
+            couleur = outcomes[o, 1] != 0.0
+            p = probs[i] * outcomes[o, 2]
+            for b in range(4):
+                prison[b, 0] = values[i, PRISONERS + 2 * b]
+                prison[b, 1] = values[i, PRISONERS + 2 * b + 1]
+            after, _ = bet_and_settle(action, money, prison, result, couleur, last, table, placed, insured, back)
+            acc[STAKED] += p * (placed[0] + placed[1] + placed[2] + placed[3])
+            if (after < table.table_min) & is_free(prison):  # ruined: the session is over
+                done_money[d] = after
+                done_probs[d] = p
+                d += 1
                 continue
-            for x in range(width):
-                state[x] = row[x]
-            action[:] = 0.0
-            if box != -2:
-                own[kernel.K_KIND] = Kind.FLAT
-                own[kernel.K_BOX] = box
-            if active:
-                for b in range(4):
-                    seen[b] = pr[2 * b]
-                    seen[4 + b] = pr[2 * b + 1]
-                hits0 = state[kernel.TABLE_MAX_HITS]
-                bhits0 = state[kernel.BANKROLL_HITS]
-                seen_money = np.float64(np.float32(money))  # as the observation shows it
-                kernel.step(
-                    state, own if box != -2 else k, f, start, seen_money, c, last_result, last_couleur, seen, c == 0,
-                    0, action,
-                )  # fmt: skip
-                if state[kernel.WALKED] != 0:
-                    action[:] = 0.0
-                else:
-                    acc[TABLE_HITS] += p1 * (state[kernel.TABLE_MAX_HITS] - hits0)
-                    acc[BANK_HITS] += p1 * (state[kernel.BANKROLL_HITS] - bhits0)
-                    acc[PLAYED] += p1
-            _canonical(state, line)
-            for o in range(outcomes.shape[0]):
-                result = int(outcomes[o, 0])
-                couleur = outcomes[o, 1] != 0.0
-                p = p1 * outcomes[o, 2]
-                for b in range(4):
-                    prison[b, 0] = pr[2 * b]
-                    prison[b, 1] = pr[2 * b + 1]
-                after, _ = bet_and_settle(
-                    action, money, prison, result, couleur, last_result, table, placed, insured, back
-                )
-                acc[STAKED] += p * (placed[0] + placed[1] + placed[2] + placed[3])
-                if (after < table.table_min) & is_free(prison):  # ruined: the session is over
-                    done_money[d] = after
-                    done_probs[d] = p
-                    d += 1
+            shown = scoreboard_couleur(result, couleur)
+            for br in range(branches.shape[0]):
+                q = p * branches[br, 1]
+                if q == 0.0:
                     continue
                 for x in range(width):
-                    new_keys[m, x] = state[x]
-                new_keys[m, width] = result
-                new_keys[m, width + 1] = scoreboard_couleur(result, couleur)
-                new_money[m, 0] = after
+                    s[x] = keys[i, x]
+                over = _decide(
+                    s, k, own, f, start, after, c + 1, coups, result, shown, prison, int(branches[br, 0]),
+                    floats[ACTION:], seen, acc, q,
+                )  # fmt: skip
+                if over:
+                    done_money[d] = after
+                    done_probs[d] = q
+                    d += 1
+                    continue
+                _canonical(s, line)
+                for x in range(width):
+                    row[x] = s[x]
+                row[width] = result if rigged else 0  # only a rigged table reads the last result
+                floats[MONEY] = after
                 for b in range(4):
-                    new_money[m, 1 + 2 * b] = prison[b, 0]
-                    new_money[m, 2 + 2 * b] = prison[b, 1]
-                new_probs[m] = p
-                m += 1
+                    floats[PRISONERS + 2 * b] = prison[b, 0]
+                    floats[PRISONERS + 2 * b + 1] = prison[b, 1]
+                m = _insert(row, floats, q, hashes, new_keys, new_values, new_probs, m)
     return m, d
 
 
@@ -345,14 +345,6 @@ def exact_risk(
     s[kernel.BOX] = -1
     s[kernel.JAIL_BOX] = -1
     kernel.new_session(s, k)
-    key_width = width + 2
-    keys = np.zeros((1, key_width), np.int64)
-    keys[0, :width] = s
-    keys[0, width] = NO_COUP  # as the session loop starts: no coup on the scoreboard
-    keys[0, width + 1] = UNDECIDED
-    floats = np.zeros((1, 9))
-    floats[0, 0] = bankroll
-    probs = np.ones(1)
     table = table_rules(rules)
     outcomes = coup_outcomes(rules)
     branches = _branches(k, f)
@@ -360,27 +352,48 @@ def exact_risk(
     start = float(np.float32(bankroll))
     acc = np.zeros(4)
     money_parts, prob_parts = [], []
-    largest = 1
-    n = 1
+    # the states before the first coup: the system's first decision (one per branch of its draw)
+    keys = np.zeros((branches.shape[0], width + 1), np.int64)
+    values = np.zeros((branches.shape[0], N_FLOATS))
+    probs = branches[:, 1].copy()
+    no_prisoner = np.zeros((4, 2))
+    for j in range(branches.shape[0]):
+        row = s.copy()
+        over = _decide(
+            row, k, k.copy(), f, start, float(bankroll), 0, coups, NO_COUP, UNDECIDED, no_prisoner,
+            int(branches[j, 0]), values[j, ACTION:], np.zeros(PRISON_SIZE), acc, probs[j],
+        )  # fmt: skip
+        if over:
+            money_parts.append(np.array([float(bankroll)]))
+            prob_parts.append(probs[j : j + 1].copy())
+            probs[j] = 0.0
+        _canonical(row, line)
+        keys[j, :width] = row
+        keys[j, width] = NO_COUP if rules.rigged else 0
+        values[j, MONEY] = bankroll
+    keep = probs > 0
+    keys, values, probs = keys[keep], values[keep], probs[keep]
+    largest = n = probs.size
+    rigged = bool(rules.rigged)
     for c in range(coups + SETTLE_LIMIT):
         if n == 0:
             break
-        new_keys = np.empty((n * fan, key_width), np.int64)
-        new_floats = np.empty((n * fan, 9))
-        new_probs = np.empty(n * fan)
-        done_money = np.empty(n + n * fan)
-        done_probs = np.empty(n + n * fan)
-        m, d = _advance(
-            keys, floats, probs, n, k, f, table, c, coups, start, branches, outcomes, width, line, new_keys,
-            new_floats, new_probs, done_money, done_probs, acc,
+        room = n * fan
+        size = 16
+        while size < 2 * room:
+            size *= 2
+        new_keys = np.empty((room, width + 1), np.int64)
+        new_values = np.empty((room, N_FLOATS))
+        new_probs = np.empty(room)
+        done_money = np.empty(room)
+        done_probs = np.empty(room)
+        n, d = _advance(
+            keys, values, probs, n, k, f, table, c, coups, start, branches, outcomes, line, rigged,
+            np.empty(size, np.int64), new_keys, new_values, new_probs, done_money, done_probs, acc,
         )  # fmt: skip
         money_parts.append(done_money[:d])
         prob_parts.append(done_probs[:d])
-        keys = np.empty((m, key_width), np.int64)
-        floats = np.empty((m, 9))
-        probs = np.empty(m)
-        n = _merge(new_keys, new_floats, new_probs, m, keys, floats, probs)
-        keys, floats, probs = keys[:n], floats[:n], probs[:n]
+        keys, values, probs = new_keys[:n], new_values[:n], new_probs[:n]
         largest = max(largest, n)
         if n > max_states:
             raise RiskError(
@@ -388,8 +401,8 @@ def exact_risk(
                 "finite-state system within this bound (simulate it, or ask for fewer coups)"
             )
     if n:  # the horizon reached with prisoners still held: the session ends there, as the session loop's
-        money_parts.append(floats[:, 0])
-        prob_parts.append(probs)
+        money_parts.append(values[:n, MONEY])
+        prob_parts.append(probs[:n])
     money = np.concatenate(money_parts)
     p = np.concatenate(prob_parts)
     final, inverse = np.unique(money, return_inverse=True)
