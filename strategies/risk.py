@@ -258,7 +258,7 @@ class ExactRisk:
     @property
     def expected_net(self) -> float:
         """The session's expected result, in units."""
-        return float(self.p_final @ self.final - self.bankroll)
+        return float(self.p_final @ (self.final - self.bankroll))
 
     @property
     def return_per_staked(self) -> float:

@@ -42,6 +42,7 @@ from experiments.cli import (  # noqa: E402
     play,
     presets,
     report,
+    risk,
     simulate,
     strategies,
     sweep,
@@ -162,5 +163,6 @@ app.command("control")(control.command)
 app.command("configs")(configs.command)
 app.command("evaluate")(evaluate.command)
 app.command("count")(count.command)
+app.command("risk")(risk.command)
 
 __all__ = ["INTERRUPTED", "app", "os_error_message", "refusal"]
