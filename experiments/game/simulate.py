@@ -371,8 +371,7 @@ def print_report(report: dict[str, Any]) -> None:
     out.print(f"Dealt {report['coups_per_second']:,.0f} coups per second ({report['seconds']:.2f} s).", style="dim")
     firsts = report["first_coups"]
     view = Table(
-        title=f"The first coup of each of those {report['reference_shoes']:,} shoes "
-        "(exact: first coup of a full shoe)",
+        title=f"The first coup of each of those {report['reference_shoes']:,} shoes (exact: first coup of a full shoe)",
         title_justify="left",
     )
     for col in ("event", "observed", "exact", "std. error", "z"):
