@@ -25,6 +25,7 @@ def simulated():
     return dict(zip(FINITE, play_compiled(policies, RULES, BANKROLL, COUPS, seeds)))
 
 
+@pytest.mark.slow  # 18 chains and 4,000 sessions of each system: minutes on a busy 2-core machine
 @pytest.mark.parametrize("spec", FINITE)
 def test_simulated_sessions_agree_with_the_exact_risk(spec, simulated):
     exact = exact_risk(make_strategy(spec, RULES), RULES, BANKROLL, COUPS, name=spec)
@@ -47,10 +48,10 @@ def test_simulated_sessions_agree_with_the_exact_risk(spec, simulated):
     assert abs(coups.mean() - exact.expected_coups) <= 4 * coups.std(ddof=1) / np.sqrt(n) + rare + 1e-9
 
 
-@pytest.mark.parametrize("spec", ["flat", "martingale", "paroli", "streak", "random", "oscars-grind"])
+@pytest.mark.parametrize("spec", ["flat", "martingale", "paroli", "streak", "random"])
 def test_every_system_returns_minus_the_edge_per_unit_staked(spec):
     """With independent coups every stake loses the edge of its box: so does the ratio of expectations."""
-    exact = exact_risk(make_strategy(spec, RULES), RULES, 100, 60, name=spec)
+    exact = exact_risk(make_strategy(spec, RULES), RULES, 40, 30, name=spec)
     assert exact.return_per_staked == pytest.approx(-house_edges(RULES).noir, abs=1e-9)
 
 
