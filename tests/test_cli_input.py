@@ -136,6 +136,7 @@ INNER = {
     "control": "experiments.rl.control.run_control",
     "configs": "experiments.game.listings.config_listing",
     "count": "experiments.game.count.count_report",
+    "risk": "experiments.risk.risk_report",
 }
 
 
@@ -152,7 +153,7 @@ def test_ctrl_c_prints_one_line_and_exits_130(command: str, monkeypatch: pytest.
     monkeypatch.setattr(INNER[command], _ctrl_c)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "sweep.toml").write_text("[sweep]\ntimesteps = 10\n")
-    args = [command, *{"evaluate": ["model.zip"], "sweep": ["sweep.toml"]}.get(command, [])]
+    args = [command, *{"evaluate": ["model.zip"], "sweep": ["sweep.toml"], "risk": ["flat"]}.get(command, [])]
     result = runner.invoke(app, args)
     assert result.exit_code == 130, result.output
     assert result.stderr == INTERRUPTED + "\n"

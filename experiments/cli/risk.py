@@ -10,15 +10,15 @@ import typer
 from experiments.cli.options import JsonOption, RulesOption
 from experiments.console import print_json
 from experiments.files import check_output_file
+from experiments.limits import MAX_MONEY
 
 MAX_RISK_COUPS = 100_000  #: the most coups of an exact session (the chain's cost grows with them)
-MAX_RISK_BANKROLL = 1_000_000.0  #: the largest starting bankroll of an exact session
 
 
 def command(
     spec: Annotated[str, typer.Argument(help="The system, as a spec: martingale, paroli:base=2, ...")],
     bankroll: Annotated[
-        float, typer.Option("--bankroll", "-b", min=1, max=MAX_RISK_BANKROLL, help="Starting bankroll, units.")
+        float, typer.Option("--bankroll", "-b", min=1, max=MAX_MONEY, help="Starting bankroll, units.")
     ] = 1000.0,
     coups: Annotated[int, typer.Option("--coups", "-n", min=0, max=MAX_RISK_COUPS, help="Coups in a session.")] = 200,
     rules: RulesOption = "classic",
@@ -28,7 +28,12 @@ def command(
     ] = None,
     goal: Annotated[
         float | None,
-        typer.Option("--goal", min=0, help="Trip form: walk away this many units ahead; P(goal before ruin)."),
+        typer.Option(
+            "--goal",
+            min=0,
+            max=MAX_MONEY,
+            help="Trip form: walk away this many units ahead; P(goal before ruin).",
+        ),
     ] = None,
     plot: Annotated[
         Path | None, typer.Option("--plot", help="Draw the final bankroll's distribution into this PNG file.")
