@@ -40,7 +40,7 @@ def main() -> None:
         for _ in range(args.repeats):
             start = time.perf_counter()
             try:
-                result = exact_risk(policy, rules, args.bankroll, args.coups, max_states=args.max_states)
+                result = exact_risk(policy, rules, args.bankroll, args.coups, max_states=args.max_states, name=spec)
             except RiskError as exc:
                 refused[spec] = str(exc)
                 break
