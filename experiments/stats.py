@@ -122,27 +122,30 @@ def z_pvalue(z: float, alternative: str = "two-sided") -> float:
     raise ValueError(f"alternative must be 'two-sided' or 'greater', got {alternative!r}")
 
 
-def holm(pvalues: Sequence[float]) -> list[float]:
-    """Holm's step-down adjusted p-values (NaN entries are left out of the family and stay NaN).
+def _adjusted(pvalues: Sequence[float], method: str) -> list[float]:
+    """statsmodels' ``multipletests`` adjusted p-values over the non-NaN entries (NaN ones stay NaN)."""
+    from statsmodels.stats.multitest import multipletests
 
-    Reject hypothesis ``i`` at family-wise level ``alpha`` when its adjusted p-value is <= ``alpha``.
-    """
     p = np.asarray(pvalues, dtype=np.float64)
     adjusted = np.full(p.shape, np.nan)
-    valid = np.flatnonzero(~np.isnan(p))
-    m = valid.size
-    running = 0.0
-    for rank, i in enumerate(valid[np.argsort(p[valid], kind="stable")]):
-        running = max(running, min(1.0, (m - rank) * p[i]))
-        adjusted[i] = running
+    valid = ~np.isnan(p)
+    if valid.any():
+        adjusted[valid] = multipletests(p[valid], method=method)[1]
     return adjusted.tolist()
 
 
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values (statsmodels' ``multipletests``, ``method="holm"``); NaN
+    entries are left out of the family and stay NaN.
+
+    Reject hypothesis ``i`` at family-wise level ``alpha`` when its adjusted p-value is <= ``alpha``.
+    """
+    return _adjusted(pvalues, "holm")
+
+
 def bonferroni(pvalues: Sequence[float]) -> list[float]:
-    """Bonferroni-adjusted p-values: ``min(1, m p)`` over the ``m`` non-NaN entries."""
-    p = np.asarray(pvalues, dtype=np.float64)
-    m = int((~np.isnan(p)).sum())
-    return np.where(np.isnan(p), np.nan, np.minimum(1.0, m * p)).tolist()
+    """Bonferroni-adjusted p-values, ``min(1, m p)`` over the ``m`` non-NaN entries (statsmodels)."""
+    return _adjusted(pvalues, "bonferroni")
 
 
 def wilson(hits: np.ndarray | int, n: np.ndarray | int, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:

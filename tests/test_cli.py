@@ -66,9 +66,12 @@ def test_edge_human_output_shows_the_edges():
 def test_simulate_reports_observed_beside_exact_with_z_scores():
     doc = run_json("simulate", "--coups", "20000", "--seed", "3")
     assert doc["coups"] == 20_000 and doc["seed"] == 3 and doc["coups_per_second"] > 0
-    refait = doc["frequencies"]["refait"]
+    refait = doc["first_coups"]["refait"]  # the first coups of shoes beside the first coup's exact odds
     assert abs(refait["exact"] - 0.02189137) < 1e-7
     assert refait["z"] == pytest.approx((refait["observed"] - refait["exact"]) / refait["se"])
+    whole = doc["frequencies"]["refait"]  # whole shoes beside the rates expected over whole shoes
+    both = (whole["se"] ** 2 + whole["expected_se"] ** 2) ** 0.5
+    assert whole["z"] == pytest.approx((whole["observed"] - whole["expected"]) / both)
     # same seed, same coups
     assert run_json("simulate", "--coups", "20000", "--seed", "3")["frequencies"] == doc["frequencies"]
 

@@ -138,6 +138,7 @@ INNER = {
     "configs": "experiments.game.listings.config_listing",
     "count": "experiments.game.count.count_report",
     "classroom": "experiments.classroom.serve.serve",
+    "risk": "experiments.risk.risk_report",
 }
 
 
@@ -156,7 +157,7 @@ def test_ctrl_c_prints_one_line_and_exits_130(command: str, monkeypatch: pytest.
     monkeypatch.setattr(INNER[command], _ctrl_c)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "sweep.toml").write_text("[sweep]\ntimesteps = 10\n")
-    args = [command, *{"evaluate": ["model.zip"], "sweep": ["sweep.toml"]}.get(command, [])]
+    args = [command, *{"evaluate": ["model.zip"], "sweep": ["sweep.toml"], "risk": ["flat"]}.get(command, [])]
     result = runner.invoke(app, args)
     assert result.exit_code == 130, result.output
     assert result.stderr == INTERRUPTED + "\n"

@@ -90,7 +90,9 @@ KERNEL_SOURCES: tuple[str, ...] = (
     "trente_env/settle.py",
     "trente_env/tables.py",
     "strategies/kernel.py",
+    "experiments/game/simulate.py",
     "experiments/teaching/fallacy.py",
+    "strategies/risk.py",
     "strategies/sessions.py",
 )
 #: The folder holding the packages (``trente_env``, ``strategies``, ``experiments``).

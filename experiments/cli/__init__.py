@@ -45,6 +45,7 @@ from experiments.cli import (  # noqa: E402
     play,
     presets,
     report,
+    risk,
     simulate,
     strategies,
     sweep,
@@ -167,6 +168,7 @@ app.command("configs")(configs.command)
 app.command("evaluate")(evaluate.command)
 app.command("count")(count.command)
 app.command("classroom")(classroom.command)
+app.command("risk")(risk.command)
 
 
 def _reflow(doc: str | None) -> str | None:

@@ -19,6 +19,8 @@ from experiments.cli.options import (
 from experiments.console import print_json
 from experiments.limits import MAX_COUPS
 
+MAX_REFERENCE_SHOES = 10_000_000  #: the most shoes of the whole-shoe reference (an hour or so)
+
 
 def command(
     rules: RulesOption = "classic",
@@ -30,16 +32,28 @@ def command(
     cut_card: CutCardOption = None,
     backend: BackendOption = "local",
     workers: DaskWorkersOption = None,
+    reference_shoes: Annotated[
+        int | None,
+        typer.Option(
+            "--reference-shoes",
+            min=2,
+            max=MAX_REFERENCE_SHOES,
+            help="Shoes dealt for the expected whole-shoe rates (default: one per 1,000 coups, 2,000 to 500,000).",
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Deal many coups and compare what came out with the exact odds (z-scores)."""
+    """Deal many coups and compare what came out with the rates expected over whole shoes, and the first
+    coups of shoes with the exact first-coup odds (z-scores)."""
     from experiments.backends import parse_backend
     from experiments.game import simulate
 
     where = parse_backend(backend)
     show = not as_json and coups > simulate.CHUNK
     workers = workers or os.cpu_count() or 1
-    report = simulate.simulation_report(rules, coups, seed, show, decks, cut_card, where, workers)
+    report = simulate.simulation_report(
+        rules, coups, seed, show, decks, cut_card, where, workers, reference_shoes=reference_shoes
+    )
     if as_json:
         print_json(report)
     else:

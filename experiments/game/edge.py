@@ -9,8 +9,8 @@ from rich.table import Table
 from experiments.console import out
 from experiments.errors import load_rules
 from trente_env.codes import BOXES
-from trente_env.odds import first_coup, house_edges, infinite_odds
-from trente_env.rules import PRESETS
+from trente_env.odds import first_coup, house_edges, infinite_odds, rig_expectations
+from trente_env.rules import PRESETS, rig_payouts
 
 
 def edge_report(preset: str = "classic", decks: int | None = None) -> dict[str, Any]:
@@ -39,7 +39,19 @@ def edge_report(preset: str = "classic", decks: int | None = None) -> dict[str, 
         "insured_edge": edges.insured,
         "prisoner_value": edges.prisoner_value,
         "infinite": {"p_refait": infinite.p_refait, "p_apres": infinite.p_apres, "p_win": infinite.p_noir},
+        "rig": _rig(rules, odds),
     }
+
+
+def _rig(rules, odds) -> dict[str, Any] | None:
+    """On a rigged table (the positive control) what a unit staked returns: on Noir right after a Noir
+    win and otherwise (the conditional returns), and the blind policies' (one box every coup, never),
+    from :func:`trente_env.odds.rig_expectations` (consecutive coups taken as independent). None on a
+    real table, whose Noir edge is the one of ``house_edge``."""
+    if not rules.rigged:
+        return None
+    rig = rig_expectations(rules, odds)
+    return {"payouts": rig_payouts(rules), **rig.as_dict()}
 
 
 def all_presets() -> dict[str, dict[str, Any]]:
@@ -71,14 +83,43 @@ def print_report(r: dict[str, Any]) -> None:
         coup.add_row(f"{box} wins", f"{p:.8f}", f"{r['infinite']['p_win']:.8f}")
     coup.add_row("cards per coup", f"{r['cards_per_coup']:.3f}", "")
     out.print(coup)
-    edges = Table(title="House edge (expected loss per unit staked, per coup)", title_justify="left")
+    rig = r.get("rig")
+    title = "House edge (expected loss per unit staked, per coup)"
+    edges = Table(title=title + (" at even-money payouts: not Noir's here" if rig else ""), title_justify="left")
     edges.add_column("bet")
     edges.add_column("edge", justify="right")
     for box, e in r["house_edge"].items():
-        edges.add_row(box, _pct(e))
+        edges.add_row(box + (" (paid 1:1)" if rig and box == "noir" else ""), _pct(e))
     edges.add_row("insured stake", _pct(r["insured_edge"]))
     out.print(edges)
     out.print(f"A stake in prison is worth {r['prisoner_value']:.5f} of its value.", style="dim")
+    if rig:
+        _print_rig(rig)
+
+
+def _print_rig(rig: dict[str, Any]) -> None:
+    """The rigged table's returns: conditional on the coup before, and of the blind policies."""
+    view = Table(
+        title=f"Rigged table ({rig['payouts']}): expected return per unit staked (+: the player gains)",
+        title_justify="left",
+    )
+    view.add_column("policy")
+    view.add_column("return", justify="right")
+    view.add_column("edge", justify="right")
+    rows = [
+        ("Noir, right after a Noir win", rig["noir_after_noir"]),
+        ("Noir, on any other coup", rig["noir_otherwise"]),
+        *((f"{box} every coup (blind)", value) for box, value in rig["flat"].items()),
+        ("never staking (blind)", rig["never"]),
+    ]
+    for name, value in rows:
+        view.add_row(name, f"{100 * value:+.4f}%", _pct(-value) if value else "-")
+    out.print(view)
+    out.print(
+        f"Best blind policy: {100 * rig['best_unconditional']:+.4f}%. Exact, with consecutive coups taken as "
+        f"independent (a coup comes right after a Noir win with P(Noir) = {rig['p_noir']:.6f}).",
+        style="dim",
+    )
 
 
 def print_presets(reports: dict[str, dict[str, Any]]) -> None:
