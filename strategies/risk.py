@@ -140,8 +140,7 @@ def _decide(s, k, own, f, start, money, c, coups, last_result, last_couleur, pri
         system = own
     hits0 = s[kernel.TABLE_MAX_HITS]
     bhits0 = s[kernel.BANKROLL_HITS]
-    seen_money = np.float64(np.float32(money))  # as the observation shows it
-    kernel.step(s, system, f, start, seen_money, c, last_result, last_couleur, seen, c == 0, 0, action)
+    kernel.step(s, system, f, start, money, c, last_result, last_couleur, seen, c == 0, 0, action)
     if s[kernel.WALKED] != 0:
         action[:] = 0.0
         return free
@@ -171,6 +170,7 @@ def _advance(
     insured = np.zeros(4, np.bool_)
     back = np.zeros(4)
     own = k.copy()
+    board = np.empty(1, np.int64)  # the scoreboard the table reads: the last coup (a rigged table's pattern)
     hashes[:] = -1
     m = 0
     d = 0
@@ -185,7 +185,8 @@ def _advance(
             for b in range(4):
                 prison[b, 0] = values[i, PRISONERS + 2 * b]
                 prison[b, 1] = values[i, PRISONERS + 2 * b + 1]
-            after, _ = bet_and_settle(action, money, prison, result, couleur, last, table, placed, insured, back)
+            board[0] = last
+            after, _ = bet_and_settle(action, money, prison, result, couleur, board, table, placed, insured, back)
             acc[STAKED] += p * (placed[0] + placed[1] + placed[2] + placed[3])
             if (after < table.table_min) & is_free(prison):  # ruined: the session is over
                 done_money[d] = after
@@ -336,6 +337,10 @@ def exact_risk(
         raise RiskError(f"{name or policy!r} is not a built-in system: its exact risk is unknown, simulate it")
     if not bankroll > 0 or coups < 0:
         raise RiskError(f"need a positive bankroll and coups >= 0, got {bankroll!r} and {coups!r}")
+    if rules.rig_memory > 1:
+        raise RiskError(
+            f"this rigged table pays Noir by its last {rules.rig_memory} coups; the chain keeps the last one only"
+        )
     start_time = time.perf_counter()
     k, f = policy.kernel_params()
     k = k.copy()
