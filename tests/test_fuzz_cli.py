@@ -217,6 +217,9 @@ PATHS = [
     (["report"], "'DIR'"),
     (["report", "--output"], "'--output'"),
     (["classroom", "--session"], "'--session'"),
+    (["benchmark", "--out"], "'--out'"),
+    (["benchmark", "--config"], "'--config'"),
+    (["risk", "martingale", "--plot"], "'--plot'"),
 ]
 
 

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from experiments.cli.options import JsonOption
+from experiments.cli.options import JsonOption, path_option
 from experiments.console import out, print_json
 from experiments.limits import MAX_COUPS, MAX_TABLES, MAX_WORKERS
 
@@ -35,9 +35,9 @@ def command(
         int, typer.Option("--curve-every", min=1, max=MAX_COUPS, help="Timesteps between learning-curve points.")
     ] = 50_000,
     config: Annotated[
-        Path | None, typer.Option("--config", help="Hyper-parameter TOML (default: the shipped configs/rl.toml).")
+        Path | None, path_option("--config", help="Hyper-parameter TOML (default: the shipped configs/rl.toml).")
     ] = None,
-    out_dir: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path("runs/benchmark"),
+    out_dir: Annotated[Path, path_option("--out", "-o", help="Output folder.")] = Path("runs/benchmark"),
     backend: Annotated[
         str,
         typer.Option(

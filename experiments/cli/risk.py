@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from experiments.cli.options import JsonOption, RulesOption
+from experiments.cli.options import JsonOption, RulesOption, path_option
 from experiments.console import print_json
 from experiments.files import check_output_file
 from experiments.limits import MAX_MONEY
@@ -36,7 +36,7 @@ def command(
         ),
     ] = None,
     plot: Annotated[
-        Path | None, typer.Option("--plot", help="Draw the final bankroll's distribution into this PNG file.")
+        Path | None, path_option("--plot", help="Draw the final bankroll's distribution into this PNG file.")
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
