@@ -66,6 +66,13 @@ def z_quantile(level: float) -> float:
     return _NORMAL.inv_cdf(0.5 + level / 2)
 
 
+def normal_quantile(p: float) -> float:
+    """The one-sided standard normal quantile: ``P(Z < q) = p`` (1.644854 for 0.95, 0 for 0.5)."""
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"a probability is in (0, 1), got {p}")
+    return _NORMAL.inv_cdf(p)
+
+
 #: The standard normal quantile of a two-sided 95% interval (1.959964).
 Z95 = z_quantile(0.95)
 
@@ -247,6 +254,7 @@ __all__ = [
     "bonferroni",
     "bootstrap_ratio",
     "holm",
+    "normal_quantile",
     "ratio_estimate",
     "verdicts",
     "wilson",

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from experiments.rl.rig import Venue
-from experiments.stats import Z95
+from experiments.stats import Z95, normal_quantile
 from trente_env.codes import NOIR, Result
 from trente_env.odds import first_coup, rig_expectations
 
@@ -228,8 +228,6 @@ def gambler_horizon(venue: Venue, stake: float = 1.0, power: float = 0.8) -> dic
     answer is in the tens of thousands of coups: how long experience takes to show that the game
     cannot be beaten.
     """
-    from statistics import NormalDist
-
     odds = first_coup(venue.rules.decks)
     expectations = rig_expectations(venue.rules)
     edge = -expectations.always_noir  # per unit staked
@@ -237,7 +235,7 @@ def gambler_horizon(venue: Venue, stake: float = 1.0, power: float = 0.8) -> dic
     # expectation); the second moment is at least P(decided), and the refait adds at most P(refait) / 4
     second = odds.p_noir + odds.p_rouge
     sd = math.sqrt(max(second - edge**2, 0.0))
-    z = NormalDist().inv_cdf(0.95) + NormalDist().inv_cdf(power)
+    z = normal_quantile(0.95) + normal_quantile(power)  # a one-sided test at 5%, with this power
     coups = (z * sd / edge) ** 2 if edge > 0 else float("inf")
     return {"coups": coups, "edge": edge, "sd": sd, "power": power, "level": 0.05, "z95": Z95}
 
