@@ -209,13 +209,15 @@ def test_the_model_seam_fails_clearly(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 @pytest.mark.needs_rl
-def test_a_saved_model_plays_through_the_seam(tmp_path: Path) -> None:
+def test_a_saved_model_plays_through_the_seam(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from stable_baselines3 import PPO
 
     from trente_env.wrappers import sb3_vec_env
 
     venv = sb3_vec_env(num_envs=2, seed=0, action_form="discrete", observation="flat")
     PPO("MlpPolicy", venv, n_steps=64, batch_size=64, seed=0).learn(128).save(tmp_path / "ppo.zip")
+    # a bare SB3 file (no model.json of train's): loading it unpickles it, as --trust-model allows
+    monkeypatch.setenv("TRENTE_LAB_TRUST_MODEL", "1")
     policy = make_strategy(str(tmp_path / "ppo.zip"))
     actions, _ = policy.act(venv.reset())
     assert actions.shape == (2, 12)  # the env's full action form, like every strategy

@@ -269,13 +269,14 @@ def play_runs(
     backend: Backend = LOCAL,
     workers: int = 1,
     progress: bool = False,
-    play: Callable[[Sweep, SweepRun], dict[str, Any]] = play_run,
+    play: Callable[[Sweep, SweepRun], dict[str, Any]] | None = None,
     label: str = "sweep (training runs)",
 ) -> list[dict[str, Any]]:
-    """Play with ``play`` (a top-level function: Dask sends it to its workers) every run of
-    ``sweep`` not yet saved in ``out``, saving each as it ends; the rows of all runs in the
-    sweep's order. Ctrl-C keeps every run already finished (``trente-lab benchmark`` plays its
-    runs through this too)."""
+    """Play with ``play`` (a top-level function: Dask sends it to its workers; default
+    :func:`play_run`, looked up when called) every run of ``sweep`` not yet saved in ``out``, saving
+    each as it ends; the rows of all runs in the sweep's order. Ctrl-C keeps every run already
+    finished (``trente-lab benchmark`` plays its runs through this too)."""
+    play = play_run if play is None else play
     out.mkdir(parents=True, exist_ok=True)
     rows: dict[str, dict[str, Any]] = {}
     for run in sweep.runs:
