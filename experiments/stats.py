@@ -27,6 +27,18 @@ large-sample interval for a ratio (Cochran, *Sampling Techniques*, 6.4); a perce
 * *above zero*: is ``R`` significantly above 0? One-sided z-test, Holm-adjusted the same way.
   It never should be: every stake has a negative expectation.
 
+* *equal to the edge within ``+-delta``*: a two one-sided test (TOST; Schuirmann, 1987) of
+  ``|R + edge| < delta``, the p-value the larger of the two one-sided z-tests, Holm-adjusted the
+  same way. Not rejecting "R = -edge" only says the run could not see a difference; this test
+  proves the return is within ``delta`` of the edge. Where it cannot yet, the verdict is
+  *undecided*, with the sessions that would decide it: ``n (z se / delta)^2``, the sessions at which
+  a system whose return lies on the edge has ``z se' < delta``, with ``z`` the one-sided quantile
+  of ``1 - alpha/m`` (Holm's strictest step) and ``se' = se sqrt(n / n')`` at ``n'`` sessions.
+  The default ``delta`` (:data:`DEFAULT_DELTA`, half a percent of a unit staked) is about half the
+  house edge of an even-money box (1.12%): a system proven within it of the edge loses at least
+  0.6% of what it stakes whatever it does, and the default tournament decides the systems of
+  flat-like variance while the doubling systems need more sessions (docs/statistics.md).
+
 ``below_zero`` says the 95% interval lies entirely below 0 (the loss is visible in the data).
 Simultaneous intervals (Bonferroni, level ``1 - 0.05/m``) are given too, so a reader who prefers
 intervals to p-values can make the same family-wise statement.
@@ -42,6 +54,9 @@ from statistics import NormalDist
 import numpy as np
 
 _NORMAL = NormalDist()
+
+#: The equivalence margin of the TOST verdict (return per unit staked): within +-0.5% of the edge.
+DEFAULT_DELTA = 0.005
 
 
 @dataclass(frozen=True)
@@ -129,6 +144,22 @@ def z_pvalue(z: float, alternative: str = "two-sided") -> float:
     raise ValueError(f"alternative must be 'two-sided' or 'greater', got {alternative!r}")
 
 
+def tost_pvalue(difference: float, se: float, delta: float) -> float:
+    """p-value of the two one-sided z-tests (TOST) of ``|difference| < delta``: the larger of the
+    p-values of "difference <= -delta" and "difference >= +delta" (NaN without a standard error)."""
+    if not se > 0 or math.isnan(difference):
+        return float("nan")
+    lower = 1.0 - _NORMAL.cdf((difference + delta) / se)
+    upper = _NORMAL.cdf((difference - delta) / se)
+    return max(lower, upper)
+
+
+def sessions_to_decide(n: int, se: float, delta: float, z: float) -> int:
+    """The sessions at which a run like this one (``n`` sessions, standard error ``se``) would prove a
+    return that lies on the edge to be within ``delta`` of it: ``n (z se / delta)^2``, rounded up."""
+    return max(n, math.ceil(n * (z * se / delta) ** 2))
+
+
 def _adjusted(pvalues: Sequence[float], method: str) -> list[float]:
     """statsmodels' ``multipletests`` adjusted p-values over the non-NaN entries (NaN ones stay NaN)."""
     from statsmodels.stats.multitest import multipletests
@@ -193,28 +224,39 @@ class Verdict:
     below_zero: bool | None  #: the 95% interval lies below 0
     ci_low_simultaneous: float  #: Bonferroni interval over the family
     ci_high_simultaneous: float
+    delta: float  #: the equivalence margin
+    p_equivalent: float  #: TOST p-value of |R + edge| < delta
+    p_equivalent_holm: float  #: ... Holm-adjusted over the systems that staked
+    equivalent: bool | None  #: proven within delta of -edge after Holm (None: nothing staked)
+    sessions_to_decide: int | None  #: sessions that would prove it, were its return on the edge (None: proven)
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
 
 
 def verdicts(
-    estimates: Sequence[RatioEstimate], edges: Sequence[float], alpha: float = 0.05
+    estimates: Sequence[RatioEstimate], edges: Sequence[float], alpha: float = 0.05, delta: float = DEFAULT_DELTA
 ) -> tuple[list[Verdict], dict[str, object]]:
     """The verdict of every system, and a description of the multiple-comparison correction.
 
     :param estimates: the return per unit staked of each system.
     :param edges: each system's exact house edge (positive: the bank's take per unit staked).
     :param alpha: the family-wise error rate.
+    :param delta: the equivalence margin of the TOST (a return per unit staked, > 0).
     """
+    if not (isinstance(delta, (int, float)) and 0 < delta < 1):
+        raise ValueError(f"delta must be a return per unit staked between 0 and 1, got {delta!r}")
     z_edge = [(e.ratio + edge) / e.se if e.se > 0 else float("nan") for e, edge in zip(estimates, edges)]
     z_zero = [e.ratio / e.se if e.se > 0 else float("nan") for e in estimates]
     p_edge = [z_pvalue(z) for z in z_edge]
     p_zero = [z_pvalue(z, "greater") for z in z_zero]
     p_edge_holm = holm(p_edge)
     p_zero_holm = holm(p_zero)
+    p_tost = [tost_pvalue(e.ratio + edge, e.se, delta) for e, edge in zip(estimates, edges)]
+    p_tost_holm = holm(p_tost)
     m = int(sum(not math.isnan(p) for p in p_edge))
     z_sim = z_quantile(1 - alpha / max(m, 1))
+    z_tost = normal_quantile(1 - alpha / max(m, 1))  # each one-sided test at Holm's strictest step
     out = []
     for i, e in enumerate(estimates):
         tested = not math.isnan(p_edge[i])
@@ -230,6 +272,13 @@ def verdicts(
                 below_zero=(e.ci_high < 0) if tested else None,
                 ci_low_simultaneous=e.ratio - z_sim * e.se,
                 ci_high_simultaneous=e.ratio + z_sim * e.se,
+                delta=delta,
+                p_equivalent=p_tost[i],
+                p_equivalent_holm=p_tost_holm[i],
+                equivalent=(p_tost_holm[i] <= alpha) if tested else None,
+                sessions_to_decide=(
+                    sessions_to_decide(e.n, e.se, delta, z_tost) if tested and p_tost_holm[i] > alpha else None
+                ),
             )
         )
     correction = {
@@ -237,16 +286,20 @@ def verdicts(
         "family_wise_alpha": alpha,
         "family_size": m,
         "simultaneous_level": 1 - alpha / max(m, 1),
+        "delta": delta,
         "note": (
             f"Holm's step-down correction over the {m} systems that staked: the chance that any honest "
             f"system is flagged is at most {alpha:.0%}. Per-system 95% intervals are shown; the "
-            "simultaneous (Bonferroni) intervals are in the JSON."
+            "simultaneous (Bonferroni) intervals are in the JSON. "
+            f'"= edge ±{delta:.1%}": two one-sided tests (TOST, Holm) prove the return within {delta:.1%} of the '
+            'edge; "undecided (N)": not yet, about N sessions would; "> 0": significantly above zero.'
         ),
     }
     return out, correction
 
 
 __all__ = [
+    "DEFAULT_DELTA",
     "Z95",
     "RatioEstimate",
     "Verdict",
@@ -256,6 +309,8 @@ __all__ = [
     "holm",
     "normal_quantile",
     "ratio_estimate",
+    "sessions_to_decide",
+    "tost_pvalue",
     "verdicts",
     "wilson",
     "z_pvalue",

@@ -16,6 +16,7 @@ from experiments.errors import RLError
 from experiments.rl.config import load_config
 from experiments.rl.evaluate import evaluation_report, watch_sessions
 from experiments.rl.rig import expected_return, parse_venue, vector_env
+from experiments.rl.train import entropy_schedule
 from strategies import make_strategy
 from trente_env.coup import Result
 from trente_env.odds import first_coup, house_edges
@@ -80,9 +81,13 @@ def test_the_shipped_config_has_every_algorithm(algo: str) -> None:
     config = load_config(algo)
     assert config.hyper, algo
     # the witness configuration (docs/rl.md): no discount (a coup's stake is settled on that coup) and,
-    # where the algorithm has one, no entropy bonus (it pays the policy to bet at random)
+    # where the algorithm has an entropy bonus, none left from mid-run on (it pays the policy to bet at
+    # random): either none at all, or one that the schedule brings to 0 within the run
     assert config.hyper["gamma"] == 0.0
-    assert config.hyper.get("ent_coef", 0.0) == 0.0
+    if config.hyper.get("ent_coef", 0.0) > 0:
+        assert 0 < config.train.ent_decay <= 0.5
+        decay = entropy_schedule(config.hyper["ent_coef"], 0, 1_000_000, config.train.ent_decay)
+        assert decay(0) == config.hyper["ent_coef"] and decay(config.train.ent_decay * 1_000_000) == 0.0
     assert config.train.n_envs >= 1 and config.train.stake_levels == (1, 5, 25, 100)
 
 

@@ -12,7 +12,10 @@ from experiments.stats import (
     bonferroni,
     bootstrap_ratio,
     holm,
+    normal_quantile,
     ratio_estimate,
+    sessions_to_decide,
+    tost_pvalue,
     verdicts,
     z_pvalue,
     z_quantile,
@@ -127,3 +130,58 @@ def test_holm_is_less_strict_than_one_test_per_system_only_when_it_should_be():
     tests, _ = verdicts(estimates, [0.011] * 18)
     assert tests[0].p_edge < 0.05
     assert tests[0].consistent_with_edge
+
+
+# -- equivalence: two one-sided tests ----------------------------------------------------------------
+
+
+def test_tost_pvalue_is_the_larger_one_sided_p_value():
+    # on the edge, with se = delta / z_0.95: each one-sided statistic is exactly z_0.95, p = 0.05
+    delta = 0.005
+    se = delta / normal_quantile(0.95)
+    assert tost_pvalue(0.0, se, delta) == pytest.approx(0.05, abs=1e-12)
+    # off centre the nearer bound decides, the same on either side
+    assert tost_pvalue(0.002, se, delta) == pytest.approx(tost_pvalue(-0.002, se, delta), abs=1e-15)
+    assert tost_pvalue(0.002, se, delta) > 0.05
+    # outside the margin it can never be proven, whatever the precision
+    assert tost_pvalue(0.006, 1e-9, delta) == pytest.approx(1.0)
+    assert math.isnan(tost_pvalue(0.0, 0.0, delta)) and math.isnan(tost_pvalue(float("nan"), se, delta))
+
+
+def test_verdicts_prove_equivalence_or_say_how_many_sessions_would():
+    delta = 0.005
+    precise, vague, off = _est(-0.011, 0.0005), _est(-0.011, 0.003), _est(-0.05, 0.001)
+    tests, correction = verdicts([precise, vague, off], [0.011] * 3, delta=delta)
+    assert correction["delta"] == delta
+    assert tests[0].equivalent and tests[0].sessions_to_decide is None
+    assert tests[1].equivalent is False and tests[1].consistent_with_edge
+    # the sessions it names are the ones at which the same system, on the edge, is proven at Holm's
+    # strictest level (alpha / m, one-sided): the formula is checked against the test itself
+    n_more = tests[1].sessions_to_decide
+    assert n_more > vague.n
+    se_then = vague.se * math.sqrt(vague.n / n_more)
+    assert tost_pvalue(0.0, se_then, delta) <= 0.05 / 3 + 1e-12
+    se_before = vague.se * math.sqrt(vague.n / (n_more - 1))
+    assert tost_pvalue(0.0, se_before, delta) > 0.05 / 3
+    assert tests[2].consistent_with_edge is False and tests[2].equivalent is False
+    with pytest.raises(ValueError, match="delta"):
+        verdicts([precise], [0.011], delta=0.0)
+
+
+def test_sessions_to_decide_never_asks_for_fewer_sessions_than_were_played():
+    assert sessions_to_decide(1000, 0.0001, 0.005, 2.0) == 1000
+    assert sessions_to_decide(1000, 0.005, 0.005, 2.0) == 4000
+
+
+def test_a_flat_bettor_on_the_edge_is_proven_equal_to_it_at_the_tournament_size():
+    # 16,000 sessions of 200 one-unit stakes on independent coups (seed 5; a toy game with the exact
+    # first-coup odds: win +1, lose -1, refait -1/2, apres 0; its edge is p_refait / 2). The se is
+    # ~0.05% (the default tournament's flat bettor's), z_0.95 se ~ 0.09% << delta = 0.5%: the TOST
+    # fails only if the estimate lands more than ~8 se from the edge (chance < 1e-14)
+    rng = np.random.default_rng(5)
+    p_win, p_refait, p_apres = 0.44520054, 0.02189137, 0.08770754
+    probs = [p_win, p_win, p_refait, p_apres]
+    net = np.array([1.0, -1.0, -0.5, 0.0])[rng.choice(4, size=(16_000, 200), p=np.array(probs) / sum(probs))]
+    est = ratio_estimate(net.sum(axis=1), np.full(16_000, 200.0))
+    (test,), _ = verdicts([est], [p_refait / 2 / sum(probs)])
+    assert test.equivalent and test.sessions_to_decide is None, (est.ratio, est.se)

@@ -131,7 +131,7 @@ def test_the_blocks_kept_in_memory_are_the_blocks_on_disk_and_checked_alike(tmp_
 def test_a_run_keeps_its_blocks_in_memory_only_up_to_a_size(tmp_path, monkeypatch):
     kept = []
     monkeypatch.setattr(tournament, "collect", lambda config, out, identity, blocks: kept.append(blocks.kept) or {})
-    monkeypatch.setattr(tournament, "summarize", lambda config, sessions: {})
+    monkeypatch.setattr(tournament, "summarize", lambda config, sessions, delta: {})
     monkeypatch.setattr(tournament, "write_outputs", lambda *args: [])
     config = _config()
     run_tournament(config, tmp_path / "small", plots=False)

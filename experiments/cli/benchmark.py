@@ -77,7 +77,8 @@ def command(
     from rich.table import Table
 
     pct = lambda x: "-" if x is None or x != x else f"{x:.1%}"  # noqa: E731
-    times = lambda x: "-" if x is None or x != x else f"{x:.2f}x"  # noqa: E731
+    # a policy that stakes nothing loses 0 / (a negative flat loss) = -0.0: it reads 0.00x
+    times = lambda x: "-" if x is None or x != x else f"{x:.2f}x".replace("-0.00x", "0.00x")  # noqa: E731
     runs = Table(
         "level", "algo", "seed", "score", "share of optimum/coup", "share per unit", "sat out", "loss vs flat 1",
         "steps", "seconds", title="Runs", title_justify="left", box=None, header_style="bold",

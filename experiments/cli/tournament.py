@@ -16,6 +16,7 @@ from experiments.cli.trust import TrustModelOption
 from experiments.console import err, print_json
 from experiments.errors import TournamentError
 from experiments.limits import MAX_MONEY, MAX_SEED, MAX_SESSION_COUPS, MAX_SESSIONS, MAX_WORKERS
+from experiments.stats import DEFAULT_DELTA
 from experiments.tournament.defaults import DEFAULT_BANKROLL, DEFAULT_COUPS, DEFAULT_SESSIONS
 
 # -- the command ---------------------------------------------------------------------------------
@@ -128,6 +129,16 @@ def command(
             "run, table-maximum hits); the default fits 80 columns.",
         ),
     ] = False,
+    delta: Annotated[
+        float,
+        typer.Option(
+            "--delta",
+            min=0.01,
+            max=50.0,
+            help="Equivalence margin of the verdicts, in percent of a unit staked: a system is proven equal to the "
+            "edge when two one-sided tests (Holm-corrected) put its return within this of it.",
+        ),
+    ] = DEFAULT_DELTA * 100,
     trust_model: TrustModelOption = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -155,8 +166,9 @@ def command(
             if workers is None:
                 workers = runner.default_workers(manifest["config"])
             document = runner.resume_tournament(
-                resume, workers, progress=True, plots=not no_plots, backend=where, keep_blocks=keep_blocks
-            )
+                resume, workers, progress=True, plots=not no_plots, backend=where, keep_blocks=keep_blocks,
+                delta=delta / 100,
+            )  # fmt: skip
         else:
             options: dict[str, Any] = config.file_options(str(config_file)) if config_file is not None else {}
             file_workers = options.pop("workers", None)
@@ -165,8 +177,9 @@ def command(
             if workers is None:
                 workers = file_workers if file_workers is not None else runner.default_workers(chosen.as_dict())
             document = runner.run_tournament(
-                chosen, out_dir, workers, progress=True, plots=not no_plots, backend=where, keep_blocks=keep_blocks
-            )
+                chosen, out_dir, workers, progress=True, plots=not no_plots, backend=where, keep_blocks=keep_blocks,
+                delta=delta / 100,
+            )  # fmt: skip
     except runner.TournamentInterrupted as exc:
         err.print(
             f"trente-lab: interrupted: {exc.done} of {exc.total} tasks are saved in {exc.out}; "

@@ -274,7 +274,7 @@ def plot_benchmark(path: Path, document: Mapping[str, Any]) -> None:
     unique = dict(zip(labels, handles))
     right.legend(unique.values(), unique.keys(), fontsize=7, loc="lower right")
     right.set_xlabel("timesteps (coups, all tables)")
-    right.set_ylabel("share of the optimum per coup (—) / coups sat out on fair (···)")
+    right.set_ylabel("share of the optimum per coup (—)\ncoups sat out on fair (···)")
     right.set_title("Learning curves (greedy policy, fixed evaluation shoes)", fontsize=9)
     right.set_ylim(-0.6, 1.1)
     save_figure(fig, path)

@@ -36,6 +36,7 @@ SESSION_TYPES = {k: BLOCK_ARRAYS[k] for k in SESSION_FIELDS}
 SUMMARY_COLUMNS = (
     "spec", "sessions", "return_per_unit", "ci_low", "ci_high", "se", "edge", "expected_return", "verdict",
     "consistent_with_edge", "above_zero", "below_zero", "p_edge", "p_edge_holm", "p_above_zero", "p_above_zero_holm",
+    "delta", "equivalent", "p_equivalent", "p_equivalent_holm", "sessions_to_decide",
     "ci_low_simultaneous", "ci_high_simultaneous", "total_staked", "net", "mean_final_bankroll",
     "median_final_bankroll", "p_ahead", "p_ruin", "p_walked", "mean_coups", "mean_staked", "mean_max_drawdown",
     "worst_drawdown", "longest_losing_run", "mean_longest_losing_run", "table_max_hits",

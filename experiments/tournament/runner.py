@@ -26,6 +26,7 @@ import numpy as np
 from experiments.backends import LOCAL, Backend, dask_client, run_on_dask
 from experiments.console import progress_bar, say, status
 from experiments.errors import TournamentError
+from experiments.stats import DEFAULT_DELTA
 from experiments.tournament.checkpoints import (
     BLOCK_ARRAYS,
     Checkpoints,
@@ -305,6 +306,7 @@ def run_tournament(
     resume: bool = False,
     backend: Backend = LOCAL,
     keep_blocks: bool = False,
+    delta: float = DEFAULT_DELTA,
 ) -> dict[str, Any]:
     """Play a tournament, write its files to ``out`` and return the results document.
 
@@ -321,6 +323,8 @@ def run_tournament(
         are the same to the byte on every backend.
     :param keep_blocks: keep the block files (``OUT/blocks``) once the run is complete; by default
         they are removed, since the per-session table holds every session's results.
+    :param delta: the equivalence margin of the verdicts (:func:`experiments.stats.verdicts`); it
+        changes no number played, only the verdicts.
     :raises TournamentError: bad input, a run too large for this machine (:func:`check_size`, before
         any work), or an output folder another run holds (:func:`claim_folder`).
     """
@@ -335,7 +339,7 @@ def run_tournament(
             old = read_manifest(out)
             if old["config"] != json.loads(json.dumps(config.as_dict())):
                 raise TournamentError(f"{str(out)!r} holds another tournament: choose a new --out, or --resume it")
-        return _play(config, out, workers, progress, plots, max_tasks, backend, keep_blocks)
+        return _play(config, out, workers, progress, plots, max_tasks, backend, keep_blocks, delta)
 
 
 #: Seconds between two updates of the manifest while tasks are being played.
@@ -357,12 +361,13 @@ def _play(
     max_tasks: int | None,
     backend: Backend = LOCAL,
     keep_blocks: bool = False,
+    delta: float = DEFAULT_DELTA,
 ) -> dict[str, Any]:
     """:func:`_play_here`, with processes to draw the plots for a run of :data:`DRAW_APART_FROM`
     session-coups or more."""
     apart = plots and config.sessions * config.coups * len(config.specs) >= DRAW_APART_FROM
     with Drawers() if apart else contextlib.nullcontext() as drawers:
-        return _play_here(config, out, workers, progress, plots, max_tasks, backend, keep_blocks, drawers)
+        return _play_here(config, out, workers, progress, plots, max_tasks, backend, keep_blocks, drawers, delta)
 
 
 def _play_here(
@@ -375,6 +380,7 @@ def _play_here(
     backend: Backend = LOCAL,
     keep_blocks: bool = False,
     drawers: Drawers | None = None,
+    delta: float = DEFAULT_DELTA,
 ) -> dict[str, Any]:
     """The run, in a folder this process holds: the tasks not yet saved, then every output file,
     then (unless ``keep_blocks``) the block files are removed.
@@ -439,7 +445,7 @@ def _play_here(
             doing(f"reading the {files_left:,} block files" if files_left else "putting the blocks together")
             sessions = collect(config, out, identity, blocks)
             doing("summing up: intervals, verdicts, risk")
-            document = summarize(config, sessions)
+            document = summarize(config, sessions, delta)
             document["seconds"] = seconds
             document["session_coups"] = work
             document["session_coups_per_second"] = played / seconds if not nothing_left and seconds > 0 else None
@@ -483,6 +489,7 @@ def resume_tournament(
     max_tasks: int | None = None,
     backend: Backend = LOCAL,
     keep_blocks: bool = False,
+    delta: float = DEFAULT_DELTA,
 ) -> dict[str, Any]:
     """Finish the interrupted tournament in ``folder``: its manifest fixes the configuration
     (:func:`manifest_config`; the plugins and models it names are loaded, which runs their code),
@@ -507,7 +514,7 @@ def resume_tournament(
             )
             return finished
         check_size(config, workers)
-        return _play(config, folder, workers, progress, plots, max_tasks, backend, keep_blocks)
+        return _play(config, folder, workers, progress, plots, max_tasks, backend, keep_blocks, delta)
 
 
 def finished_document(folder: Path, config: TournamentConfig) -> dict[str, Any] | None:

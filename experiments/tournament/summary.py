@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from experiments import version
-from experiments.stats import ratio_estimate, verdicts
+from experiments.stats import DEFAULT_DELTA, ratio_estimate, verdicts
 from experiments.tournament.config import TournamentConfig
 from strategies.registry import make_strategy
 from trente_env.odds import house_edges, rig_expectations, stake_weighted_edge
@@ -27,8 +27,11 @@ def _to_prison(spec: str, rules: Any) -> bool | None:
     return getattr(make_strategy(spec, rules), "to_prison", None)
 
 
-def summarize(config: TournamentConfig, sessions: Mapping[str, Mapping[str, np.ndarray]]) -> dict[str, Any]:
-    """The results document (``results.json``, ``docs/tournament-files.md``) from every session's results."""
+def summarize(
+    config: TournamentConfig, sessions: Mapping[str, Mapping[str, np.ndarray]], delta: float = DEFAULT_DELTA
+) -> dict[str, Any]:
+    """The results document (``results.json``, ``docs/tournament-files.md``) from every session's results;
+    ``delta``: the equivalence margin of the verdicts (:func:`experiments.stats.verdicts`)."""
     rules = config.ruleset()
     edges = house_edges(rules)
     labels = list(config.strategies)
@@ -37,7 +40,7 @@ def summarize(config: TournamentConfig, sessions: Mapping[str, Mapping[str, np.n
         stake_weighted_edge(rules, sessions[k]["box_stakes"], _to_prison(spec, rules), sessions[k].get("rig_staked"))
         for k, spec in zip(labels, config.specs)
     ]
-    tests, correction = verdicts(estimates, strategy_edges)
+    tests, correction = verdicts(estimates, strategy_edges, delta=delta)
     table: dict[str, dict[str, Any]] = {}
     for label, spec, est, edge, test in zip(labels, config.specs, estimates, strategy_edges, tests):
         s = sessions[label]
@@ -91,6 +94,7 @@ def summarize(config: TournamentConfig, sessions: Mapping[str, Mapping[str, np.n
         "house_edge": edges.noir,
         "house_edges": edges.as_dict(),
         "correction": correction,
+        "delta": delta,
         "strategies": table,
         "order": sort_order(table),
         "positive_control": rig_expectations(rules).as_dict() if rules.rigged else None,
@@ -107,17 +111,27 @@ def sort_order(table: Mapping[str, Mapping[str, Any]]) -> list[str]:
 
 
 def _verdict_text(row: Mapping[str, Any]) -> str:
-    """``on edge`` / ``OFF edge`` (Holm), then ``< 0`` (95% interval below 0), ``0 in CI`` or ``ABOVE 0``."""
+    """``= edge ±δ`` (proven by the TOST, Holm), ``undecided (N)`` (not yet: about N sessions would prove
+    it) or ``OFF edge`` (told apart from it, Holm); then ``> 0`` where the return is significantly above
+    zero (Holm: a bug at a fair table). Whether the 95% interval reaches 0 the return's cell shows."""
     if row["consistent_with_edge"] is None:
         return "no stakes"
-    parts = ["on edge" if row["consistent_with_edge"] else "OFF edge"]
-    if row["above_zero"]:
-        parts.append("ABOVE 0")
-    elif row["below_zero"]:
-        parts.append("< 0")
+    if not row["consistent_with_edge"]:
+        text = "OFF edge"
+    elif row["equivalent"]:
+        text = f"= edge ±{row['delta']:.1%}"
     else:
-        parts.append("0 in CI")
-    return ", ".join(parts)
+        text = f"undecided ({_sessions(row['sessions_to_decide'])})"
+    return text + ", > 0" if row["above_zero"] else text
+
+
+def _sessions(n: int) -> str:
+    """A count of sessions in a few characters: 950, 37k, 1.2M, 12M."""
+    if n < 10_000:
+        return f"{n:,}"
+    if n < 1_000_000:
+        return f"{n / 1000:.0f}k"
+    return f"{n / 1e6:.1f}M" if n < 10_000_000 else f"{n / 1e6:.0f}M"
 
 
 def conclusion(document: Mapping[str, Any], rules: RuleSet) -> str:
@@ -153,6 +167,13 @@ def conclusion(document: Mapping[str, Any], rules: RuleSet) -> str:
             f"{len(on_edge)} of {m} cannot be told apart from the edge, and {', '.join(off_edge)} "
             "differs from it (Holm-corrected, family-wise 5%: expect this about one run in twenty)"
         )
+    proven = [k for k in bettors if table[k]["equivalent"]]
+    open_ = [k for k in on_edge if not table[k]["equivalent"]]
+    delta = document["delta"]
+    text += f"; {len(proven)} of {m} are proven equal to it within ±{delta:.1%} (two one-sided tests, Holm)"
+    if open_:
+        need = max(table[k]["sessions_to_decide"] for k in open_)
+        text += f", {len(open_)} undecided at this size (up to {need:,} sessions would decide them)"
     rig = document.get("positive_control")
     if rig:
         text = (
