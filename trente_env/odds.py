@@ -290,7 +290,7 @@ def house_edges(rules: RuleSet, odds: CoupOdds | None = None) -> HouseEdge:
     """
     odds = odds or first_coup(rules.decks)
     r = odds.p_refait
-    rule, second, pays = refait_code(rules), second_refait_code(rules), rules.payouts
+    rule, second, pays = int(refait_code(rules)), int(second_refait_code(rules)), rules.payouts
 
     def prisoner(win: float, lose: float) -> float:
         return prisoner_value(win, 1.0 - win - lose - r, r, second)

@@ -188,7 +188,7 @@ def refait_words(rules: RuleSet) -> str:
 def partage_words(rules: RuleSet) -> str:
     """What a partage takes under ``rules`` (:func:`partage_share`), in words: "half of each stake",
     "a quarter of each stake"."""
-    return {0.5: "half", 0.25: "a quarter"}[partage_share(refait_code(rules))] + " of each stake"
+    return {0.5: "half", 0.25: "a quarter"}[partage_share(int(refait_code(rules)))] + " of each stake"
 
 
 def refait_code(rules: RuleSet) -> RefaitCode:

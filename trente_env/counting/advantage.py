@@ -64,7 +64,7 @@ def fresh_prisoner(rules: RuleSet) -> tuple[float, float]:
     coups taken alike)."""
     odds = first_coup(rules.decks)
     win, apres, refait = odds.p_noir, odds.p_apres, odds.p_refait
-    first = prisoner_value(win, 1.0 - win - odds.p_rouge - refait, refait, second_refait_code(rules))
+    first = prisoner_value(win, 1.0 - win - odds.p_rouge - refait, refait, int(second_refait_code(rules)))
     second = win * first / (1.0 - apres) if rules.second_refait is SecondRefait.SECOND_PRISON else 0.0
     return first, second
 
