@@ -120,6 +120,7 @@ class Game:
         self.delay = delay
         self.player = Player(float(bankroll))
         self.edges = house_edges(rules)
+        self.insured_edges = insured_edges(rules)  #: an insured stake's edge on each box
         self.summary = Summary(
             start=float(bankroll), bankroll=float(bankroll), best=float(bankroll),
             prisoner_value=self.edges.prisoner_value,
@@ -284,7 +285,7 @@ class Game:
         summary.premiums += premiums
         box_edges = np.array([getattr(self.edges, name) for name in BOXES])
         if rules.insurance and self.edges.insured is not None:
-            box_edges = np.where(insured, insured_edges(rules), box_edges)
+            box_edges = np.where(insured, self.insured_edges, box_edges)
         summary.predicted_loss += float((stakes * box_edges).sum())
         summary.refaits += result is Result.REFAIT
         summary.apres += result is Result.APRES
@@ -330,7 +331,7 @@ class Game:
         elif result is Result.REFAIT:
             total = stakes.sum()
             if total:
-                shared = not imprisoned(refait_code(self.rules), player.to_prison)
+                shared = not imprisoned(int(refait_code(self.rules)), player.to_prison)
                 text = f"Refait! {back:g} of your {total:g} comes back" if back else "Refait!"
                 if back < total and shared:
                     text += f"; the bank takes {total - back:g} (partage: {partage_words(self.rules)})"
