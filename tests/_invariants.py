@@ -11,7 +11,7 @@ import numpy as np
 from trente_env.cards import CARD_VALUE
 from trente_env.codes import NO_COUP
 from trente_env.rules import RuleSet
-from trente_env.settle import noir_payout, rule_codes, settle, settle_box
+from trente_env.settle import noir_payout, noir_payouts, rule_codes, settle, settle_box
 
 
 def check_coup(
@@ -83,12 +83,12 @@ def check_settle_box_in_python(
     refait, second, spares, rate = rule_codes(rules)
     last = np.full(len(stakes), NO_COUP) if last is None else np.asarray(last)
     for i in range(min(len(stakes), 4)):
-        noir_pays = noir_payout(int(last[i]), rules.noir_after_noir, rules.noir_otherwise)
+        noir_pays = noir_payout(int(last[i]), *noir_payouts(rules))
         for b in range(4):
             out = settle_box(
                 b, float(stakes[i, b]), bool(insured[i, b]), float(prison_before[i, b, 0]),
                 float(prison_before[i, b, 1]), bool(rows[i, 8 + b] > 0.5), int(result[i]), bool(couleur[i] == 0),
-                refait, second, spares, rate, noir_pays if b == 0 else 1.0,
+                refait, second, spares, rate, noir_pays if b == 0 else rules.payouts[b],
             )  # fmt: skip
             assert out[0] == back[i, b]
 

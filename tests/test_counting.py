@@ -28,11 +28,11 @@ from trente_env.counting import (
     nodes,
     shoe_odds,
 )
-from trente_env.counting.advantage import box_values, fresh_prisoner, prisoner
+from trente_env.counting.advantage import box_values, fresh_prisoner
 from trente_env.dealer import shuffle, shuffle_seeds
-from trente_env.odds import first_coup, house_edges, prisoner_value
+from trente_env.odds import first_coup, house_edges
 from trente_env.rules import PRESETS, get_rules
-from trente_env.settle import rule_codes
+from trente_env.settle import prisoner_value, rule_codes
 
 SPEC_TOTALS_6 = [
     .14805778, .13782622, .12757665, .11686505, .10615167, .09499245, .08385900, .07230246, .06080086, .05156787,
@@ -303,16 +303,16 @@ def test_a_damaged_nodes_file_is_refused_in_one_line(tmp_path):
 
 
 @pytest.mark.parametrize("second", ["lost", "second_prison", "stays"])
-def test_the_prisoner_without_void_coups_is_odds_prisoner_value(second):
+def test_the_prisoner_without_void_coups_is_the_full_shoes_prisoner_value(second):
     rules = get_rules("classic", second_refait=second)
     odds = first_coup(6)
     f1, f2 = fresh_prisoner(rules)
     code = rule_codes(rules)[1]
-    value = prisoner(odds.p_noir, odds.p_apres, odds.p_refait, 0.0, code, f1, f2)
-    assert value == pytest.approx(prisoner_value(odds.p_noir, odds.p_rouge, odds.p_refait, rules), abs=1e-14)
+    value = prisoner_value(odds.p_noir, odds.p_apres, odds.p_refait, code, 0.0, f1, f2)
+    assert value == pytest.approx(house_edges(rules).prisoner_value, abs=1e-14)
     assert value == pytest.approx(f1, abs=1e-14)
     # a void coup sends the prisoner to a fresh shoe: worth exactly the fresh value if void is certain
-    assert prisoner(0.0, 0.0, 0.0, 1.0, code, f1, f2) == pytest.approx(f1)
+    assert prisoner_value(0.0, 0.0, 0.0, code, 1.0, f1, f2) == pytest.approx(f1)
 
 
 # -- bad input -----------------------------------------------------------------------------------

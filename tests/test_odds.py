@@ -18,10 +18,10 @@ from trente_env.odds import (
     first_coup,
     house_edges,
     infinite_odds,
-    prisoner_value,
     shoe_odds,
 )
 from trente_env.rules import PRESETS, get_rules
+from trente_env.settle import prisoner_value, second_refait_code
 
 REFERENCE_TOTALS_6 = [
     .14805778, .13782622, .12757665, .11686505, .10615167, .09499245, .08385900, .07230246, .06080086, .05156787,
@@ -200,7 +200,7 @@ def test_prisoner_value_solves_its_recursion(second):
         again = {"lost": (0.0, 0.0), "second_prison": (0.0, r * l1), "stays": (r * l1, r * l2)}[second]
         level = {1: t * l1 + w * l2 + again[0], 2: t * l2 + again[1]}
     rules = get_rules("classic", second_refait=second)
-    assert prisoner_value(w, lose, r, rules) == pytest.approx(freed, abs=1e-12)
+    assert prisoner_value(w, t, r, second_refait_code(rules)) == pytest.approx(freed, abs=1e-12)
 
 
 # -- the simulator against the calculator --------------------------------------------------------

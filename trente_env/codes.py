@@ -20,6 +20,10 @@ holds them one after the other, with the two scoreboard columns one-hot encoded:
 :func:`flat_offsets`, :func:`flat_size`, :func:`flatten` and :func:`unflatten` convert between the
 forms, and :func:`flat_layout` reads the scoreboard length back from a flat width.
 
+**Rule codes**: the refait rule (:class:`RefaitCode`) and the second refait (:class:`SecondRefaitCode`)
+as the compiled settlement reads them; :class:`~trente_env.rules.Refait` and
+:class:`~trente_env.rules.SecondRefait` are their names in a rule set (member for member).
+
 **Random numbers**: the SplitMix64 constants of the dealer's shuffles and of the random bettor.
 
 :func:`scoreboard_couleur` and :func:`box_won` are compiled (:func:`trente_env.jit.hot`): the
@@ -97,6 +101,28 @@ def box_won(box: int, result: int, couleur: int) -> bool:
     if box == ROUGE:
         return result == Result.ROUGE
     return couleur == box - COULEUR  # COULEUR_WINS for the Couleur box, INVERSE_WINS for the Inverse box
+
+
+# -- rule codes --------------------------------------------------------------------------------------
+
+
+class RefaitCode(IntEnum):
+    """The refait rule as the kernels read it: one code per member of :class:`~trente_env.rules.Refait`,
+    by the same name (what each is worth: :func:`trente_env.settle.refait_value`)."""
+
+    HALF = 0  #: partage: half of the stake is lost
+    PRISON = 1  #: en prison
+    CHOICE = 2  #: the player picks half or prison
+    QUARTER = 3  #: a partage that takes a quarter of the stake
+
+
+class SecondRefaitCode(IntEnum):
+    """The second-refait rule as the kernels read it: one code per member of
+    :class:`~trente_env.rules.SecondRefait`, by the same name."""
+
+    LOST = 0
+    SECOND_PRISON = 1
+    STAYS = 2
 
 
 # -- the action row ----------------------------------------------------------------------------------
@@ -241,6 +267,7 @@ __all__ = [
     "PRISON",
     "PRISON_SIZE",
     "RESULT_CODES",
+    "RefaitCode",
     "ROUGE",
     "SCOREBOARD_PARTS",
     "SHOE_PARTS",
@@ -249,6 +276,7 @@ __all__ = [
     "UNDECIDED",
     "Box",
     "Result",
+    "SecondRefaitCode",
     "box_won",
     "flat_layout",
     "flat_offsets",

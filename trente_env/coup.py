@@ -89,7 +89,7 @@ class Coup:
         if result is Result.REFAIT:
             return "Refait trente et un"
         if result is Result.APRES:
-            return f"Après ({NUMBERS[self.noir - 31]} et {NUMBERS[self.rouge - 31]})"
+            return f"Après ({NUMBERS[self.noir - REFAIT_TOTAL]} et {NUMBERS[self.rouge - REFAIT_TOTAL]})"
         rouge = "Rouge gagne" if result is Result.ROUGE else "Rouge perd"
         return f"{rouge} et couleur {'gagne' if self.couleur else 'perd'}"
 

@@ -26,7 +26,7 @@ from trente_env.codes import INSURE, PRISON
 from trente_env.coup import decide
 from trente_env.dealer import deal_next, shuffle
 from trente_env.rules import RuleSet
-from trente_env.settle import _paid, _rig_payout, _settle_box, rig_codes, rule_codes
+from trente_env.settle import _paid, _rig_payout, _settle_box, noir_payouts, rig_codes, rule_codes
 
 _decide = jit.kernel(decide)
 
@@ -46,18 +46,20 @@ class TableRules(NamedTuple):
     spares_couleur: bool  #: Couleur/Inverse stakes are returned on a refait
     rate: float  #: the insurance premium, a fraction of the stake
     dead_cards: int  #: the last cards of the shoe, never dealt
-    noir_after_noir: float  #: what a Noir win pays to 1 right after the rig's pattern (1.0 but on the rigged table)
-    noir_otherwise: float  #: what a Noir win pays to 1 otherwise (1.0 but on the rigged table)
+    noir_after_noir: float  #: what a Noir win pays to 1 right after the rig's pattern (settle.noir_payouts)
+    noir_otherwise: float  #: what a Noir win pays to 1 otherwise (the Noir box's payout but on the rigged table)
     rig_pattern: np.ndarray  #: the rig's pattern, most recent coup first (:func:`~trente_env.settle.rig_codes`)
+    payouts: np.ndarray  #: what a win pays to 1 on each box (RuleSet.payouts; Noir's as above)
 
 
 def table_rules(rules: RuleSet) -> TableRules:
     """``rules`` as the kernels read them."""
     refait, second, spares, rate = rule_codes(rules)
+    after, otherwise = noir_payouts(rules)
     return TableRules(
         new_shoe(rules.decks), rules.burn, rules.cut_card, len(rules.boxes), rules.insurance, float(rules.table_min),
-        float(rules.table_max), refait, second, spares, rate, rules.dead_cards, rules.noir_after_noir,
-        rules.noir_otherwise, rig_codes(rules),
+        float(rules.table_max), refait, second, spares, rate, rules.dead_cards, after, otherwise, rig_codes(rules),
+        np.array(rules.payouts),
     )  # fmt: skip
 
 
@@ -145,7 +147,7 @@ def bet_and_settle(action, bankroll, prison, result, couleur, board, rules, plac
     """
     n_boxes, insurance, rate = rules.n_boxes, rules.insurance, rules.rate
     table_min, table_max = rules.table_min, rules.table_max
-    noir_pays = rules.noir_otherwise  # a fair table (both payouts 1.0) need not read its scoreboard
+    noir_pays = rules.noir_otherwise  # a fair table (both Noir payouts the same) need not read its scoreboard
     if rules.noir_after_noir != rules.noir_otherwise:
         noir_pays = _rig_payout(board, rules.rig_pattern, rules.noir_after_noir, rules.noir_otherwise)
     left = bankroll
@@ -174,7 +176,7 @@ def bet_and_settle(action, bankroll, prison, result, couleur, board, rules, plac
             continue
         out = _settle_box(
             b, stake, insured[b], prison[b, 0], prison[b, 1], action[PRISON + b] > 0.5, result, couleur, rules.refait,
-            rules.second_refait, rules.spares_couleur, rate, noir_pays if b == 0 else 1.0,
+            rules.second_refait, rules.spares_couleur, rate, noir_pays if b == 0 else rules.payouts[b],
         )  # fmt: skip
         back[b] = out[0]
         prison[b, 0] = out[1]

@@ -30,7 +30,7 @@ import numpy as np
 from trente_env import jit
 from trente_env.cards import CARD_BLACK, CARD_VALUE, new_shoe
 from trente_env.codes import GOLDEN, MIX1, MIX2, Result
-from trente_env.coup import ROW_LIMIT, Coup, classify, couleur_wins, decide
+from trente_env.coup import REFAIT_TOTAL, ROW_LIMIT, Coup, classify, couleur_wins, decide
 from trente_env.rules import RuleSet
 
 #: noir, rouge, first_black, start, n_noir, n_rouge, reshuffle, shoe
@@ -255,8 +255,8 @@ def _tally_shoe(cards, base, seed, burn, cut_card, dead_cards, limit, row):
         noir, rouge, middle, end, reshuffle = deal_next(cards, pos, cut_card, dead_cards)
         result, couleur = _decide(noir, rouge, noir > 0 and CARD_BLACK[cards[pos]])
         if noir > 0:
-            row[TALLY_NOIR + noir - 31] += 1
-            row[TALLY_ROUGE + rouge - 31] += 1
+            row[TALLY_NOIR + noir - REFAIT_TOTAL] += 1
+            row[TALLY_ROUGE + rouge - REFAIT_TOTAL] += 1
         row[TALLY_RESULTS + 2 * result + couleur] += 1
         dealt += 1
         pos = end

@@ -32,10 +32,12 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
     croupier then deals the Noir row, card by card, until its total passes 30 (it ends on 31 to 40),
     then the Rouge row the same way. The lower row wins. Equal rows on 32-40 are an *après*: the
     coup is void and every stake comes back. Equal rows on 31 are the *refait*, where the bank's whole
-    edge lies: under *partage* (``half``) the player loses half of each stake; *en prison* the stakes
-    wait on their box for the next coup (freed if the box then wins, lost if it loses; on a second
-    refait the rule set's ``second_refait`` applies); under ``choice`` the player picks half or
-    prison. A stake can be insured against the refait for a premium (1% by default).
+    edge lies: under *partage* (``half``) the player loses half of each stake (a quarter under
+    ``quarter``); *en prison* the stakes wait on their box for the next coup (freed if the box then
+    wins, lost if it loses; on a second refait the rule set's ``second_refait`` applies); under
+    ``choice`` the player picks half or prison. Each rule in a sentence: ``trente_env.settle.refait_words(rules)``;
+    what it is worth: ``trente_env.settle.refait_value``. A stake can be insured against the refait
+    for a premium (1% by default).
 
     The shoe (6 decks by default) is shuffled, dealt coup after coup until the cut card comes out,
     then shuffled again. No betting system changes the odds: every stake loses about 1.1% of itself

@@ -33,8 +33,10 @@ import numpy as np
 
 from trente_env import jit
 from trente_env.cards import composition
-from trente_env.coup import ROW_LIMIT
-from trente_env.rules import Refait, RuleSet, SecondRefait
+from trente_env.codes import COULEUR, INVERSE, NOIR, ROUGE
+from trente_env.coup import REFAIT_TOTAL, ROW_LIMIT
+from trente_env.rules import Refait, RuleSet
+from trente_env.settle import prisoner_value, refait_code, refait_value, second_refait_code
 
 INFINITE_P = np.array([1] * 9 + [4]) / 13  #: probability of each value 1..10 from an infinite deck
 CACHE = Path(__file__).with_name("data") / "first_coup.json"
@@ -114,7 +116,7 @@ def row_infinite() -> tuple[np.ndarray, float]:
             if total + value <= ROW_LIMIT:
                 p[total + value] += p[total] * q
             else:
-                final[total + value - 31] += p[total] * q
+                final[total + value - REFAIT_TOTAL] += p[total] * q
     return final, float(p.sum())  # each visit of a running total <= 30 draws one card
 
 
@@ -197,7 +199,7 @@ def _row_odds(shoe, counts, size, child, n_rows, row_total, row_p, out):
                 r = -1 - nxt
                 if n_rows:
                     row_p[r] += q
-                out[row_total[r] - 31] += q
+                out[row_total[r] - REFAIT_TOTAL] += q
                 out[10] += q * (size[s] + 1)
 
 
@@ -225,7 +227,7 @@ def shoe_odds(shoe: np.ndarray) -> CoupOdds:
     rouge = np.zeros((len(pre.rows), 12))
     _rouge_given_noir(shoe, pre.rows, row_p, pre.counts, pre.size, pre.child, pre.row_total, rouge)
     pair = np.zeros((10, 10))
-    np.add.at(pair, pre.row_total - 31, row_p[:, None] * rouge[:, :10])
+    np.add.at(pair, pre.row_total - REFAIT_TOTAL, row_p[:, None] * rouge[:, :10])
     complete = pair.sum()
     rows_cards = pre.rows.sum(1)
     cards = (row_p * (rouge[:, :10].sum(1) * rows_cards + rouge[:, 10])).sum() / complete if complete else 0.0
@@ -275,48 +277,37 @@ class HouseEdge:
         return asdict(self)
 
 
-def prisoner_value(win: float, lose: float, refait: float, rules: RuleSet) -> float:
-    """The value, per unit, of a stake in prison on a box that wins with ``win``, loses with
-    ``lose``, and hits a refait with ``refait`` on each coup (anything else keeps it waiting).
-
-    With ``t = 1 - win - lose - refait`` the chance of a tie, a stake in first prison is worth
-    ``V1 = win + t V1 + refait X``, where ``X`` is what a second refait leaves: 0 (``lost``), V1
-    (``stays``) or the second prison ``V2 = win V1 + t V2`` (``second_prison``; a third refait loses it).
-    """
-    wait = 1.0 - win - lose - refait
-    if rules.second_refait is SecondRefait.LOST:
-        return win / (1 - wait)
-    if rules.second_refait is SecondRefait.STAYS:
-        return win / (1 - wait - refait)
-    return win / (1 - wait) / (1 - refait * win / (1 - wait) ** 2)
-
-
 def house_edges(rules: RuleSet, odds: CoupOdds | None = None) -> HouseEdge:
     """The house edge of every box under ``rules``, from ``odds`` (default: the first coup of a
     full shoe of ``rules.decks`` packs; the convention of docs/rules.md#reference-numbers).
 
-    A box's edge is ``lose - win + refait * (1 - V)``, where ``V`` is what a stake caught by the
-    refait is worth per unit: 1/2 for half, the prisoner's value for prison, the better of the two
-    for the player's choice, 1 when insured (plus the premium) or spared.
+    A box's edge is ``lose - payout * win + refait * (1 - V)``, where ``payout`` is what a win on the
+    box pays to 1 (:attr:`~trente_env.rules.RuleSet.payouts`) and ``V`` what a stake caught by the
+    refait is worth per unit (:func:`~trente_env.settle.refait_value`: what a partage leaves, the
+    prisoner's value for prison, the better of the two for the player's choice), 1 when insured (plus
+    the premium) or spared. The prisoner's value is :func:`~trente_env.settle.prisoner_value`, a tie
+    other than the refait keeping it waiting. A rigged table's Noir bonus is apart: :func:`rig_bonus`.
     """
     odds = odds or first_coup(rules.decks)
     r = odds.p_refait
+    rule, second, pays = int(refait_code(rules)), int(second_refait_code(rules)), rules.payouts
 
-    def edge(win: float, lose: float, spared: bool = False) -> float:
-        prison = prisoner_value(win, lose, r, rules)
-        value = {Refait.HALF: 0.5, Refait.PRISON: prison, Refait.CHOICE: max(0.5, prison)}[rules.refait]
-        return lose - win + r * (1 - (1.0 if spared else value))
+    def prisoner(win: float, lose: float) -> float:
+        return prisoner_value(win, 1.0 - win - lose - r, r, second)
+
+    def edge(win: float, lose: float, payout: float, spared: bool = False) -> float:
+        value = 1.0 if spared else refait_value(rule, prisoner(win, lose))
+        return lose - payout * win + r * (1 - value)
 
     spared = rules.refait_spares_couleur
-    couleur = edge(odds.p_couleur, odds.p_inverse, spared)
-    insured = odds.p_rouge - odds.p_noir + rules.insurance_rate if rules.insurance else None
+    insured = odds.p_rouge - pays[NOIR] * odds.p_noir + rules.insurance_rate if rules.insurance else None
     return HouseEdge(
-        noir=edge(odds.p_noir, odds.p_rouge),
-        rouge=edge(odds.p_rouge, odds.p_noir),
-        couleur=couleur,
-        inverse=couleur,
+        noir=edge(odds.p_noir, odds.p_rouge, pays[NOIR]),
+        rouge=edge(odds.p_rouge, odds.p_noir, pays[ROUGE]),
+        couleur=edge(odds.p_couleur, odds.p_inverse, pays[COULEUR], spared),
+        inverse=edge(odds.p_inverse, odds.p_couleur, pays[INVERSE], spared),
         insured=insured,
-        prisoner_value=prisoner_value(odds.p_noir, odds.p_rouge, r, rules),
+        prisoner_value=prisoner(odds.p_noir, odds.p_rouge),
     )
 
 
@@ -347,14 +338,24 @@ def stake_weighted_edge(
     if total <= 0:
         return float(edges.noir)
     per_box = np.array([edges.noir, edges.rouge, edges.couleur, edges.inverse])
-    insured = edges.insured if edges.insured is not None else 0.0
+    insured = insured_edges(rules) if rules.insurance else np.zeros(4)
     bonus = 0.0
     if rules.rigged:
         if rig_staked is None:
             raise ValueError("a rigged table's edge needs the Noir units staked right after a Noir win")
         after, otherwise = rig_bonus(rules)
         bonus = rig_staked * after + (stakes[:, 0].sum() - rig_staked) * otherwise
-    return float((stakes[0] @ per_box + stakes[1].sum() * insured - bonus) / total)
+    return float((stakes[0] @ per_box + stakes[1] @ insured - bonus) / total)
+
+
+def insured_edges(rules: RuleSet, odds: CoupOdds | None = None) -> np.ndarray:
+    """The house edge of an insured stake on each box (Noir, Rouge, Couleur, Inverse): the premium
+    plus ``lose - payout * win`` (a refait returns the stake). Noir's is :attr:`HouseEdge.insured`;
+    at even money every box's is the same but for rounding."""
+    odds = odds or first_coup(rules.decks)
+    win = np.array([odds.p_noir, odds.p_rouge, odds.p_couleur, odds.p_inverse])
+    lose = win[[ROUGE, NOIR, INVERSE, COULEUR]]
+    return lose - np.array(rules.payouts) * win + rules.insurance_rate
 
 
 # -- the rigged table (the positive control) -----------------------------------------------------

@@ -1,4 +1,8 @@
-"""Rule sets: every house rule of the game as one immutable, validated value (docs/rules.md#rule-presets)."""
+"""Rule sets: every house rule of the game as one immutable, validated value (docs/rules.md#rule-presets).
+
+What the rules are worth lives in :mod:`trente_env.settle` (what a refaited stake and a prisoner are
+worth, and the rule in words); the codes the kernels read in :mod:`trente_env.codes`.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ from enum import Enum
 from fractions import Fraction
 
 from trente_env.cards import CARDS_PER_DECK
-from trente_env.codes import BOXES
+from trente_env.codes import BOXES, NOIR
 
 #: The largest bankroll, stake or table limit anything accepts, in units: float64 holds every whole
 #: unit below it exactly, and stakes counted in int64 units cannot overflow.
@@ -27,6 +31,7 @@ class Refait(str, Enum):
     HALF = "half"  #: partage: half the stake is lost at once, half comes back
     PRISON = "prison"  #: en prison: the stake waits on its box for the next coup
     CHOICE = "choice"  #: the player picks half or prison for each stake
+    QUARTER = "quarter"  #: a gentler partage: a quarter of the stake is lost, three quarters come back
 
 
 class SecondRefait(str, Enum):
@@ -64,6 +69,9 @@ class RuleSet:
         positive control of the RL experiments (docs/rules.md#the-rigged-table-positive-control).
     :param noir_otherwise: what a winning Noir stake is paid, to 1, on any other coup (after a Rouge
         win, an après, a refait, a void coup, or on the first coup of a session). 1.0 in a real game.
+    :param payouts: what a win pays, to 1, on Noir, Rouge, Couleur and Inverse: 1:1 (even money) at
+        every real table. Each in (0, :data:`MAX_PAYOUT`]; a rigged table pays Noir by
+        ``noir_after_noir``/``noir_otherwise`` instead, so its Noir payout here must stay 1.
     :param rig_pattern: the last coups that make a Noir win pay ``noir_after_noir``, oldest first, one
         letter a coup: ``N`` won by Noir, ``R`` won by Rouge, ``.`` any coup (or none yet); at most
         :data:`MAX_RIG_MEMORY` letters. ``"N"`` (the default) is the one-coup rig, right after a Noir
@@ -86,6 +94,7 @@ class RuleSet:
     noir_after_noir: float = 1.0
     noir_otherwise: float = 1.0
     rig_pattern: str = "N"
+    payouts: tuple[float, float, float, float] = (1.0, 1.0, 1.0, 1.0)
 
     def __post_init__(self) -> None:
         try:
@@ -124,6 +133,22 @@ class RuleSet:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_PAYOUT:
                 raise ValueError(f"{name} is what a Noir win pays to 1: a number in (0, {MAX_PAYOUT}], got {value!r}")
             object.__setattr__(self, name, float(value))
+        payouts = self.payouts
+        if (
+            isinstance(payouts, (str, bytes))
+            or not hasattr(payouts, "__len__")
+            or len(payouts) != len(BOXES)
+            or any(isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 < p <= MAX_PAYOUT for p in payouts)
+        ):
+            raise ValueError(
+                f"payouts are what a win pays to 1 on Noir, Rouge, Couleur and Inverse: four numbers in "
+                f"(0, {MAX_PAYOUT}], got {payouts!r}"
+            )
+        object.__setattr__(self, "payouts", tuple(float(p) for p in payouts))
+        if self.rigged and self.payouts[NOIR] != 1.0:
+            raise ValueError(
+                "a rigged table pays Noir by noir_after_noir and noir_otherwise: leave its Noir payout at 1"
+            )
         pattern = self.rig_pattern
         if (
             not isinstance(pattern, str)
@@ -165,6 +190,7 @@ class RuleSet:
             Refait.HALF: "refait: half the stake lost (partage)",
             Refait.PRISON: f"refait: en prison, second refait {self.second_refait.value.replace('_', ' ')}",
             Refait.CHOICE: f"refait: player's choice of half or prison (second refait {self.second_refait.value})",
+            Refait.QUARTER: "refait: a quarter of the stake lost (partage)",
         }[self.refait]
         parts = [
             f"{self.decks} decks",
@@ -181,6 +207,9 @@ class RuleSet:
             parts.append("Noir/Rouge only")
         elif self.refait_spares_couleur:
             parts.append("Couleur/Inverse returned on a refait")
+        if any(p != 1.0 for p in self.payouts):
+            paid = ", ".join(f"{box.capitalize()} {payout_odds(p)}" for box, p in zip(self.boxes, self.payouts))
+            parts.append(f"paid {paid}")
         text = ", ".join(parts)
         if self.rigged:
             text = (
@@ -217,14 +246,15 @@ PRESET_NOTES: dict[str, str] = {
 
 #: A preset called ``rigged-<preset>`` is the preset's table rigged as the positive control.
 RIGGED_PREFIX = "rigged-"
-#: The positive control's payouts (docs/rules.md#the-rigged-table-positive-control): a Noir win pays 3:2
-#: right after a Noir win and 1:2 otherwise. With the first-coup odds of 6 decks and coups taken as
-#: independent, always betting Noir returns about -3.6% per unit staked, every other box its fair
-#: edge (about -1.1%), and only a stake on Noir right after a Noir win gains (about +21%):
-#: every unconditional policy loses, and only one that reads the scoreboard wins.
+#: The positive control's payouts (docs/rules.md#the-rigged-table-positive-control; in words,
+#: :func:`rig_payouts`): a Noir win pays more than even money right after a Noir win and less
+#: otherwise. With the first-coup odds and coups taken as independent
+#: (:func:`trente_env.odds.rig_expectations`, whose figures docs/rules.md prints), always betting Noir
+#: loses more than the fair edge, every other box loses its fair edge, and only a stake on Noir right
+#: after a Noir win gains: every unconditional policy loses, and only one that reads the scoreboard wins.
 RIG = {"noir_after_noir": 1.5, "noir_otherwise": 0.5}
 #: The three-coup rig (the ``rig-3`` level of :mod:`trente_env.levels`): the same payouts as :data:`RIG`,
-#: but a Noir win pays 3:2 only right after Noir, Rouge, Noir (oldest first). Under the same model a
+#: but a Noir win is paid ``noir_after_noir`` only right after Noir, Rouge, Noir (oldest first). Under the same model a
 #: policy that reads fewer than the last three coups sees the pattern complete at most ``P(Noir)`` or
 #: ``P(Rouge)`` of the time it hopes for it, so it is paid below even money on Noir and loses on every
 #: box; only a policy that reads the last three coups gains (docs/levels.md#rig-3).

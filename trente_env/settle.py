@@ -1,4 +1,5 @@
-"""Settlement: what a coup's result does to the stakes on the four boxes (docs/rules.md#ties, docs/rules.md#insurance).
+"""Settlement: what a coup's result does to the stakes on the four boxes (docs/rules.md#ties, docs/rules.md#insurance),
+and what the refait rules are worth (docs/rules.md#house-edges).
 
 The rules for one box live in :func:`settle_box`, plain Python on plain numbers. The same source is
 compiled with numba for whole batches of tables (:func:`settle`), so the single environment, the
@@ -9,9 +10,18 @@ Money flows, per box and coup (every chip is accounted for)::
     stake + premium + prisoners in  ==  back + prisoners out + bank
 
 ``back`` is what returns to the player's bankroll (a win pays ``payout`` to 1, so
-``back = stake + payout * stake``: 1:1 at every real table, other payouts on the Noir box of the rigged
-table, :func:`rig_payout`; freed prisoners come back unpaid), ``bank`` is the bank's take (negative
-when it pays out).
+``back = stake + payout * stake``: the box's :attr:`~trente_env.rules.RuleSet.payouts`, 1:1 at every
+real table, other payouts on the Noir box of the rigged table, :func:`rig_payout`; freed prisoners
+come back unpaid), ``bank`` is the bank's take (negative when it pays out).
+
+**The rules' arithmetic, in one place.** What a stake caught by the refait is worth per unit under
+each refait rule (:func:`refait_value`, from the share a partage takes, :func:`partage_share`, and
+whether the stake goes to prison, :func:`imprisoned`), what a prisoner is worth (:func:`prisoner_value`),
+and the rule in words (:func:`refait_words`): the settlement, the exact house edges
+(:mod:`trente_env.odds`), the card counters' expected gains (:mod:`trente_env.counting.advantage`)
+and the teaching table read them from here. A new refait rule is a member of
+:class:`~trente_env.rules.Refait` and of :class:`~trente_env.codes.RefaitCode`, and its case in these
+functions.
 """
 
 from __future__ import annotations
@@ -21,12 +31,9 @@ from typing import NamedTuple
 import numpy as np
 
 from trente_env import jit
-from trente_env.codes import COULEUR, NO_COUP, Result, box_won, scoreboard_couleur
-from trente_env.rules import Refait, RuleSet, SecondRefait
+from trente_env.codes import COULEUR, NO_COUP, RefaitCode, Result, SecondRefaitCode, box_won, scoreboard_couleur
+from trente_env.rules import Refait, RuleSet
 
-#: The codes of the refait rules and of the second refait, as the kernels read them (:func:`rule_codes`).
-_HALF, _PRISON, _CHOICE = range(3)
-_LOST, _SECOND_PRISON, _STAYS = range(3)
 #: A rig pattern's code for "any coup, or none" (the letter ``.`` of :attr:`RuleSet.rig_pattern`).
 ANY_COUP = -1
 
@@ -103,6 +110,100 @@ def rig_holds(rules: RuleSet, boards: np.ndarray) -> np.ndarray:
     return out
 
 
+# -- what the refait rules are worth ------------------------------------------------------------------
+
+
+@jit.hot
+def partage_share(refait_rule: int) -> float:
+    """The share of a stake a partage takes (:class:`~trente_env.codes.RefaitCode`): a quarter under
+    ``QUARTER``, half otherwise (``HALF``, and ``CHOICE`` when the player picks half). A power of two,
+    so ``stake * share`` is exact."""
+    if refait_rule == RefaitCode.QUARTER:
+        return 0.25
+    return 0.5
+
+
+@jit.hot
+def imprisoned(refait_rule: int, to_prison: bool) -> bool:
+    """Whether a stake caught by the refait goes to prison (rather than a partage) under the rule
+    ``refait_rule``; ``to_prison`` is the player's pick under ``CHOICE``."""
+    return (refait_rule == RefaitCode.PRISON) | ((refait_rule == RefaitCode.CHOICE) & to_prison)
+
+
+@jit.hot
+def refait_value(refait_rule: int, prisoner: float) -> float:
+    """What a stake caught by the refait is worth, per unit, under the rule ``refait_rule``
+    (:class:`~trente_env.codes.RefaitCode`): what a partage leaves (``1 - partage_share``), the
+    prisoner's value ``prisoner`` (:func:`prisoner_value`) under prison, the better of the two under the
+    player's choice. An insured or spared stake is worth 1 whatever the rule."""
+    kept = 1.0 - partage_share(refait_rule)
+    if refait_rule == RefaitCode.PRISON:
+        return prisoner
+    if refait_rule == RefaitCode.CHOICE:
+        return max(kept, prisoner)
+    return kept
+
+
+@jit.hot
+def prisoner_value(
+    win: float, apres: float, refait: float, second_refait: int, void: float = 0.0, fresh1: float = 0.0,
+    fresh2: float = 0.0,
+) -> float:  # fmt: skip
+    """The value, per unit, of a stake in first prison on a box that wins with ``win`` on each coup,
+    ties in an après with ``apres`` (the prisoner waits) and hits a refait with ``refait``, under the
+    second-refait rule ``second_refait`` (:class:`~trente_env.codes.SecondRefaitCode`); anything else
+    loses it, but for a void coup (chance ``void``), which sends it to a fresh shoe where it is worth
+    ``fresh1`` (first prison) or ``fresh2`` (second prison).
+
+    With ``w = 1 - apres``, the first prison is worth ``V1 = (win + void F1 + refait X) / w``, where
+    ``X`` is what a second refait leaves: 0 (``LOST``), V1 (``STAYS``), or the second prison
+    ``V2 = (win V1 + void F2) / w`` (``SECOND_PRISON``; a third refait loses it). A coup that can only
+    tie (``w`` or the denominator 0) leaves the prisoner to the fresh shoe: ``fresh1``.
+    """
+    wait = 1.0 - apres
+    if wait <= 1e-12:
+        return fresh1
+    if second_refait == SecondRefaitCode.LOST:
+        return (win + void * fresh1) / wait
+    if second_refait == SecondRefaitCode.STAYS:
+        if wait - refait <= 1e-12:
+            return fresh1
+        return (win + void * fresh1) / (wait - refait)
+    denominator = wait - refait * win / wait
+    if denominator <= 1e-12:
+        return fresh1
+    return (win + void * fresh1 + refait * void * fresh2 / wait) / denominator
+
+
+def refait_words(rules: RuleSet) -> str:
+    """What a refait does to an uninsured stake under ``rules``, in a sentence for players (the
+    teaching table's help and its answer to ``choose``)."""
+    if rules.refait is Refait.PRISON:
+        return "a refait sends each stake to prison, to be freed (not paid) if its box wins the next coup"
+    if rules.refait is Refait.CHOICE:
+        return "on a refait you choose half (partage) or prison for your stakes (see choose)"
+    return f"a refait takes {partage_words(rules)} (partage)"
+
+
+def partage_words(rules: RuleSet) -> str:
+    """What a partage takes under ``rules`` (:func:`partage_share`), in words: "half of each stake",
+    "a quarter of each stake"."""
+    return {0.5: "half", 0.25: "a quarter"}[partage_share(int(refait_code(rules)))] + " of each stake"
+
+
+def refait_code(rules: RuleSet) -> RefaitCode:
+    """The refait rule of ``rules`` as the kernels read it (the code of the same name)."""
+    return RefaitCode[rules.refait.name]
+
+
+def second_refait_code(rules: RuleSet) -> SecondRefaitCode:
+    """The second-refait rule of ``rules`` as the kernels read it (the code of the same name)."""
+    return SecondRefaitCode[rules.second_refait.name]
+
+
+# -- settling a box ----------------------------------------------------------------------------------
+
+
 def settle_box(
     box: int,
     stake: float,
@@ -129,8 +230,9 @@ def settle_box(
         prison, False for half.
     :param result: the coup's :class:`~trente_env.codes.Result` code.
     :param couleur: whether Couleur (rather than Inverse) wins; ignored on ties and void coups.
-    :param payout: what a winning stake on this box is paid, to 1 (1.0 but on the rigged table's Noir
-        box, :func:`rig_payout`); prisoners freed by the win come back unpaid whatever it is.
+    :param payout: what a winning stake on this box is paid, to 1 (the box's
+        :attr:`~trente_env.rules.RuleSet.payouts`, or on the rigged table's Noir box :func:`rig_payout`);
+        prisoners freed by the win come back unpaid whatever it is.
     """
     premium = rate * stake if insured else 0.0
     if result == Result.VOID:  # every bet is returned, the premium too; prisoners wait
@@ -143,14 +245,15 @@ def settle_box(
         jailed = 0.0
         if insured or (spares_couleur and box >= COULEUR):
             back = stake
-        elif refait_rule == _HALF or (refait_rule == _CHOICE and not to_prison):
-            back = stake / 2
-            bank += stake - back
-        else:
+        elif imprisoned(refait_rule, to_prison):
             jailed = stake
-        if second_refait == _LOST:
+        else:  # a partage: the share is a power of two, so both parts are exact
+            taken = stake * partage_share(refait_rule)
+            back = stake - taken
+            bank += taken
+        if second_refait == SecondRefaitCode.LOST:
             return back, jailed, 0.0, bank + prison1 + prison2
-        if second_refait == _SECOND_PRISON:
+        if second_refait == SecondRefaitCode.SECOND_PRISON:
             return back, jailed, prison1, bank + prison2
         return back, prison1 + jailed, prison2, bank  # stays
     if box_won(box, result, scoreboard_couleur(result, couleur)):
@@ -165,8 +268,9 @@ _paid = jit.kernel(paid)
 
 @jit.kernel
 def _settle_tables(
-    stakes, insured, prison, to_prison, result, couleur, last, pattern, rig, refait_rule, second_refait, spares, rate
-):
+    stakes, insured, prison, to_prison, result, couleur, last, pattern, rig, payouts, refait_rule, second_refait,
+    spares, rate,
+):  # fmt: skip
     n = stakes.shape[0]
     back = np.empty_like(stakes)
     new_prison = np.empty_like(prison)
@@ -176,7 +280,7 @@ def _settle_tables(
         for b in range(stakes.shape[1]):
             r = _settle_box(
                 b, stakes[t, b], insured[t, b], prison[t, b, 0], prison[t, b, 1], to_prison[t, b],
-                result[t], couleur[t], refait_rule, second_refait, spares, rate, noir_pays if b == 0 else 1.0,
+                result[t], couleur[t], refait_rule, second_refait, spares, rate, noir_pays if b == 0 else payouts[b],
             )  # fmt: skip
             back[t, b] = r[0]
             new_prison[t, b, 0] = r[1]
@@ -194,10 +298,18 @@ class Settlement(NamedTuple):
 
 
 def rule_codes(rules: RuleSet) -> tuple[int, int, bool, float]:
-    """The rule options the kernels read: (refait rule, second refait, spares couleur, rate)."""
-    refait = {Refait.HALF: _HALF, Refait.PRISON: _PRISON, Refait.CHOICE: _CHOICE}[rules.refait]
-    second = {SecondRefait.LOST: _LOST, SecondRefait.SECOND_PRISON: _SECOND_PRISON, SecondRefait.STAYS: _STAYS}
-    return refait, second[rules.second_refait], rules.refait_spares_couleur, float(rules.insurance_rate)
+    """The rule options the kernels read: (refait rule, second refait, spares couleur, rate), the
+    rules as their codes (:func:`refait_code`, :func:`second_refait_code`)."""
+    refait, second = int(refait_code(rules)), int(second_refait_code(rules))
+    return refait, second, rules.refait_spares_couleur, float(rules.insurance_rate)
+
+
+def noir_payouts(rules: RuleSet) -> tuple[float, float]:
+    """What a Noir win pays, to 1, as the kernels read it: (right after the rig's pattern, otherwise);
+    the rigged table's two payouts, or the Noir box's payout twice at a fair table."""
+    if rules.rigged:
+        return rules.noir_after_noir, rules.noir_otherwise
+    return rules.payouts[0], rules.payouts[0]
 
 
 def settle(
@@ -240,9 +352,10 @@ def settle(
     last = np.asarray(NO_COUP if last is None else last, dtype=np.int64)
     last = last.reshape(-1, 1) if last.ndim < 2 else last  # one previous coup per table, or a scoreboard
     last = np.ascontiguousarray(np.broadcast_to(last, (n, last.shape[1])))
-    rig = np.array([rules.noir_after_noir, rules.noir_otherwise])
+    rig = np.array(noir_payouts(rules))
+    payouts = np.array(rules.payouts)
     out = _settle_tables(
-        stakes, insured, prison, to_prison, result, couleur, last, rig_codes(rules), rig, *rule_codes(rules)
+        stakes, insured, prison, to_prison, result, couleur, last, rig_codes(rules), rig, payouts, *rule_codes(rules)
     )
     return Settlement(*(a[0] for a in out)) if single else Settlement(*out)
 

@@ -18,6 +18,7 @@ from trente_env.codes import Result
 from trente_env.counting.fast import evaluate_into
 from trente_env.counting.nodes import nodes
 from trente_env.counting.shoe import EXACT_BOX, N_OUT, N_VALUES, full_counts
+from trente_env.coup import REFAIT_TOTAL
 from trente_env.croupier import next_coup, table_rules
 from trente_env.dealer import TALLY_NOIR, TALLY_RESULTS, TALLY_ROUGE, TALLY_SIZE, shuffle_seeds, tally_coups
 from trente_env.odds import first_coup
@@ -63,7 +64,7 @@ def count_outcomes(
     counts: dict[str, int] = {}
     for row, first in (("noir", TALLY_NOIR), ("rouge", TALLY_ROUGE)):
         for t in range(31, 41):
-            counts[f"{row} row ends on {t}"] = int(total[first + t - 31])
+            counts[f"{row} row ends on {t}"] = int(total[first + t - REFAIT_TOTAL])
     joint = total[TALLY_RESULTS:]  # (result, couleur) pairs
 
     def wins(result: Result) -> int:
@@ -145,8 +146,8 @@ def _first_coup_events(noir, rouge, result, couleur, into):
     itself into ``into[N_EVENTS]`` if it is complete."""
     if result == Result.VOID:
         return
-    into[noir - 31] += 1
-    into[10 + rouge - 31] += 1
+    into[noir - REFAIT_TOTAL] += 1
+    into[10 + rouge - REFAIT_TOTAL] += 1
     if result == Result.REFAIT:
         into[20] += 1
     elif result == Result.APRES:

@@ -33,9 +33,9 @@ from trente_env.cards import card_name, is_black
 from trente_env.codes import BOXES, COULEUR, INVERSE, NOIR, ROUGE
 from trente_env.coup import Result
 from trente_env.dealer import Shoe
-from trente_env.odds import house_edges
-from trente_env.rules import MAX_MONEY
-from trente_env.settle import settle
+from trente_env.odds import house_edges, insured_edges
+from trente_env.rules import MAX_MONEY, Refait
+from trente_env.settle import imprisoned, partage_words, refait_code, refait_words, settle
 
 #: What a student may type for each box.
 BOX_WORDS = {
@@ -120,6 +120,7 @@ class Game:
         self.delay = delay
         self.player = Player(float(bankroll))
         self.edges = house_edges(rules)
+        self.insured_edges = insured_edges(rules)  #: an insured stake's edge on each box
         self.summary = Summary(
             start=float(bankroll), bankroll=float(bankroll), best=float(bankroll),
             prisoner_value=self.edges.prisoner_value,
@@ -240,8 +241,8 @@ class Game:
         self.say(f"Same bets again: {self._describe_stakes()}.", style="green")
 
     def choose(self, args: list[str]) -> None:
-        if self.rules.refait.value != "choice":
-            self.say(f"Nothing to choose at this table: {self._refait_words()}.")
+        if self.rules.refait is not Refait.CHOICE:
+            self.say(f"Nothing to choose at this table: {refait_words(self.rules)}.")
             return
         if args not in (["prison"], ["half"]):
             self.say("Choose [cyan]prison[/cyan] or [cyan]half[/cyan], e.g. [cyan]choose prison[/cyan].")
@@ -251,7 +252,7 @@ class Game:
 
     def help(self) -> None:
         rate = f"{self.rules.insurance_rate:.0%}" if self.rules.insurance else "not sold here"
-        self.console.print(HELP.format(rate=rate, refait=self._refait_words()))
+        self.console.print(HELP.format(rate=rate, refait=refait_words(self.rules)))
 
     # -- the coup -----------------------------------------------------------------------------------
 
@@ -284,7 +285,7 @@ class Game:
         summary.premiums += premiums
         box_edges = np.array([getattr(self.edges, name) for name in BOXES])
         if rules.insurance and self.edges.insured is not None:
-            box_edges = np.where(insured, self.edges.insured, box_edges)
+            box_edges = np.where(insured, self.insured_edges, box_edges)
         summary.predicted_loss += float((stakes * box_edges).sum())
         summary.refaits += result is Result.REFAIT
         summary.apres += result is Result.APRES
@@ -330,11 +331,10 @@ class Game:
         elif result is Result.REFAIT:
             total = stakes.sum()
             if total:
-                rule = self.rules.refait.value
-                halved = rule == "half" or (rule == "choice" and not player.to_prison)
+                shared = not imprisoned(int(refait_code(self.rules)), player.to_prison)
                 text = f"Refait! {back:g} of your {total:g} comes back" if back else "Refait!"
-                if back < total and halved:
-                    text += f"; the bank takes {total - back:g} (partage: half of each stake)"
+                if back < total and shared:
+                    text += f"; the bank takes {total - back:g} (partage: {partage_words(self.rules)})"
                 elif back < total:
                     text += (
                         f"{';' if back else ''} {total - back:g} goes en prison: it waits on its box for the next coup"
@@ -414,14 +414,6 @@ class Game:
     def _cost(self, stakes: np.ndarray, insured: np.ndarray) -> float:
         rate = self.rules.insurance_rate if self.rules.insurance else 0.0
         return float(stakes.sum() + rate * stakes[insured & (stakes > 0)].sum())
-
-    def _refait_words(self) -> str:
-        refait = self.rules.refait.value
-        if refait == "half":
-            return "a refait takes half of each stake (partage)"
-        if refait == "prison":
-            return "a refait sends each stake to prison, to be freed (not paid) if its box wins the next coup"
-        return "on a refait you choose half (partage) or prison for your stakes (see choose)"
 
     # -- the end ----------------------------------------------------------------------------------
 

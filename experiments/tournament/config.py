@@ -397,6 +397,9 @@ def file_options(name: str) -> dict[str, Any]:
 
 
 def _enum_value(value: Any) -> Any:
+    """A rule set's field as JSON holds it: an enum's value, a tuple (the payouts) as a list."""
+    if isinstance(value, tuple):
+        return list(value)
     return value.value if isinstance(value, Enum) else value
 
 

@@ -5,12 +5,14 @@ of one unit on Noir, Rouge, Couleur and Inverse, with and without insurance. A b
 loses with ``lose``, and a refait takes the stake with ``refait``; an après leaves it in place and a
 void coup returns it. So the expected gain of a new stake is::
 
-    win - lose - refait * (1 - V)        uninsured
-    win - lose - rate * (1 - void)       insured (a refait returns the stake, a void coup the premium)
+    payout win - lose - refait * (1 - V)        uninsured
+    payout win - lose - rate * (1 - void)       insured (a refait returns the stake, a void coup the premium)
 
-where ``V`` is what a stake caught by the refait is worth per unit: 1/2 under ``half``, the better of
-1/2 and the prisoner's value under ``choice``, 1 when the house spares Couleur and Inverse, and under
-``prison`` the value of the prisoner, which is decided by later coups.
+where ``payout`` is what a win on the box pays to 1 (:attr:`~trente_env.rules.RuleSet.payouts`) and
+``V`` what a stake caught by the refait is worth per unit (:func:`~trente_env.settle.refait_value`):
+what a partage leaves, the better of 1/2 and the prisoner's value under ``choice``, 1 when the house
+spares Couleur and Inverse, and under ``prison`` the value of the prisoner, which is decided by later
+coups.
 
 P(Noir) = P(Rouge) for every shoe, so Noir and Rouge are never favourable; Couleur wins with
 ``(P(Noir) + P(Rouge) + e) / 2`` and Inverse with ``(P(Noir) + P(Rouge) - e) / 2``, where ``e`` is
@@ -19,11 +21,9 @@ the colour edge of :class:`~trente_env.counting.ShoeOdds`.
 **The prisoner's value (an approximation).** It depends on the coups after the refait, dealt from a
 shoe further depleted by the refait's cards. It is taken as if those coups had the odds of the present
 one, except that a void coup sends the prisoner to a freshly shuffled shoe, where it is worth the
-prisoner's value of a full shoe (:func:`fresh_prisoner`). With ``a`` the chance of an après and ``z``
-that of a void coup, the first prison is worth ``V1 = (win + z F1) / (1 - a)`` when a second refait
-loses it, ``(win + z F1) / (1 - a - refait)`` when it stays, and with a second prison (``V2 = (win V1
-+ z F2) / (1 - a)``, a third refait loses it) ``V1 = (win + z F1 + refait V2)/(1 - a)``. Only
-uninsured stakes under ``prison`` or ``choice`` depend on it; everything else is exact given the odds.
+prisoner's value of a full shoe (:func:`fresh_prisoner`): :func:`~trente_env.settle.prisoner_value`
+with the chance of a void coup. Only uninsured stakes under ``prison`` or ``choice`` depend on it;
+everything else is exact given the odds.
 
 Measured against the exact value (:func:`prisoner_exact`: a Noir prisoner, classic rules, shoes dealt
 by the dealer, 10 per line, 6 at 28 cards), root-mean-square and largest error of the prisoner's value,
@@ -51,9 +51,9 @@ from trente_env import jit
 from trente_env.codes import BOXES, COULEUR, ROUGE
 from trente_env.counting.joint import _joint_forward, _joint_layout
 from trente_env.counting.shoe import N_OUT, N_VALUES, ShoeOdds, check_composition
-from trente_env.odds import first_coup, prisoner_value
+from trente_env.odds import first_coup
 from trente_env.rules import RuleSet, SecondRefait
-from trente_env.settle import _HALF, _LOST, _PRISON, _STAYS, rule_codes
+from trente_env.settle import prisoner_value, refait_value, rule_codes, second_refait_code
 
 EV, EV_INSURED, PRISONER = range(3)  #: columns of the (4, 3) table of :func:`box_values_into`
 
@@ -63,30 +63,10 @@ def fresh_prisoner(rules: RuleSet) -> tuple[float, float]:
     a freshly shuffled full shoe (the first-coup odds of docs/rules.md#reference-numbers; later
     coups taken alike)."""
     odds = first_coup(rules.decks)
-    win, apres = odds.p_noir, odds.p_apres
-    first = prisoner_value(win, odds.p_rouge, odds.p_refait, rules)
+    win, apres, refait = odds.p_noir, odds.p_apres, odds.p_refait
+    first = prisoner_value(win, 1.0 - win - odds.p_rouge - refait, refait, int(second_refait_code(rules)))
     second = win * first / (1.0 - apres) if rules.second_refait is SecondRefait.SECOND_PRISON else 0.0
     return first, second
-
-
-@jit.kernel
-def prisoner(win: float, apres: float, refait: float, void: float, second_refait: int, fresh1: float,
-             fresh2: float) -> float:  # fmt: skip
-    """The value per unit of a stake in first prison on a box that wins with ``win`` (the module's
-    approximation: later coups have the present odds; a void coup sends it to a fresh shoe)."""
-    wait = 1.0 - apres
-    if wait <= 1e-12:
-        return fresh1
-    if second_refait == _LOST:
-        return (win + void * fresh1) / wait
-    if second_refait == _STAYS:
-        if wait - refait <= 1e-12:
-            return fresh1
-        return (win + void * fresh1) / (wait - refait)
-    denominator = wait - refait * win / wait
-    if denominator <= 1e-12:
-        return fresh1
-    return (win + void * fresh1 + refait * void * fresh2 / wait) / denominator
 
 
 @jit.kernel
@@ -103,12 +83,14 @@ def box_values_into(
     rate: float,
     fresh1: float,
     fresh2: float,
+    payouts: np.ndarray,
     out: np.ndarray,
 ) -> None:
     """Fill ``out`` (4 boxes x 3: uninsured EV, insured EV, prisoner's value) from the coup's chances.
 
     :param decided: P(Noir) + P(Rouge), the chance that some row wins.
     :param colour_edge: P(Couleur) - P(Inverse).
+    :param payouts: what a win pays to 1 on each box (:attr:`~trente_env.rules.RuleSet.payouts`).
     Insured EVs are NaN when the rules have no insurance.
     """
     half = decided / 2.0
@@ -116,17 +98,11 @@ def box_values_into(
         edge = 0.0 if box <= ROUGE else (colour_edge if box == COULEUR else -colour_edge)
         win = half + edge / 2.0
         lose = half - edge / 2.0
-        jail = prisoner(win, apres, refait, void, second_refait, fresh1, fresh2)
-        if spares_couleur and box >= COULEUR:
-            value = 1.0
-        elif refait_rule == _HALF:
-            value = 0.5
-        elif refait_rule == _PRISON:
-            value = jail
-        else:
-            value = max(0.5, jail)
-        out[box, EV] = win - lose - refait * (1.0 - value)
-        out[box, EV_INSURED] = win - lose - rate * (1.0 - void) if insurance else np.nan
+        jail = prisoner_value(win, apres, refait, second_refait, void, fresh1, fresh2)
+        value = 1.0 if spares_couleur and box >= COULEUR else refait_value(refait_rule, jail)
+        gain = payouts[box] * win - lose
+        out[box, EV] = gain - refait * (1.0 - value)
+        out[box, EV_INSURED] = gain - rate * (1.0 - void) if insurance else np.nan
         out[box, PRISONER] = jail
 
 
@@ -177,7 +153,7 @@ def box_values(odds: ShoeOdds, rules: RuleSet) -> BoxValues:
     decided = odds.p_noir + odds.p_rouge
     box_values_into(
         odds.p_refait, odds.p_apres, odds.p_void, decided, odds.couleur_edge, refait_rule, second, spares,
-        rules.insurance, rate, fresh1, fresh2, out,
+        rules.insurance, rate, fresh1, fresh2, np.array(rules.payouts), out,
     )  # fmt: skip
     if not rules.couleur_inverse:
         out[COULEUR:, :2] = np.nan

@@ -20,6 +20,7 @@ import numpy as np
 from trente_env import jit
 from trente_env.counting.rows import PREFIX_CARDS, _remove_card, _sums_table
 from trente_env.counting.shoe import N_OUT, N_VALUES, ROW_LIMIT
+from trente_env.coup import REFAIT_TOTAL
 from trente_env.odds import _prefixes
 
 VOID_FREE = 40  #: with this many cards left to deal, a coup practically never runs out (< 1e-12)
@@ -48,7 +49,7 @@ def _with_replacement(shoe, deal, out):
                         f[s, t] += p[v] * f[s + v + 1, t]
                     length[s] += p[v] * length[s + v + 1]
                 else:
-                    f[s, s + v + 1 - 31] += p[v]
+                    f[s, s + v + 1 - REFAIT_TOTAL] += p[v]
         edge = np.empty(10)  # P(Rouge above t) - P(Rouge below t)
         for t in range(10):
             edge[t] = 0.0
@@ -74,7 +75,7 @@ def _with_replacement(shoe, deal, out):
                     for t in range(10):
                         g[s, cards, t] += p[v] * g[s + v + 1, cards - 1, t]
             else:
-                g[s, 1, s + v + 1 - 31] += p[v]
+                g[s, 1, s + v + 1 - REFAIT_TOTAL] += p[v]
     cum = np.zeros((deal + 1, 10))  # cum[m, u]: the Rouge row ends on 31+u within m cards
     cum_cards = np.zeros(deal + 1)  # expected cards of the Rouge rows complete within m cards
     for m in range(1, deal + 1):
@@ -137,7 +138,7 @@ def _row_lengths(g, n, shoe, lmax, work, table):
         _remove_card(g, n, last, work, lmax)
         w = shoe[last] / n
         for s in range(max(0, ROW_LIMIT - last), ROW_LIMIT + 1):
-            u = s + last + 1 - 31
+            u = s + last + 1 - REFAIT_TOTAL
             for cards in range(lmax + 1):
                 table[u, cards + 1] += w * work[cards, s]
 
@@ -216,7 +217,7 @@ def _coupled(shoe, deal, prefixes, out):
             if nxt >= 0:
                 p[nxt] += q
                 continue
-            t = pre_total[s] + v + 1 - 31
+            t = pre_total[s] + v + 1 - REFAIT_TOTAL
             a = size + 1
             m = min(deal - a, PREFIX_CARDS) if budgeted else PREFIX_CARDS
             span = a if budgeted else 0

@@ -80,10 +80,11 @@ def best_bet(values, n_boxes, insurance):
 
 def bet_rules(rules: RuleSet) -> tuple:
     """The rule options that :func:`perfect_bet` and :func:`best_bet` read, for compiled code:
-    (open boxes, insurance, refait rule, second refait, spares Couleur, insurance rate, and the values
-    of a prisoner in first and second prison in a fresh shoe)."""
+    (open boxes, insurance, refait rule, second refait, spares Couleur, insurance rate, the values
+    of a prisoner in first and second prison in a fresh shoe, and each box's payout)."""
     refait_rule, second, spares, rate = rule_codes(rules)
-    return (len(rules.boxes), rules.insurance, refait_rule, second, spares, rate, *fresh_prisoner(rules))
+    fresh = fresh_prisoner(rules)
+    return (len(rules.boxes), rules.insurance, refait_rule, second, spares, rate, *fresh, np.array(rules.payouts))
 
 
 @jit.kernel
@@ -94,12 +95,13 @@ def perfect_bet(counts, dead, exact_box, coupled_cards, model, bet_rules, pn, jo
 
     Returns (method, box, insured, expected gain): stake on ``box`` only if the gain is positive.
     """
-    n_boxes, insurance, refait_rule, second, spares, rate, fresh1, fresh2 = bet_rules
+    n_boxes, insurance, refait_rule, second, spares, rate, fresh1, fresh2, payouts = bet_rules
     method = evaluate_into(counts, dead, exact_box, coupled_cards, model, pn, joint, out)
     refait, apres, void, decided, edge = odds_summary(out, counts)
     box_values_into(
-        refait, apres, void, decided, edge, refait_rule, second, spares, insurance, rate, fresh1, fresh2, values
-    )
+        refait, apres, void, decided, edge, refait_rule, second, spares, insurance, rate, fresh1, fresh2, payouts,
+        values,
+    )  # fmt: skip
     box, insured, best = best_bet(values, n_boxes, insurance)
     return method, box, insured, best
 

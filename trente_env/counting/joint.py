@@ -11,6 +11,7 @@ import numpy as np
 
 from trente_env import jit
 from trente_env.counting.shoe import JOINT_LIMIT, N_VALUES, ROW_LIMIT
+from trente_env.coup import REFAIT_TOTAL
 
 
 def box_size(shoe: np.ndarray) -> int:
@@ -103,7 +104,7 @@ def _joint_forward(shoe, dead, caps, stride, size_box, pn, joint, out, tie_state
                         if t <= ROW_LIMIT:
                             pn[idx + stride[v]] += scale * k
                         else:
-                            joint[(idx + stride[v]) * 10 + t - 31] += scale * k
+                            joint[(idx + stride[v]) * 10 + t - REFAIT_TOTAL] += scale * k
         done, idx, total, size = _next_state(m, caps, stride, ROW_LIMIT, idx, total, size)
     # the Rouge row: states (M, t) with t <= sum(M) <= t + 30, forward
     done, idx, total, size = False, 0, 0, 0
@@ -112,7 +113,7 @@ def _joint_forward(shoe, dead, caps, stride, size_box, pn, joint, out, tie_state
         if total >= 31:
             last = idx
             for t in range(max(31, total - ROW_LIMIT), min(40, total) + 1):
-                p = joint[idx * 10 + t - 31]
+                p = joint[idx * 10 + t - REFAIT_TOTAL]
                 if p == 0.0:
                     continue
                 if size >= deal:
@@ -126,9 +127,9 @@ def _joint_forward(shoe, dead, caps, stride, size_box, pn, joint, out, tie_state
                         q = scale * k
                         u = s + v + 1
                         if u <= ROW_LIMIT:
-                            joint[(idx + stride[v]) * 10 + t - 31] += q
+                            joint[(idx + stride[v]) * 10 + t - REFAIT_TOTAL] += q
                         else:
-                            out[(t - 31) * 10 + u - 31] += q
+                            out[(t - REFAIT_TOTAL) * 10 + u - REFAIT_TOTAL] += q
                             cards += q * (size + 1)
                             if u == t and ties < tie_state.size:
                                 tie_state[ties] = idx * N_VALUES + v  # the state before the last card, and it
@@ -147,7 +148,7 @@ def _joint_odds(shoe, dead, pn, joint, out):
     A joint state is a multiset ``M`` of values inside the shoe (the cards dealt so far), indexed in
     mixed radix (``m_v`` cards of value v+1, at most ``caps[v]``). While the Noir row is dealt (total
     of ``M`` at most 30) its chance is in ``pn[index]``; once the Noir row ended on ``t`` the chance
-    of (M, t) is in ``joint[index * 10 + t - 31]`` (the Rouge row's running total is ``sum(M) - t``).
+    of (M, t) is in ``joint[index * 10 + t - REFAIT_TOTAL]`` (the Rouge row's running total is ``sum(M) - t``).
     Adding a card of value v+1 moves the index up by ``stride[v]``, so increasing indices are a
     topological order. ``out`` receives the pair distribution (100), the first-card edge (10), the
     chance of a void coup and the expected cards of a complete coup.
@@ -171,7 +172,7 @@ def _joint_odds(shoe, dead, pn, joint, out):
     done = False
     while not done:
         for t in range(max(31, total - ROW_LIMIT), min(40, total) + 1):
-            slot = idx * 10 + t - 31
+            slot = idx * 10 + t - REFAIT_TOTAL
             if joint[slot] == 0.0:
                 continue
             h = 0.0
@@ -183,7 +184,7 @@ def _joint_odds(shoe, dead, pn, joint, out):
                     if k > 0:
                         u = s + v + 1
                         if u <= ROW_LIMIT:
-                            h += scale * k * joint[(idx + stride[v]) * 10 + t - 31]
+                            h += scale * k * joint[(idx + stride[v]) * 10 + t - REFAIT_TOTAL]
                         elif u > t:
                             h += scale * k
                         elif u < t:
@@ -201,7 +202,7 @@ def _joint_odds(shoe, dead, pn, joint, out):
                 k = shoe[v] - m[v]
                 t = total + v + 1
                 if k > 0 and t > ROW_LIMIT:
-                    g = scale * k * joint[(idx + stride[v]) * 10 + t - 31] / size
+                    g = scale * k * joint[(idx + stride[v]) * 10 + t - REFAIT_TOTAL] / size
                     for u in range(N_VALUES):
                         out[100 + u] += g * m[u]
         done, idx, total, size = _next_state(m, caps, stride, ROW_LIMIT, idx, total, size)

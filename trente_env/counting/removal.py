@@ -81,7 +81,10 @@ def _values(vector: np.ndarray, counts: np.ndarray, rules: RuleSet, fresh: tuple
     """(4, 2) expected gains (uninsured, insured) from an odds vector and the shoe's 20 counts."""
     refait_rule, second, spares, rate = rule_codes(rules)
     out = np.empty((4, 3))
-    box_values_into(*odds_summary(vector, counts), refait_rule, second, spares, rules.insurance, rate, *fresh, out)
+    payouts = np.array(rules.payouts)
+    box_values_into(
+        *odds_summary(vector, counts), refait_rule, second, spares, rules.insurance, rate, *fresh, payouts, out
+    )
     table = out[:, [EV, EV_INSURED]]
     if not rules.couleur_inverse:
         table[COULEUR:] = np.nan

@@ -12,6 +12,7 @@ import numpy as np
 
 from trente_env import jit
 from trente_env.counting.shoe import N_VALUES, ROW_LIMIT
+from trente_env.coup import REFAIT_TOTAL
 from trente_env.odds import _prefixes
 
 
@@ -125,7 +126,7 @@ def _rouge_after(g_full, n_full, row, left, deal, a, b, out):
             u = s + last + 1
             for L in range(min(PREFIX_CARDS - 1, deal - 1) + 1):
                 q = w * b[L, s]
-                out[u - 31] += q
+                out[u - REFAIT_TOTAL] += q
                 out[10] += q * (L + 1)
                 complete += q
     out[11] = 1.0 - complete
@@ -162,7 +163,7 @@ def _rows_odds(shoe: np.ndarray, dead: int) -> np.ndarray:
     g_full = np.empty((PREFIX_CARDS, ROW_LIMIT + 1))
     _sums_table(shoe, g_full, PREFIX_CARDS - 1)
     _rouge_rows(shoe, n, n - dead, live, pre.rows, g_full, rouge, 4 * numba.get_num_threads())
-    t = pre.row_total[live] - 31
+    t = pre.row_total[live] - REFAIT_TOTAL
     pair = np.zeros((10, 10))
     np.add.at(pair, t, row_p[live, None] * rouge[:, :10])
     # P(Noir wins) - P(Rouge wins) after each Noir row: the Rouge row ends above it, or below
