@@ -34,7 +34,8 @@ large-sample interval for a ratio (Cochran, *Sampling Techniques*, 6.4); a perce
   *undecided*, with the sessions that would decide it: ``n (z se / delta)^2``, the sessions at which
   a system whose return lies on the edge has ``z se' < delta``, with ``z`` the one-sided quantile
   of ``1 - alpha/m`` (Holm's strictest step) and ``se' = se sqrt(n / n')`` at ``n'`` sessions.
-  The default ``delta`` (:data:`DEFAULT_DELTA`, half a percent of a unit staked) is about half the
+  The tournament's default ``delta`` (``experiments.tournament.defaults.DEFAULT_DELTA``, half a
+  percent of a unit staked) is about half the
   house edge of an even-money box (1.12%): a system proven within it of the edge loses at least
   0.6% of what it stakes whatever it does, and the default tournament decides the systems of
   flat-like variance while the doubling systems need more sessions (docs/statistics.md).
@@ -54,9 +55,6 @@ from statistics import NormalDist
 import numpy as np
 
 _NORMAL = NormalDist()
-
-#: The equivalence margin of the TOST verdict (return per unit staked): within +-0.5% of the edge.
-DEFAULT_DELTA = 0.005
 
 
 @dataclass(frozen=True)
@@ -235,7 +233,7 @@ class Verdict:
 
 
 def verdicts(
-    estimates: Sequence[RatioEstimate], edges: Sequence[float], alpha: float = 0.05, delta: float = DEFAULT_DELTA
+    estimates: Sequence[RatioEstimate], edges: Sequence[float], alpha: float = 0.05, *, delta: float
 ) -> tuple[list[Verdict], dict[str, object]]:
     """The verdict of every system, and a description of the multiple-comparison correction.
 
@@ -299,7 +297,6 @@ def verdicts(
 
 
 __all__ = [
-    "DEFAULT_DELTA",
     "Z95",
     "RatioEstimate",
     "Verdict",

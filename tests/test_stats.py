@@ -114,7 +114,7 @@ def test_verdicts_flag_off_edge_and_above_zero():
         _est(-0.05, 0.002),
         RatioEstimate(*(float("nan"),) * 4, 0, 0.95),
     ]
-    tests, correction = verdicts(estimates, [0.011, 0.011, 0.011, 0.011])
+    tests, correction = verdicts(estimates, [0.011, 0.011, 0.011, 0.011], delta=0.005)
     assert correction["family_size"] == 3 and correction["method"] == "holm"
     on, above, off, none = tests
     assert on.consistent_with_edge and on.below_zero and not on.above_zero
@@ -127,7 +127,7 @@ def test_verdicts_flag_off_edge_and_above_zero():
 def test_holm_is_less_strict_than_one_test_per_system_only_when_it_should_be():
     # A lone p-value of 0.03 is significant alone but not among 18 systems.
     estimates = [_est(-0.011 + 2.17 * 0.001, 0.001)] + [_est(-0.011, 0.001)] * 17
-    tests, _ = verdicts(estimates, [0.011] * 18)
+    tests, _ = verdicts(estimates, [0.011] * 18, delta=0.005)
     assert tests[0].p_edge < 0.05
     assert tests[0].consistent_with_edge
 
@@ -183,5 +183,5 @@ def test_a_flat_bettor_on_the_edge_is_proven_equal_to_it_at_the_tournament_size(
     probs = [p_win, p_win, p_refait, p_apres]
     net = np.array([1.0, -1.0, -0.5, 0.0])[rng.choice(4, size=(16_000, 200), p=np.array(probs) / sum(probs))]
     est = ratio_estimate(net.sum(axis=1), np.full(16_000, 200.0))
-    (test,), _ = verdicts([est], [p_refait / 2 / sum(probs)])
+    (test,), _ = verdicts([est], [p_refait / 2 / sum(probs)], delta=0.005)
     assert test.equivalent and test.sessions_to_decide is None, (est.ratio, est.se)

@@ -16,8 +16,7 @@ from experiments.cli.trust import TrustModelOption
 from experiments.console import err, print_json
 from experiments.errors import TournamentError
 from experiments.limits import MAX_MONEY, MAX_SEED, MAX_SESSION_COUPS, MAX_SESSIONS, MAX_WORKERS
-from experiments.stats import DEFAULT_DELTA
-from experiments.tournament.defaults import DEFAULT_BANKROLL, DEFAULT_COUPS, DEFAULT_SESSIONS
+from experiments.tournament.defaults import DEFAULT_BANKROLL, DEFAULT_COUPS, DEFAULT_DELTA, DEFAULT_SESSIONS
 
 # -- the command ---------------------------------------------------------------------------------
 

@@ -11,5 +11,15 @@ DEFAULT_BANKROLL = 1000.0
 DEFAULT_BLOCK = 2000
 #: Sessions whose bankroll after every coup is kept for the trajectory plot.
 DEFAULT_TRAJECTORIES = 1000
+#: The equivalence margin of the verdicts, a return per unit staked: within +-0.5% of the edge
+#: (why this value: docs/statistics.md, "The tournament's verdicts").
+DEFAULT_DELTA = 0.005
 
-__all__ = ["DEFAULT_BANKROLL", "DEFAULT_BLOCK", "DEFAULT_COUPS", "DEFAULT_SESSIONS", "DEFAULT_TRAJECTORIES"]
+__all__ = [
+    "DEFAULT_BANKROLL",
+    "DEFAULT_BLOCK",
+    "DEFAULT_COUPS",
+    "DEFAULT_DELTA",
+    "DEFAULT_SESSIONS",
+    "DEFAULT_TRAJECTORIES",
+]

@@ -26,7 +26,6 @@ import numpy as np
 from experiments.backends import LOCAL, Backend, dask_client, run_on_dask
 from experiments.console import progress_bar, say, status
 from experiments.errors import TournamentError
-from experiments.stats import DEFAULT_DELTA
 from experiments.tournament.checkpoints import (
     BLOCK_ARRAYS,
     Checkpoints,
@@ -36,6 +35,7 @@ from experiments.tournament.checkpoints import (
     task_path,
 )
 from experiments.tournament.config import TournamentConfig, trajectory_sessions
+from experiments.tournament.defaults import DEFAULT_DELTA
 from experiments.tournament.drawing import Drawers
 from experiments.tournament.folder import claim_folder, default_out_dir, manifest_config, read_manifest, write_manifest
 from experiments.tournament.output import write_outputs

@@ -10,8 +10,9 @@ from typing import Any
 import numpy as np
 
 from experiments import version
-from experiments.stats import DEFAULT_DELTA, ratio_estimate, verdicts
+from experiments.stats import ratio_estimate, verdicts
 from experiments.tournament.config import TournamentConfig
+from experiments.tournament.defaults import DEFAULT_DELTA
 from strategies.registry import make_strategy
 from trente_env.odds import house_edges, rig_expectations, stake_weighted_edge
 from trente_env.rules import Refait, RuleSet, rig_payouts
