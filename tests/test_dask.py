@@ -201,7 +201,9 @@ def test_a_command_line_cluster_survives_a_dead_worker_with_the_same_files(
         processes.append(client)
         _wait_for(lambda: len(list((out / "blocks").glob("*"))) >= 4, 300, "the first blocks")
         os.kill(processes[1].pid, signal.SIGKILL)  # the first worker dies mid-run...
-        assert client.poll() is None and len(list((out / "blocks").glob("*"))) < 50  # ...which was not over
+        # ...which was not over: a file per block and system, 50 x 4 (not 50: the files, not the blocks)
+        files = make_config(**values).n_blocks * len(make_config(**values).specs)
+        assert client.poll() is None and len(list((out / "blocks").glob("*"))) < files
         assert client.wait(timeout=300) == 0
         assert _files(out) == _files(reference)
     finally:
