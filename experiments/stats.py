@@ -35,10 +35,10 @@ large-sample interval for a ratio (Cochran, *Sampling Techniques*, 6.4); a perce
   a system whose return lies on the edge has ``z se' < delta``, with ``z`` the one-sided quantile
   of ``1 - alpha/m`` (Holm's strictest step) and ``se' = se sqrt(n / n')`` at ``n'`` sessions.
   The tournament's default ``delta`` (``experiments.tournament.defaults.DEFAULT_DELTA``, half a
-  percent of a unit staked) is about half the
-  house edge of an even-money box (1.12%): a system proven within it of the edge loses at least
-  0.6% of what it stakes whatever it does, and the default tournament decides the systems of
-  flat-like variance while the doubling systems need more sessions (docs/statistics.md).
+  percent of a unit staked) is about half the house edge of an even-money box (1.12%): a system
+  proven within it of the edge loses at least 0.6% of what it stakes whatever it does, and the
+  default tournament decides the systems of flat-like variance while the doubling systems need
+  more sessions (docs/statistics.md).
 
 ``below_zero`` says the 95% interval lies entirely below 0 (the loss is visible in the data).
 Simultaneous intervals (Bonferroni, level ``1 - 0.05/m``) are given too, so a reader who prefers

@@ -95,7 +95,6 @@ def summarize(
         "house_edge": edges.noir,
         "house_edges": edges.as_dict(),
         "correction": correction,
-        "delta": delta,
         "strategies": table,
         "order": sort_order(table),
         "positive_control": rig_expectations(rules).as_dict() if rules.rigged else None,
@@ -170,7 +169,7 @@ def conclusion(document: Mapping[str, Any], rules: RuleSet) -> str:
         )
     proven = [k for k in bettors if table[k]["equivalent"]]
     open_ = [k for k in on_edge if not table[k]["equivalent"]]
-    delta = document["delta"]
+    delta = document["correction"]["delta"]
     text += f"; {len(proven)} of {m} are proven equal to it within ±{delta:.1%} (two one-sided tests, Holm)"
     if open_:
         need = max(table[k]["sessions_to_decide"] for k in open_)
