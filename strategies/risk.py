@@ -16,12 +16,19 @@ same ruin (money under the table minimum with no prisoner left), prisoners settl
 Counters that decide nothing (limit hits, cycles, sessions, the coup number) are taken out of the
 state after each coup and added up as expectations, so they do not keep apart states that play alike.
 
+**Two chains, one distribution.** The money is most of what tells states apart, and the system
+reads it only through a few thresholds. The grid chain (:mod:`strategies.money`, the default) holds
+each class of states (all but the money) as a dense vector over a money grid and moves whole runs of
+it at a time; the state-by-state chain (:mod:`strategies.risk_states`) takes any payout, and is the
+fallback when one falls off every grid (an insurance premium). Tests hold the two equal.
+
 **Which systems.** Every built-in system whose state takes finitely many values in a session: all of
 :data:`strategies.registry.LINEUP`. The random bettor draws its box from a generator keyed by the
 session; here its draw is chance like the coup (a branch for each box it may draw and one for no bet,
-with their probabilities). A Labouchère line can grow by one number a losing coup, so its states can
-grow very fast: the chain stops with :class:`RiskError` when the distinct states pass ``max_states``
-(the line is then no finite state for this purpose: simulate it). Plugins (Python hooks) and trained
+with their probabilities). Two systems' own state grows without bound as a session loses: a
+Labouchère line (one number more a losing coup) and Oscar's grind (its cycle's running loss). The
+chain stops with :class:`RiskError` when the distinct states pass ``max_states``, which they do for
+a default tournament's session (200 coups): simulate those. Plugins (Python hooks) and trained
 models are not state machines of the kernel: simulate them.
 """
 
@@ -32,193 +39,32 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from strategies import kernel
+from strategies import kernel, money
 from strategies.kernel import Kind
+from strategies.risk_states import (
+    ACTION,
+    BANK_HITS,
+    MONEY,
+    N_FLOATS,
+    PLAYED,
+    STAKED,
+    TABLE_HITS,
+    advance,
+    canonical,
+    decide,
+)
 from strategies.sessions import SETTLE_LIMIT
-from trente_env import jit
-from trente_env.codes import ACTION_WIDTH, NO_COUP, PRISON_SIZE, UNDECIDED, Result, scoreboard_couleur
-from trente_env.croupier import bet_and_settle, is_free, table_rules
+from trente_env.codes import ACTION_WIDTH, NO_COUP, PRISON_SIZE, UNDECIDED, Result
+from trente_env.croupier import table_rules
 from trente_env.odds import first_coup
 from trente_env.rules import RuleSet
 
 #: The most distinct states the chain carries at once by default (a few hundred MB at most).
 MAX_STATES = 2_000_000
-#: The counters of a state row that decide nothing: taken out after each coup (their expectations kept).
-_COUNTERS = (kernel.TABLE_MAX_HITS, kernel.BANKROLL_HITS, kernel.CYCLES, kernel.EPISODES, kernel.COUP)
-#: Expectations added up coup by coup: stakes, coups played, table-maximum hits, bankroll hits.
-STAKED, PLAYED, TABLE_HITS, BANK_HITS = range(4)
 
 
 class RiskError(ValueError):
     """A system whose exact risk cannot be computed: not a state machine, or too many states."""
-
-
-#: A state's floats: the money in hand, the prisoners (first and second prison of each box), the action row.
-MONEY, PRISONERS, ACTION = 0, 1, 9
-N_FLOATS = ACTION + ACTION_WIDTH
-
-
-@jit.kernel
-def _hash_state(row, floats):
-    """A well-mixed 64-bit hash of a state: its int64 row and its floats (to a millionth of a unit:
-    equal states hash alike; the rare others are told apart by comparing them whole). Each number is
-    folded in through SplitMix64's finaliser (:func:`strategies.kernel._mix`)."""
-    h = np.uint64(0x9E3779B97F4A7C15)
-    for x in row:
-        h = kernel._mix(h ^ np.uint64(x)) + np.uint64(0x9E3779B97F4A7C15)
-    for x in floats:
-        h = kernel._mix(h ^ np.uint64(np.int64(x * 1048576.0))) + np.uint64(0x9E3779B97F4A7C15)
-    return h
-
-
-@jit.kernel
-def _insert(row, floats, p, table, keys, values, probs, m):
-    """Add the state (``row``, ``floats``) with probability ``p`` to the ``m`` states held (``keys``,
-    ``values``, ``probs``, found through the open-addressing ``table``): to its equal if held, else as a
-    new one. Returns the number of states held."""
-    mask = np.uint64(table.size - 1)
-    h = _hash_state(row, floats) & mask
-    width, n_floats = row.size, floats.size
-    while True:
-        j = table[h]
-        if j < 0:
-            table[h] = m
-            keys[m] = row
-            values[m] = floats
-            probs[m] = p
-            return m + 1
-        same = True
-        for c in range(width):
-            if keys[j, c] != row[c]:
-                same = False
-                break
-        if same:
-            for c in range(n_floats):
-                if values[j, c] != floats[c]:
-                    same = False
-                    break
-        if same:
-            probs[j] += p
-            return m
-        h = (h + np.uint64(1)) & mask
-
-
-@jit.kernel
-def _canonical(s, line):
-    """Take the counters out of a state row, and shift a Labouchère line to the row's start with
-    nothing left behind its end: rows that play alike become equal."""
-    for c in _COUNTERS:
-        s[c] = 0
-    if line:
-        lo, hi = s[kernel.LO], s[kernel.HI]
-        for i in range(s.size - kernel.LINE):
-            src = lo + i
-            s[kernel.LINE + i] = s[kernel.LINE + src] if src < hi else 0
-        s[kernel.HI] = hi - lo
-        s[kernel.LO] = 0
-
-
-@jit.kernel
-def _decide(s, k, own, f, start, money, c, coups, last_result, last_couleur, prison, branch, action, seen, acc, p):
-    """The system's decision for coup ``c`` from the state row ``s`` (updated) and what the table shows
-    (the system's own :func:`strategies.kernel.step`; ``branch`` >= -1: the random bettor's draw, a
-    box or none). Writes the action row; returns whether the session is over (no more bets, and no
-    prisoner left to settle). Adds the coup's expected counts, weighted by ``p``, to ``acc``."""
-    action[:] = 0.0
-    free = True
-    for b in range(4):
-        seen[b] = prison[b, 0]
-        seen[4 + b] = prison[b, 1]
-        if (prison[b, 0] != 0.0) | (prison[b, 1] != 0.0):
-            free = False
-    if (c >= coups) | (s[kernel.WALKED] != 0):
-        return free
-    system = k
-    if branch >= -1:
-        own[kernel.K_KIND] = Kind.FLAT
-        own[kernel.K_BOX] = branch
-        system = own
-    hits0 = s[kernel.TABLE_MAX_HITS]
-    bhits0 = s[kernel.BANKROLL_HITS]
-    kernel.step(s, system, f, start, money, c, last_result, last_couleur, seen, c == 0, 0, action)
-    if s[kernel.WALKED] != 0:
-        action[:] = 0.0
-        return free
-    acc[TABLE_HITS] += p * (s[kernel.TABLE_MAX_HITS] - hits0)
-    acc[BANK_HITS] += p * (s[kernel.BANKROLL_HITS] - bhits0)
-    acc[PLAYED] += p
-    return False
-
-
-@jit.kernel
-def _advance(
-    keys, values, probs, n, k, f, table, c, coups, start, branches, outcomes, line, rigged, hashes, new_keys,
-    new_values, new_probs, done_money, done_probs, acc,
-):  # fmt: skip
-    """Coup ``c`` for every one of the ``n`` states, each holding the decision for it: the table settles
-    the action for each outcome of the coup (``outcomes``: (result, couleur, probability) rows), then
-    the system decides the next coup (for each of its ``branches``: (box, chance), box -2 for the
-    system's own choice). A session that ends goes to ``done_*`` (its money and probability); the
-    others are merged into ``new_*`` through the hash table ``hashes``. Returns (states, done)."""
-    width = keys.shape[1] - 1
-    s = np.empty(width, np.int64)
-    row = np.empty(width + 1, np.int64)
-    floats = np.empty(N_FLOATS)
-    prison = np.zeros((4, 2))
-    seen = np.zeros(PRISON_SIZE)
-    placed = np.zeros(4)
-    insured = np.zeros(4, np.bool_)
-    back = np.zeros(4)
-    own = k.copy()
-    board = np.empty(1, np.int64)  # the scoreboard the table reads: the last coup (a rigged table's pattern)
-    hashes[:] = -1
-    m = 0
-    d = 0
-    for i in range(n):
-        last = keys[i, width]
-        money = values[i, MONEY]
-        action = values[i, ACTION:]
-        for o in range(outcomes.shape[0]):
-            result = int(outcomes[o, 0])
-            couleur = outcomes[o, 1] != 0.0
-            p = probs[i] * outcomes[o, 2]
-            for b in range(4):
-                prison[b, 0] = values[i, PRISONERS + 2 * b]
-                prison[b, 1] = values[i, PRISONERS + 2 * b + 1]
-            board[0] = last
-            after, _ = bet_and_settle(action, money, prison, result, couleur, board, table, placed, insured, back)
-            acc[STAKED] += p * (placed[0] + placed[1] + placed[2] + placed[3])
-            if (after < table.table_min) & is_free(prison):  # ruined: the session is over
-                done_money[d] = after
-                done_probs[d] = p
-                d += 1
-                continue
-            shown = scoreboard_couleur(result, couleur)
-            for br in range(branches.shape[0]):
-                q = p * branches[br, 1]
-                if q == 0.0:
-                    continue
-                for x in range(width):
-                    s[x] = keys[i, x]
-                over = _decide(
-                    s, k, own, f, start, after, c + 1, coups, result, shown, prison, int(branches[br, 0]),
-                    floats[ACTION:], seen, acc, q,
-                )  # fmt: skip
-                if over:
-                    done_money[d] = after
-                    done_probs[d] = q
-                    d += 1
-                    continue
-                _canonical(s, line)
-                for x in range(width):
-                    row[x] = s[x]
-                row[width] = result if rigged else 0  # only a rigged table reads the last result
-                floats[MONEY] = after
-                for b in range(4):
-                    floats[PRISONERS + 2 * b] = prison[b, 0]
-                    floats[PRISONERS + 2 * b + 1] = prison[b, 1]
-                m = _insert(row, floats, q, hashes, new_keys, new_values, new_probs, m)
-    return m, d
 
 
 @dataclass(frozen=True)
@@ -317,6 +163,21 @@ def _branches(k: np.ndarray, f: np.ndarray) -> np.ndarray:
     return np.array([*rows, (-1.0, 1.0 - p_bet)])
 
 
+#: The money grids the fast chain tries, coarsest first (a whole unit holds the classic rules' money,
+#: a half the partage's, a quarter every payout of the presets).
+GRIDS = (1.0, 0.5, 0.25, 0.125, 1 / 64)
+#: After the last coup the prisoners settle until the chance that one is still held is below this
+#: (:meth:`_Chain.settle_coups`); what is left then ends with the money in hand, as a session that
+#: reaches the session loop's limit (:data:`strategies.sessions.SETTLE_LIMIT`): far below any digit shown.
+TAIL = 1e-15
+#: The chains :func:`exact_risk` can run: ``"auto"`` is the money grid where every payout falls on one.
+ENGINES = ("auto", "grid", "states")
+
+
+class _OffGrid(Exception):
+    """A payout fell off the money grid: a finer grid, or the state-by-state chain."""
+
+
 def exact_risk(
     policy: object,
     rules: RuleSet,
@@ -325,11 +186,16 @@ def exact_risk(
     *,
     max_states: int = MAX_STATES,
     name: str | None = None,
+    engine: str = "auto",
 ) -> ExactRisk:
     """The exact risk of one session of ``coups`` coups from ``bankroll`` units played by ``policy`` (a
     built-in system) at a table of ``rules`` (see the module's notes: the model, and which systems).
 
     :param max_states: the most distinct states carried at once; :class:`RiskError` beyond.
+    :param engine: ``"grid"``, the chain over a dense money grid (:mod:`strategies.money`);
+        ``"states"``, state by state (:mod:`strategies.risk_states`, any payout); ``"auto"``, the grid
+        where every payout falls on one (a grid's step divides the bankroll and every payout), else
+        the states. Both give the same distribution.
     :raises RiskError: a policy that is no state machine of the kernel, or too many states.
     """
     kind = getattr(policy, "kind", Kind.HOOKS)
@@ -341,75 +207,23 @@ def exact_risk(
         raise RiskError(
             f"this rigged table pays Noir by its last {rules.rig_memory} coups; the chain keeps the last one only"
         )
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     start_time = time.perf_counter()
-    k, f = policy.kernel_params()
-    k = k.copy()
-    line = k[kernel.K_KIND] == Kind.LABOUCHERE
-    width = kernel.LINE + (int(k[kernel.K_COUNT]) + coups + 2 if line else 0)
-    s = np.zeros(width, np.int64)
-    s[kernel.BOX] = -1
-    s[kernel.JAIL_BOX] = -1
-    kernel.new_session(s, k)
-    table = table_rules(rules)
-    outcomes = coup_outcomes(rules)
-    branches = _branches(k, f)
-    fan = outcomes.shape[0] * branches.shape[0]
-    start = float(np.float32(bankroll))
-    acc = np.zeros(4)
-    money_parts, prob_parts = [], []
-    # the states before the first coup: the system's first decision (one per branch of its draw)
-    keys = np.zeros((branches.shape[0], width + 1), np.int64)
-    values = np.zeros((branches.shape[0], N_FLOATS))
-    probs = branches[:, 1].copy()
-    no_prisoner = np.zeros((4, 2))
-    for j in range(branches.shape[0]):
-        row = s.copy()
-        over = _decide(
-            row, k, k.copy(), f, start, float(bankroll), 0, coups, NO_COUP, UNDECIDED, no_prisoner,
-            int(branches[j, 0]), values[j, ACTION:], np.zeros(PRISON_SIZE), acc, probs[j],
-        )  # fmt: skip
-        if over:
-            money_parts.append(np.array([float(bankroll)]))
-            prob_parts.append(probs[j : j + 1].copy())
-            probs[j] = 0.0
-        _canonical(row, line)
-        keys[j, :width] = row
-        keys[j, width] = NO_COUP if rules.rigged else 0
-        values[j, MONEY] = bankroll
-    keep = probs > 0
-    keys, values, probs = keys[keep], values[keep], probs[keep]
-    largest = n = probs.size
-    rigged = bool(rules.rigged)
-    for c in range(coups + SETTLE_LIMIT):
-        if n == 0:
-            break
-        room = n * fan
-        size = 16
-        while size < 2 * room:
-            size *= 2
-        new_keys = np.empty((room, width + 1), np.int64)
-        new_values = np.empty((room, N_FLOATS))
-        new_probs = np.empty(room)
-        done_money = np.empty(room)
-        done_probs = np.empty(room)
-        n, d = _advance(
-            keys, values, probs, n, k, f, table, c, coups, start, branches, outcomes, line, rigged,
-            np.empty(size, np.int64), new_keys, new_values, new_probs, done_money, done_probs, acc,
-        )  # fmt: skip
-        money_parts.append(done_money[:d])
-        prob_parts.append(done_probs[:d])
-        keys, values, probs = new_keys[:n], new_values[:n], new_probs[:n]
-        largest = max(largest, n)
-        if n > max_states:
-            raise RiskError(
-                f"{name or policy!r}: more than {max_states:,} distinct states after {c + 1} coups: not a "
-                "finite-state system within this bound (simulate it, or ask for fewer coups)"
-            )
-    if n:  # the horizon reached with prisoners still held: the session ends there, as the session loop's
-        money_parts.append(values[:n, MONEY])
-        prob_parts.append(probs[:n])
-    money = np.concatenate(money_parts)
-    p = np.concatenate(prob_parts)
+    chain = _Chain(policy, rules, float(bankroll), int(coups), max_states, name or repr(policy))
+    result = None
+    if engine != "states":
+        for g in GRIDS:
+            try:
+                result = chain.on_grid(g)
+                break
+            except _OffGrid:
+                continue
+        if result is None and engine == "grid":
+            raise RiskError(f"{chain.name}: a payout falls off every money grid tried; use the states chain")
+    if result is None:
+        result = chain.by_state()
+    money, p, acc, largest = result
     final, inverse = np.unique(money, return_inverse=True)
     p_final = np.bincount(inverse.ravel(), weights=p, minlength=final.size)
     return ExactRisk(
@@ -428,4 +242,180 @@ def exact_risk(
     )
 
 
-__all__ = ["MAX_STATES", "ExactRisk", "RiskError", "coup_outcomes", "exact_risk"]
+class _Chain:
+    """One session's chain: its first decisions, then coup after coup by either engine. Each engine
+    returns (final money, their probabilities, the expectations added up, the most states at once)."""
+
+    def __init__(self, policy: object, rules: RuleSet, bankroll: float, coups: int, max_states: int, name: str):
+        self.rules, self.bankroll, self.coups, self.max_states, self.name = rules, bankroll, coups, max_states, name
+        k, self.f = policy.kernel_params()
+        self.k = k = k.copy()
+        self.line = k[kernel.K_KIND] == Kind.LABOUCHERE
+        self.width = kernel.LINE + (int(k[kernel.K_COUNT]) + coups + 2 if self.line else 0)
+        self.table = table_rules(rules)
+        self.outcomes = coup_outcomes(rules)
+        self.branches = _branches(k, self.f)
+        self.start = float(np.float32(bankroll))
+        self.rigged = bool(rules.rigged)
+
+    def first(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list, list, np.ndarray]:
+        """The states before the first coup: the system's first decision (one per branch of its draw).
+        Returns (keys, action rows, probabilities, money ended, their probabilities, expectations)."""
+        k, width, branches = self.k, self.width, self.branches
+        s = np.zeros(width, np.int64)
+        s[kernel.BOX] = -1
+        s[kernel.JAIL_BOX] = -1
+        kernel.new_session(s, k)
+        acc = np.zeros(4)
+        money_parts, prob_parts = [], []
+        keys = np.zeros((branches.shape[0], width + 1), np.int64)
+        actions = np.zeros((branches.shape[0], ACTION_WIDTH))
+        probs = branches[:, 1].copy()
+        no_prisoner = np.zeros((4, 2))
+        for j in range(branches.shape[0]):
+            row = s.copy()
+            over = decide(
+                row, k, k.copy(), self.f, self.start, self.bankroll, 0, self.coups, NO_COUP, UNDECIDED, no_prisoner,
+                int(branches[j, 0]), actions[j], np.zeros(PRISON_SIZE), acc, probs[j],
+            )  # fmt: skip
+            if over:
+                money_parts.append(np.array([self.bankroll]))
+                prob_parts.append(probs[j : j + 1].copy())
+                probs[j] = 0.0
+            canonical(row, self.line)
+            keys[j, :width] = row
+            keys[j, width] = NO_COUP if self.rigged else 0
+        keep = probs > 0
+        return keys[keep], actions[keep], probs[keep], money_parts, prob_parts, acc
+
+    def settle_coups(self) -> int:
+        """Coups after the last for prisoners to settle: a prisoner is still held after a coup only on a
+        refait or an après, so after ``t`` coups with chance at most ``q ** t`` (``q``: their chance)."""
+        kept = np.isin(self.outcomes[:, 0], (Result.REFAIT, Result.APRES))
+        q = float(self.outcomes[kept, 2].sum())
+        if q <= 0.0:
+            return 1
+        return min(SETTLE_LIMIT, int(np.ceil(np.log(TAIL) / np.log(q))) if q < 1.0 else SETTLE_LIMIT)
+
+    def too_many(self, n: int, c: int) -> RiskError:
+        return RiskError(
+            f"{self.name}: more than {self.max_states:,} distinct states after {c + 1} coups: not a "
+            "finite-state system within this bound (simulate it, or ask for fewer coups)"
+        )
+
+    def by_state(self) -> tuple:
+        keys, actions, probs, money_parts, prob_parts, acc = self.first()
+        values = np.zeros((probs.size, N_FLOATS))
+        values[:, MONEY] = self.bankroll
+        values[:, ACTION:] = actions
+        width, fan = self.width, self.outcomes.shape[0] * self.branches.shape[0]
+        largest = n = probs.size
+        for c in range(self.coups + self.settle_coups()):
+            if n == 0:
+                break
+            room = n * fan
+            size = 16
+            while size < 2 * room:
+                size *= 2
+            new_keys = np.empty((room, width + 1), np.int64)
+            new_values = np.empty((room, N_FLOATS))
+            new_probs = np.empty(room)
+            done_money = np.empty(room)
+            done_probs = np.empty(room)
+            n, d = advance(
+                keys, values, probs, n, self.k, self.f, self.table, c, self.coups, self.start, self.branches,
+                self.outcomes, self.line, self.rigged, np.empty(size, np.int64), new_keys, new_values, new_probs,
+                done_money, done_probs, acc,
+            )  # fmt: skip
+            money_parts.append(done_money[:d])
+            prob_parts.append(done_probs[:d])
+            keys, values, probs = new_keys[:n], new_values[:n], new_probs[:n]
+            largest = max(largest, n)
+            if n > self.max_states:
+                raise self.too_many(n, c)
+        if n:  # the horizon reached with prisoners still held: the session ends there, as the session loop's
+            money_parts.append(values[:n, MONEY])
+            prob_parts.append(probs[:n])
+        return np.concatenate(money_parts), np.concatenate(prob_parts), acc, largest
+
+    def on_grid(self, g: float) -> tuple:
+        at = self.bankroll / g
+        if at != np.round(at) or self.start != self.bankroll:
+            raise _OffGrid
+        keys, actions, probs, money_parts, prob_parts, acc = self.first()
+        n = probs.size
+        values = np.zeros((n, money.CLASS_FLOATS))
+        values[:, PRISON_SIZE:] = actions
+        lo = np.full(n, int(at), np.int64)
+        ln = np.ones(n, np.int64)
+        off = np.arange(n, dtype=np.int64)
+        pool = probs.copy()
+        final_lo, final = int(at), np.zeros(1)  # where sessions end: probability by money index
+        start_at = int(at)
+        ruin_below = int(np.ceil(self.rules.table_min / g))
+        width = self.width
+        classes, room = max(16, 4 * n), max(64, 16 * n)
+        largest = n
+        for c in range(self.coups + self.settle_coups()):
+            if n == 0:
+                break
+            pref = np.empty(pool.size + n)
+            money.prefix(pool, off, ln, n, pref)
+            while True:
+                size = 16
+                while size < 2 * classes:
+                    size *= 2
+                new_keys = np.empty((classes, width + 1), np.int64)
+                new_values = np.empty((classes, money.CLASS_FLOATS))
+                new_lo = np.empty(classes, np.int64)
+                new_hi = np.empty(classes, np.int64)
+                moves = np.empty((room, 5), np.int64)
+                factors = np.empty(room)
+                step_acc = np.zeros_like(acc)
+                status, m, r, end_lo, end_hi = money.plan(
+                    keys, values, lo, ln, off, pref, n, self.k, self.f, self.table, c, self.coups, self.start, g,
+                    start_at, ruin_below, self.branches, self.outcomes, self.line, self.rigged,
+                    np.empty(size, np.int64), new_keys, new_values, new_lo, new_hi, moves, factors, step_acc,
+                )  # fmt: skip
+                if status == money.OFF_GRID:
+                    raise _OffGrid
+                if status == money.OK:
+                    break
+                classes, room = 2 * classes, 2 * room  # no room: again with twice as much
+                if classes > 2 * self.max_states:
+                    raise self.too_many(classes, c)
+            acc += step_acc
+            if end_hi >= 0 and (end_lo < final_lo or end_hi >= final_lo + final.size):
+                first, last = min(final_lo, end_lo), max(final_lo + final.size - 1, end_hi)
+                wider = np.zeros(last - first + 1)
+                wider[final_lo - first : final_lo - first + final.size] = final
+                final_lo, final = first, wider
+            new_ln = new_hi[:m] - new_lo[:m] + 1
+            new_off = np.zeros(m, np.int64)
+            np.cumsum(new_ln[:-1], out=new_off[1:])
+            total = int(new_ln.sum())
+            if total > 16 * self.max_states:
+                raise self.too_many(total, c)
+            new_pool = np.zeros(total)
+            new_lo = new_lo[:m]
+            money.apply(pool, lo, off, moves, factors, r, new_pool, new_lo, new_off, final, final_lo)
+            keep = np.empty(m, np.bool_)
+            total = money.trim(new_pool, new_lo, new_ln, new_off, m, keep)
+            keys, values, pool, n = new_keys[:m][keep], new_values[:m][keep], new_pool[:total], int(keep.sum())
+            lo, ln, off = new_lo[keep], new_ln[keep], new_off[keep]
+            largest = max(largest, total)
+            if total > self.max_states:
+                raise self.too_many(total, c)
+            classes, room = max(classes, 2 * m), max(room, 2 * r)
+        if n:  # the horizon reached with prisoners still held: the session ends there
+            index = np.repeat(np.arange(n), ln)
+            kept = pool > 0.0
+            money_parts.append(((lo[index] + (np.arange(pool.size) - off[index])) * g)[kept])
+            prob_parts.append(pool[kept])
+        ended = np.flatnonzero(final)
+        money_parts.append((final_lo + ended) * g)
+        prob_parts.append(final[ended])
+        return np.concatenate(money_parts), np.concatenate(prob_parts), acc, largest
+
+
+__all__ = ["ENGINES", "GRIDS", "MAX_STATES", "ExactRisk", "RiskError", "coup_outcomes", "exact_risk"]

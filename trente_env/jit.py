@@ -92,7 +92,9 @@ KERNEL_SOURCES: tuple[str, ...] = (
     "strategies/kernel.py",
     "experiments/game/simulate.py",
     "experiments/teaching/fallacy.py",
+    "strategies/money.py",
     "strategies/risk.py",
+    "strategies/risk_states.py",
     "strategies/sessions.py",
 )
 #: The folder holding the packages (``trente_env``, ``strategies``, ``experiments``).
