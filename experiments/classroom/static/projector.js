@@ -89,18 +89,18 @@ function systemsPart(systems) {
   const all = systems.class;
   if (!all.players) return [el("h2", {}, t("systems_title")), el("p", { class: "dim" }, t("no_systems"))];
   const round = (x) => units(Math.round(x * 10) / 10, true);
-  const head = el("tr", {}, el("th", {}, ""), el("th", {}, t("players")), el("th", {}, t("mean_bankroll")),
+  const head = el("tr", {}, el("th", {}, "(" + t("players") + ")"), el("th", {}, t("mean_bankroll")),
     el("th", {}, t("net")), el("th", {}, t("staked")), el("th", {}, t("expectation")));
-  const line = (name, r, attrs) => el("tr", attrs, el("td", {}, name), el("td", { class: "num" }, String(r.players)),
+  const line = (name, r, attrs) => el("tr", attrs, el("td", {}, name + " (" + r.players + ")"),
     el("td", { class: "num mean" }, units(Math.round(r.mean * 10) / 10)), el("td", { class: "num net" }, units(r.net, true)),
     el("td", { class: "num staked" }, units(r.staked)), el("td", { class: "num expected" }, round(r.expected)));
   const rows = [head, ...systems.rows.filter((r) => r.players).map((r) => line(t(r.system).split(":")[0], r, { "data-system": r.system })),
-    line(t("the_class"), all, { class: "total", "data-system": "class" })];
-  const parts = [el("h2", {}, t("systems_title") + " (" + t("starts_with") + " " + units(systems.bankroll) + ")"),
+    line(t("the_class"), all, { class: "class-row", "data-system": "class" })];
+  const parts = [el("h3", {}, t("systems_title") + " (" + t("starts_with") + " " + units(systems.bankroll) + ")"),
     el("table", { id: "systems-table", class: "compact" }, ...rows),
-    el("p", { class: "dim" }, t("edge_note") + " " + pct(systems.edge) + ". " + t("sys_note"))];
-  if (systems.seats) parts.push(el("ol", { class: "seats" }, ...systems.seats.slice(0, 5).map((s) =>
-    el("li", {}, s.name + " — " + t(s.system).split(":")[0] + " — " + units(s.bankroll)))));
+    el("p", { class: "dim" }, t("edge_note") + " " + pct(systems.edge))];
+  if (systems.seats) parts.push(el("p", { class: "seats" }, systems.seats.slice(0, 3).map((s) =>
+    s.name + " (" + t(s.system).split(":")[0] + ") " + units(s.bankroll)).join(" · ")));
   return parts;
 }
 
