@@ -98,7 +98,7 @@ function systemsPart(systems) {
     line(t("the_class"), all, { class: "class-row", "data-system": "class" })];
   const parts = [el("h3", {}, t("systems_title") + " (" + t("starts_with") + " " + units(systems.bankroll) + ")"),
     el("table", { id: "systems-table", class: "compact" }, ...rows),
-    el("p", { class: "dim" }, t("edge_note") + " " + pct(systems.edge))];
+    el("p", { class: "dim" }, t("edge_note") + " " + (100 * systems.edge).toFixed(2) + "%")];
   if (systems.seats) parts.push(el("p", { class: "seats" }, systems.seats.slice(0, 3).map((s) =>
     s.name + " (" + t(s.system).split(":")[0] + ") " + units(s.bankroll)).join(" · ")));
   return parts;
