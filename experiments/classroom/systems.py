@@ -7,8 +7,10 @@ new pick sits down afresh) and plays every coup from then on, as a session of th
 would (:mod:`strategies.runner`): its policy reads what a table's observation shows (the money in
 hand, exact; the coups of its session; the last coup's result and Couleur; its prisoners) through
 :meth:`strategies.base.Strategy.act`, and the engine settles its stakes
-(:func:`trente_env.settle.settle`, the settlement of the environments and of ``trente-lab play``).
-Nothing here decides what a coup pays. A system whose money falls below the table minimum with
+(:func:`trente_env.settle.settle`, as ``trente-lab play`` does: the rules of
+:func:`~trente_env.settle.settle_box`, by which every table of the lab settles). Nothing here decides
+what a coup pays; a test checks every system's bankroll, coup by coup, against the session runner on
+the same coups. A system whose money falls below the table minimum with
 nothing in prison is ruined and stakes no more (the runner's ruin).
 
 Beside each bankroll stands the exact expectation of the very stakes placed, ``-edge x staked``:
