@@ -1,17 +1,20 @@
 """The classroom under a class's load: simulated students predicting every coup.
 
-    python -m benchmarks.bench_classroom [--students 100] [--coups 300] [--max-seconds 900]
+    python -m benchmarks.bench_classroom [--students 100] [--coups 300] [--max-seconds 900] [--no-systems]
 
 Starts ``trente-lab classroom`` in its own process on 127.0.0.1 (a fresh session file in a temporary
 folder), joins ``--students`` students, each with a websocket open as their page has (so every change
-is pushed to every one of them), then for each of ``--coups`` coups: every student posts a prediction
-(all at once), and when all have been answered the teacher deals. It stops by itself after the last
-coup or after ``--max-seconds`` (then it says how far it got).
+is pushed to every one of them) and each playing a betting system (the five in turn; ``--no-systems``:
+none), so that every deal plays every student's system too; then for each of ``--coups`` coups: every
+student posts a prediction (all at once), and when all have been answered the teacher deals. It stops
+by itself after the last coup or after ``--max-seconds`` (then it says how far it got).
 
 Printed: whether any prediction was lost (the server's export against what the students sent and were
 told was accepted), the server's reply times to a prediction and to a deal (median and 99th
-percentile, seen by the client on the same machine), and the views each student's socket received.
-Only 127.0.0.1 is ever contacted.
+percentile, seen by the client on the same machine), beside the **reference** measured in the same
+rounds: a static file from the same server, fetched :data:`REFERENCE` times a coup alongside the
+predictions (what any reply costs there: the HTTP round trip under the same load), and the views each
+student's socket received. Only 127.0.0.1 is ever contacted.
 """
 
 from __future__ import annotations
@@ -26,7 +29,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from experiments.classroom.systems import SYSTEMS
 from tests._classroom import start
+
+REFERENCE = 5  #: requests for a static file each coup, among the predictions
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -34,7 +40,7 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-async def run(base: str, token: str, code: str, students: int, coups: int, max_seconds: float) -> dict:
+async def run(base: str, token: str, code: str, students: int, coups: int, max_seconds: float, systems: bool) -> dict:
     import httpx
     import websockets
 
@@ -46,6 +52,9 @@ async def run(base: str, token: str, code: str, students: int, coups: int, max_s
             response = await http.post("/api/join", json={"name": f"student {i}", "code": code})
             response.raise_for_status()
             keys.append(response.json()["key"])
+            if systems:
+                picked = await http.post("/api/system", json={"key": keys[-1], "system": SYSTEMS[i % len(SYSTEMS)]})
+                picked.raise_for_status()
         views = [0] * students
 
         async def listen(i: int, key: str, ready: asyncio.Event) -> None:
@@ -62,6 +71,7 @@ async def run(base: str, token: str, code: str, students: int, coups: int, max_s
         sent: list[dict[str, tuple[str, int]]] = []
         predict_times: list[float] = []
         deal_times: list[float] = []
+        reference_times: list[float] = []
         refused = failed = 0
 
         async def predict(i: int, key: str, guesses: dict) -> None:
@@ -79,13 +89,21 @@ async def run(base: str, token: str, code: str, students: int, coups: int, max_s
             else:
                 refused += 1
 
+        async def reference() -> None:
+            t0 = time.perf_counter()
+            response = await http.get("/static/classroom.css")
+            reference_times.append(time.perf_counter() - t0)
+            response.raise_for_status()
+
         for n in range(coups):
             if time.monotonic() - started > max_seconds:
                 break
             if n % 50 == 0:
                 print(f"coup {n + 1} of {coups}, {time.monotonic() - started:.0f} s", file=sys.stderr)
             guesses: dict[str, tuple[str, int]] = {}
-            await asyncio.gather(*(predict(i, k, guesses) for i, k in enumerate(keys)))
+            await asyncio.gather(
+                *(predict(i, k, guesses) for i, k in enumerate(keys)), *(reference() for _ in range(REFERENCE))
+            )
             t0 = time.perf_counter()
             response = await http.post("/api/teacher/deal", headers={"X-Teacher-Token": token})
             deal_times.append(time.perf_counter() - t0)
@@ -104,6 +122,7 @@ async def run(base: str, token: str, code: str, students: int, coups: int, max_s
         "lost": lost, "extra": sum(len(k) for k in kept) - sum(len(s) for s in sent),
         "predict_ms": (1000 * statistics.median(predict_times), 1000 * percentile(predict_times, 0.99)),
         "deal_ms": (1000 * statistics.median(deal_times), 1000 * percentile(deal_times, 0.99)),
+        "reference_ms": (1000 * statistics.median(reference_times), 1000 * percentile(reference_times, 0.99)),
         "views": (min(views), statistics.median(views)), "seconds": time.monotonic() - started,
     }  # fmt: skip
 
@@ -113,23 +132,34 @@ def main() -> None:
     parser.add_argument("--students", type=int, default=100)
     parser.add_argument("--coups", type=int, default=300)
     parser.add_argument("--max-seconds", type=float, default=900)
+    parser.add_argument("--systems", action=argparse.BooleanOptionalAction, default=True,
+                        help="every student plays a betting system (default)")  # fmt: skip
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         server = start(Path(tmp) / "bench-session.json")
         try:
-            r = asyncio.run(run(server.base, server.token, server.code, args.students, args.coups, args.max_seconds))
+            r = asyncio.run(
+                run(server.base, server.token, server.code, args.students, args.coups, args.max_seconds, args.systems)
+            )
         finally:
             server.stop()
             problems = [line.rstrip() for line in server.later if line.strip() and not line.startswith("stopped")]
             if problems:
                 print("the server printed:\n" + "\n".join(problems[-20:]), file=sys.stderr)
-    print(f"{r['students']} students, {r['coups']} coups of {args.coups} in {r['seconds']:.0f} s (127.0.0.1)")
+    playing = "each playing a betting system" if args.systems else "no betting systems"
+    print(
+        f"{r['students']} students ({playing}), {r['coups']} coups of {args.coups} in {r['seconds']:.0f} s (127.0.0.1)"
+    )
     print(
         f"predictions accepted {r['predictions']:,}, refused {r['refused']}, unanswered {r['failed']}, "
         f"lost {r['lost']} (accepted but not in the export), extra {r['extra']}"
     )
     print(f"reply to a prediction: median {r['predict_ms'][0]:.1f} ms, p99 {r['predict_ms'][1]:.1f} ms")
     print(f"reply to a deal:       median {r['deal_ms'][0]:.1f} ms, p99 {r['deal_ms'][1]:.1f} ms")
+    print(
+        f"reference, a static file in the same rounds: median {r['reference_ms'][0]:.1f} ms, "
+        f"p99 {r['reference_ms'][1]:.1f} ms (a prediction's median is {r['predict_ms'][0] / r['reference_ms'][0]:.2f}x)"
+    )
     print(f"views pushed to each student's socket: least {r['views'][0]}, median {r['views'][1]:.0f}")
 
 

@@ -251,6 +251,147 @@ def test_the_csv_export_cannot_run_a_formula() -> None:
     assert "'=HYPERLINK(1)" in line
 
 
+# -- betting systems ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("preset", ["classic", "partage", "choice", "family", "main-bets", "rigged-classic"])
+def test_a_system_plays_the_dealt_coups_as_the_session_runner_plays_them(preset: str) -> None:
+    """The cross-check: each system picked before the first coup, over the coups the teacher dealt, ends
+    every coup with the bankroll the lab's session runner gives the same system on the same coups (its
+    compiled loop and the vector env), has staked what the runner staked, and sets beside it the exact
+    expectation of those stakes as the tournament computes it (-stake_weighted_edge x staked)."""
+    import numpy as np
+
+    from experiments.classroom.systems import BANKROLL, SYSTEMS
+    from experiments.game.deal import coup_record
+    from strategies.registry import make_strategy
+    from strategies.runner import play, play_on_env
+    from trente_env.dealer import Shoe
+    from trente_env.odds import stake_weighted_edge
+
+    seed, coups = 5, 300
+    room = Classroom(preset=preset, seed=seed)
+    students = [room.join(f"s{i}", room.join_code) for i in range(len(SYSTEMS))]
+    for student, system in zip(students, SYSTEMS):
+        room.pick_system(student.key, system)
+    money = {system: [] for system in SYSTEMS}
+    for _ in range(coups):
+        room.deal()
+        for student, system in zip(students, SYSTEMS):
+            money[system].append(room.record(student)["system"]["bankroll"])
+    # the runner's session seeded `seed` deals from default_rng(seed), which is default_rng([seed, 0]) (numpy
+    # pads a short entropy with zero words): the classroom's first table. Checked, not assumed:
+    shoe = Shoe(room.rules, np.random.default_rng(seed))
+    assert [coup_record(shoe.deal()) for _ in range(coups)] == room.coups
+    policies = [make_strategy(system, room.rules) for system in SYSTEMS]
+    compiled = play(policies, room.rules, BANKROLL, coups, [seed], keep=1)
+    for student, system, policy, result in zip(students, SYSTEMS, policies, compiled):
+        on_env = play_on_env(policy, room.rules, BANKROLL, coups, [seed], keep=1)
+        mine = room.record(student)["system"]
+        trajectory = np.array(money[system], dtype=np.float32)  # the runner keeps its trajectories in float32
+        assert np.array_equal(result["trajectories"][0, 1:], trajectory), system
+        assert np.array_equal(on_env["trajectories"][0, 1:], trajectory), system
+        assert mine["staked"] == result["staked"][0] > 0, system
+        edge = stake_weighted_edge(room.rules, result["box_stakes"], rig_staked=float(result["rig_staked"]))
+        assert mine["expected"] == pytest.approx(-edge * mine["staked"], rel=1e-12, abs=1e-12), system
+    assert any(room.record(s)["system"]["net"] != 0 for s in students)
+
+
+def test_a_system_sits_down_on_the_next_coup_and_a_new_pick_starts_afresh() -> None:
+    from experiments.classroom.systems import BANKROLL
+
+    room, (a, b, c) = room_with(3)
+    for _ in range(10):
+        room.deal()
+    room.pick_system(a.key, "flat")
+    room.pick_system(b.key, "martingale")
+    assert room.record(a)["system"] == {"system": "flat", "from": 11, "coups": 0, "bankroll": BANKROLL, "prison": 0.0,
+                                        "staked": 0.0, "net": 0.0, "expected": 0.0, "ruined": False}  # fmt: skip
+    assert room.record(c)["system"] is None
+    room.deal()
+    assert room.record(a)["system"]["staked"] == 1.0  # flat: one base unit on its first coup
+    for _ in range(20):
+        room.deal()
+    room.pick_system(b.key, "paroli")  # a new pick: a new bankroll from the next coup
+    assert room.record(b)["system"]["system"] == "paroli" and room.record(b)["system"]["bankroll"] == BANKROLL
+    summary = room.public()["systems"]
+    rows = {r["system"]: r for r in summary["rows"]}
+    assert rows["flat"]["players"] == rows["paroli"]["players"] == 1 and rows["martingale"]["players"] == 0
+    whole = summary["class"]
+    seats = [room.record(s)["system"] for s in (a, b)]
+    assert whole["players"] == 2 and whole["staked"] == sum(x["staked"] for x in seats)
+    assert whole["net"] == sum(x["net"] for x in seats) and whole["expected"] == sum(x["expected"] for x in seats)
+    assert room.student_public()["systems"]["class"] == whole  # the students see the class's too
+    room.pick_system(a.key, None)  # stands up
+    room.kick("s1")  # removed: their system goes too
+    assert room.public()["systems"]["class"]["players"] == 0
+
+
+@pytest.mark.parametrize("system", ["labouchere", "random", "os:system", "flat:base=5", "Flat", "", 5, ["flat"], True])
+def test_a_system_outside_the_list_is_refused_in_one_line(system: object) -> None:
+    room, (a, *_) = room_with(1)
+    with pytest.raises(ClassroomError, match="choose a system: flat, martingale, paroli, dalembert, fibonacci"):
+        room.pick_system(a.key, system)
+    assert room.books.seats == {}
+    with pytest.raises(ClassroomError, match="unknown student"):
+        room.pick_system("forged", "flat")
+
+
+def test_the_systems_survive_a_restart_and_a_reset(tmp_path: Path) -> None:
+    from experiments.classroom.systems import BANKROLL
+
+    path = tmp_path / "s.json"
+    room, _ = Classroom.open(path, "classic", 8)
+    a, b, c = (room.join(n, room.join_code) for n in ("Ann", "Bob", "Cy"))
+    room.pick_system(a.key, "martingale")
+    for _ in range(7):
+        room.deal()
+    room.pick_system(b.key, "fibonacci")
+    for _ in range(5):
+        room.deal()
+    room.pick_system(c.key, "dalembert")  # journalled only: it sits down on the next coup
+    again = Classroom.load(path)
+    for s in (a, b, c):
+        assert again.record(s)["system"] == room.record(s)["system"]
+    assert again.record(b)["system"]["from"] == 8
+    again.deal()
+    room.deal()
+    assert [again.record(s)["system"] for s in (a, b, c)] == [room.record(s)["system"] for s in (a, b, c)]
+    room.reset()  # a new table: every system sits down afresh, with its pick kept
+    assert {room.record(s)["system"]["system"] for s in (a, b, c)} == {"martingale", "fibonacci", "dalembert"}
+    assert all(room.record(s)["system"]["bankroll"] == BANKROLL for s in (a, b, c))
+    assert Classroom.load(path).record(a)["system"] == room.record(a)["system"]
+
+
+@pytest.mark.parametrize(
+    "systems", [[[0, "labouchere", 0]], [[0, "flat", 99]], [[7, "flat", 0]], [[0, "flat", 0], [0, "flat", 1]],
+                [[0, "flat"]], [["0", "flat", 0]], [[True, "flat", 0]], {"0": "flat"}],
+)  # fmt: skip
+def test_an_edited_systems_entry_is_refused(tmp_path: Path, systems: object) -> None:
+    path = tmp_path / "s.json"
+    room, _ = Classroom.open(path)
+    room.join("Ann", room.join_code)
+    room.deal()
+    room.save()
+    data = json.loads(path.read_text())
+    data["systems"] = systems
+    path.write_text(json.dumps(data))
+    with pytest.raises(ClassroomError, match="cannot read this classroom session .*systems"):
+        Classroom.load(path)
+
+
+def test_the_projector_names_bankrolls_only_when_names_are_shown() -> None:
+    room, (a, b, _) = room_with(3)
+    room.pick_system(a.key, "flat")
+    room.pick_system(b.key, "paroli")
+    room.deal()
+    assert "seats" not in room.public()["systems"]
+    room.set_show_names(True)
+    seats = room.public()["systems"]["seats"]
+    assert {s["name"] for s in seats} == {"s0", "s1"} and all("bankroll" in s for s in seats)
+    assert [s["name"] for s in room.export()["systems"]] == ["s0", "s1"]
+
+
 # -- the web app --------------------------------------------------------------------------------------
 
 starlette_testclient = pytest.importorskip("starlette.testclient", reason="needs the classroom extra")
@@ -353,6 +494,21 @@ def test_the_websocket_sends_each_page_its_view(client) -> None:
 def test_fast_forward_takes_only_the_offered_sizes(client) -> None:
     for coups in (5, 10**7, True, "10000", None):
         assert teacher(client, "fast", {"coups": coups}).status_code == 400
+
+
+def test_a_student_picks_a_system_through_the_app(client) -> None:
+    key = client.post("/api/join", json={"name": "Ann", "code": client.room.join_code}).json()["key"]
+    answer = client.post("/api/system", json={"key": key, "system": "martingale"})
+    assert answer.status_code == 200 and answer.json()["system"]["system"] == "martingale"
+    for bad in ("nope", "experiments.cli:app", 3, {"x": 1}):
+        response = client.post("/api/system", json={"key": key, "system": bad})
+        assert response.status_code == 400
+        assert response.json() == {"error": "choose a system: flat, martingale, paroli, dalembert, fibonacci (or none)"}
+    assert client.post("/api/system", json={"key": "forged", "system": "flat"}).status_code == 400
+    assert client.post("/api/system", content=b"x" * 2000).status_code == 413
+    teacher(client, "deal")
+    assert client.room.record(client.room.student(key))["system"]["staked"] == 1.0
+    assert client.post("/api/system", json={"key": key, "system": None}).json()["system"] is None
 
 
 def test_killing_the_server_loses_nothing(tmp_path: Path) -> None:

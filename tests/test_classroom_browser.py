@@ -2,9 +2,10 @@
 page and 30 students, each in their own browser context (their own storage, like their own phones).
 
 Checked: the pooled table and the streak trap on the projector against a direct computation from the
-coups and predictions the server exported; names that hold HTML shown as text and never run; a
-student's request to a teacher's action refused; a reload rejoins with the record; the projector at
-1280x720 with nothing outside the window or cut inside its panels."""
+coups and predictions the server exported; the betting systems five students picked, each student's
+bankroll on their page and the class's on the projector against the server's export; names that hold
+HTML shown as text and never run; a student's request to a teacher's action refused; a reload rejoins
+with the record; the projector at 1280x720 with nothing outside the window or cut inside its panels."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ pytest.importorskip("uvicorn", reason="needs the classroom extra (uvicorn)")
 
 STUDENTS = 30
 COUPS = 6
+PICKS = {3: "flat", 4: "martingale", 5: "paroli", 6: "dalembert", 7: "fibonacci"}  #: student -> system
 EVIL = ("<img src=x onerror=p=1>", "<script>pwned=1</script>")  # within the 24 characters of a name
 #: Where the projector's picture for the documentation is written, when asked (TRENTE_DOCS_SCREENSHOT=1).
 DOCS_PICTURE = Path(__file__).resolve().parents[1] / "docs" / "classroom.png"
@@ -125,6 +127,13 @@ def test_a_class_of_30_in_one_browser(tmp_path: Path) -> None:
             )
             assert status == 403
 
+            for i, system in PICKS.items():  # a betting system, picked on the student's page
+                students[i].select_option("#system", system)
+            for i in PICKS:
+                wait_until(students[i], "document.getElementById('my-system').textContent.includes('(')")
+            rows = f"document.querySelectorAll('#systems-table tr[data-system]').length === {len(PICKS) + 1}"
+            wait_until(teacher, rows)
+
             for n in range(1, COUPS + 1):
                 for page in students:
                     if rng.random() < 0.1:
@@ -170,6 +179,27 @@ def test_a_class_of_30_in_one_browser(tmp_path: Path) -> None:
                 assert row.locator("td.average").inner_text().startswith(pct(average))
                 assert row.locator("td.pooled").inner_text().startswith(pct(pooled))
 
+            # the betting systems: each student's bankroll on their page, the class's on the projector
+            seats = {s["name"]: s for s in exported["systems"]}
+            assert {seats[names[i]]["system"] for i in PICKS} == set(PICKS.values()) and len(seats) == len(PICKS)
+
+            def units(x: float, signed: bool = False) -> str:  # common.js: units
+                text = str(int(x)) if x == int(x) else f"{x:.1f}"
+                return ("+" + text if signed and x > 0 else text).replace("-", "\u2212")
+
+            for i in PICKS:
+                seat = seats[names[i]]
+                assert seat["from"] == 1 and seat["coups"] == COUPS and seat["staked"] >= COUPS - 1
+                mine = students[i].locator("#my-system").inner_text()
+                assert mine.startswith(f"bankroll {units(seat['bankroll'])} (since coup 1)"), mine
+                assert f"staked {units(seat['staked'])}" in mine and f"net {units(seat['net'], True)}" in mine
+            whole = teacher.locator("#systems-table tr[data-system=class]")
+            assert whole.locator("td.staked").inner_text() == units(sum(s["staked"] for s in seats.values()))
+            assert whole.locator("td.net").inner_text() == units(sum(s["net"] for s in seats.values()), True)
+            expected = sum(s["expected"] for s in seats.values())
+            assert whole.locator("td.expected").inner_text() == units(round(expected, 1), True)
+            assert expected < 0  # -edge x staked
+
             # names holding HTML: shown as text, never run
             teacher.click("#names")
             teacher.wait_for_selector("#leaders li")
@@ -190,6 +220,7 @@ def test_a_class_of_30_in_one_browser(tmp_path: Path) -> None:
             assert before.split()[0].isdigit() and int(before.split()[0]) > 0  # "7 predictions · ..."
 
             # the projector at 1280x720: every part inside the window, no panel cut
+            students[3].screenshot(path=str(tmp_path / "student.png"))  # for a look by eye when it changes
             picture = tmp_path / "projector.png"
             teacher.screenshot(path=str(picture))
             assert picture.stat().st_size > 10_000
@@ -197,16 +228,18 @@ def test_a_class_of_30_in_one_browser(tmp_path: Path) -> None:
                 shutil.copyfile(picture, DOCS_PICTURE)
             boxes = teacher.evaluate(
                 """() => [...document.querySelectorAll('#top, #grid .panel, #controls, #controls > *, '
-                     + '#pooled, #trap, #chart, #announce, #scoreboard, #round')]
+                     + '#pooled, #trap, #chart, #announce, #scoreboard, #round, #systems-table')]
                    .map(e => { const r = e.getBoundingClientRect();
                      return {id: e.id || e.className, x: r.left, y: r.top, right: r.right, bottom: r.bottom,
-                             cut: e.classList.contains('panel') && e.scrollHeight > e.clientHeight + 1}; })"""
+                             scroll: [e.scrollWidth, e.clientWidth, e.scrollHeight, e.clientHeight],
+                             cut: e.classList.contains('panel') && (e.scrollHeight > e.clientHeight + 1
+                                                               || e.scrollWidth > e.clientWidth + 1)}; })"""
             )
             assert len(boxes) > 10
             for b in boxes:
                 assert b["x"] >= 0 and b["y"] >= 0, b
                 assert b["right"] <= 1280 and b["bottom"] <= 720, b
-                assert not b["cut"], f"panel {b['id']} holds more than it shows"
+                assert not b["cut"], f"panel {b['id']} holds more than it shows: {b['scroll']}"
             smallest = teacher.evaluate(
                 "() => Math.min(...[...document.querySelectorAll('#pooled td, #trap td, #round')]"
                 ".map(e => parseFloat(getComputedStyle(e).fontSize)))"

@@ -9,6 +9,8 @@ only (no inline script can run, whatever a name holds). Every page builds its te
   address's fragment, ``#t=...``, which the browser never sends: the page sends it in a header).
 * ``POST /api/join`` ``{"code", "name"}`` or ``{"key"}`` (a reload) -> the student's key and record.
 * ``POST /api/predict`` ``{"key", "side", "sure"}``.
+* ``POST /api/system`` ``{"key", "system"}``: a betting system of
+  :data:`~experiments.classroom.systems.SYSTEMS`, or null (none).
 * ``POST /api/teacher/<action>`` with the header ``X-Teacher-Token``: deal, pause, resume, reset,
   names (``{"show": bool}``), kick (``{"name"}``), fast (``{"coups"}``); ``GET /api/teacher/export.json``
   and ``export.csv``. Without the token: 403.
@@ -98,6 +100,7 @@ class Server:
                 Route("/projector", self.page("projector.html")),
                 Route("/api/join", self.join, methods=["POST"]),
                 Route("/api/predict", self.predict, methods=["POST"]),
+                Route("/api/system", self.system, methods=["POST"]),
                 Route("/api/teacher/export.json", self.export_json),
                 Route("/api/teacher/export.csv", self.export_csv),
                 Route("/api/teacher/{action}", self.teacher, methods=["POST"]),
@@ -179,6 +182,20 @@ class Server:
             self.room.predict(key, doc.get("side"), doc.get("sure", 1))
             self.changed.set()
             return {"ok": True, "coup": len(self.room.coups) + 1}
+
+        response = await self.guarded(request, handle)
+        if response.status_code == 400 and b"too many" in response.body:
+            response.status_code = 429
+        return response
+
+    async def system(self, request: Request) -> Response:
+        def handle(doc: dict[str, Any]) -> dict[str, Any]:
+            key = doc.get("key")
+            if not self.by_key.allow(key if isinstance(key, str) else "?"):
+                raise ClassroomError("too many requests: wait a moment")
+            self.room.pick_system(key, doc.get("system"))
+            self.changed.set()
+            return {"ok": True, "system": self.room.books.seat_view(self.room.student(key).index)}
 
         response = await self.guarded(request, handle)
         if response.status_code == 400 and b"too many" in response.body:

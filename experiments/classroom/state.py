@@ -17,6 +17,11 @@ every coup; on a restart the shoe is dealt again up to where it was and checked 
 Rouge won) count; après, refait and void coups neither extend nor break a streak. A prediction is
 right when it names the decided coup's winner; on a tie it is neither right nor wrong.
 
+**Betting systems** (:mod:`experiments.classroom.systems`): a student may pick a system of
+:data:`~experiments.classroom.systems.SYSTEMS`; it plays every coup dealt from then on with its own
+bankroll, and the session file keeps the pick and the coup it sat down at (the money is played again
+from the coups on a restart).
+
 **The streak trap** (Miller and Sanjurjo, 2018): for each student, the share of their predictions
 that were right just after ``k`` right in a row, within their own short record, averaged over the
 students; beside it the pooled share (all such occasions of the class together). Each prediction is
@@ -39,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from experiments.classroom.systems import SYSTEMS, Books
 from experiments.errors import LabError, load_rules
 from experiments.files import atomic_write_json
 
@@ -219,6 +225,7 @@ class Classroom:
         from trente_env.odds import first_coup
 
         self._odds = first_coup(self.rules.decks)
+        self.books = Books(self.rules)  #: the students' betting systems
 
     # -- the dealer ------------------------------------------------------------------------------
 
@@ -238,6 +245,7 @@ class Classroom:
                 raise ClassroomError(f"{MAX_LIVE_COUPS:,} coups dealt: reset the table to go on")
             record = coup_record(self._shoe.deal())
             self.coups.append(record)
+            self.books.step(record)
             self.predictions.append(self.open_round)
             self.open_round = {}
             self._changed(snapshot=True)
@@ -292,6 +300,19 @@ class Classroom:
             self.open_round[student.index] = (side, int(sure))
             self._changed(event={"e": "predict", "i": student.index, "side": side, "sure": int(sure)})
 
+    def pick_system(self, key: object, system: object) -> None:
+        """A student's betting system (None: none): it sits down afresh, with its own bankroll, on the
+        next coup dealt. Only the names of :data:`~experiments.classroom.systems.SYSTEMS` are taken."""
+        with self._lock:
+            student = self.student(key)
+            if system is not None and (not isinstance(system, str) or system not in SYSTEMS):
+                raise ClassroomError(f"choose a system: {', '.join(SYSTEMS)} (or none)")
+            try:
+                self.books.sit(student.index, system)
+            except ValueError as exc:  # the registry's StrategyError: a system these rules cannot play
+                raise ClassroomError(str(exc).splitlines()[0]) from None
+            self._changed(event={"e": "system", "i": student.index, "system": system})
+
     def kick(self, name: object) -> None:
         """Remove a name: its key no longer works and the name is free; its past predictions stay."""
         with self._lock:
@@ -301,6 +322,7 @@ class Classroom:
             student.kicked = True
             del self._by_name[student.name.casefold()]
             self.open_round.pop(student.index, None)
+            self.books.stand(student.index)
             self._changed(event={"e": "kick", "i": student.index})
 
     # -- the teacher's switches ------------------------------------------------------------------
@@ -326,6 +348,9 @@ class Classroom:
             self.table += 1
             self.coups, self.predictions, self.open_round, self.fast = [], [], {}, None
             self._shoe = self._new_shoe()
+            picks, self.books = self.books.seats, Books(self.rules)
+            for student, seat in picks.items():  # every system sits down afresh at the new table
+                self.books.sit(student, seat.system)
             self._changed(snapshot=True)
             return kept
 
@@ -395,6 +420,7 @@ class Classroom:
             "coups": self.coups,
             "predictions": [[[i, side, sure] for i, (side, sure) in p.items()] for p in self.predictions],
             "open_round": [[i, side, sure] for i, (side, sure) in self.open_round.items()],
+            "systems": [[i, seat.system, seat.start] for i, seat in self.books.seats.items()],
             "fast": self.fast if self.fast is None or "done" in self.fast else None,
         }
 
@@ -423,15 +449,24 @@ class Classroom:
                 paused=bool(data["paused"]), show_names=bool(data["show_names"]), fast=data.get("fast"),
                 seq=int(data["seq"]),
             )  # fmt: skip
+            picks = _read_picks(data.get("systems", []), room.students, len(room.coups))
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ClassroomError(f"{path}: cannot read this classroom session ({exc})") from None
         from experiments.game.deal import coup_record
 
-        for i, coup in enumerate(room.coups):  # the shoe dealt again up to where it was
+        for i, coup in enumerate(room.coups):  # the shoe dealt again up to where it was, the systems played again
             if coup_record(room._shoe.deal()) != coup:
                 raise ClassroomError(f"{path}: coup {i + 1} is not what seed {room.seed} deals: the file was edited")
+            room._sit_picks(picks, i)
+            room.books.step(coup)
+        room._sit_picks(picks, len(room.coups))
         room._replay()
         return room
+
+    def _sit_picks(self, picks: dict[int, tuple[str, int]], coup: int) -> None:
+        for student, (system, start) in picks.items():
+            if start == coup:
+                self.books.sit(student, system)
 
     def _replay(self) -> None:
         if not self.journal.exists():
@@ -452,6 +487,8 @@ class Classroom:
                     self.seq += 1
                 elif kind == "predict":
                     self.predict(self.students[int(event["i"])].key, event["side"], event["sure"])
+                elif kind == "system":
+                    self.pick_system(self.students[int(event["i"])].key, event["system"])
                 elif kind == "kick":
                     self.kick(self.students[int(event["i"])].name)
                 self.seq = int(event["seq"])
@@ -488,6 +525,7 @@ class Classroom:
             "run": run,
             "trap": trap,
             "guess": self.open_round.get(student.index),
+            "system": self.books.seat_view(student.index),
         }
 
     def streak_trap(self) -> list[dict[str, Any]]:
@@ -522,7 +560,8 @@ class Classroom:
     def student_public(self) -> dict[str, Any]:
         """The part of :meth:`public` a student's page reads."""
         with self._lock:
-            return {"coups": len(self.coups), "paused": self.paused, "last": self.coups[-1] if self.coups else None}
+            return {"coups": len(self.coups), "paused": self.paused, "last": self.coups[-1] if self.coups else None,
+                    "systems": self.books.summary()}  # fmt: skip
 
     def public(self) -> dict[str, Any]:
         """What every page may know (no keys, no token; names only when the teacher shows them)."""
@@ -542,6 +581,10 @@ class Classroom:
                 records = [self.record(s) for s in active]
                 board = [{"name": r["name"], "right": r["right"], "decided": r["decided"]} for r in records]
                 board = sorted(board, key=lambda r: (-r["right"], r["name"].casefold()))[:12]
+            systems = self.books.summary()
+            if self.show_names:  # each student's bankroll, by name: only when the teacher shows names
+                seats = [{"name": self.students[i].name, **self.books.seat_view(i)} for i in self.books.seats]
+                systems["seats"] = sorted(seats, key=lambda r: (-r["bankroll"], r["name"].casefold()))[:12]
             return {
                 "preset": self.preset,
                 "rules": self.rules.describe(),
@@ -572,6 +615,7 @@ class Classroom:
                 "pooled": pooled,
                 "trap": trap,
                 "leaders": board,
+                "systems": systems,
                 "fast": self.fast,
             }
 
@@ -587,6 +631,7 @@ class Classroom:
                     [{"name": self.students[i].name, "side": side, "sure": sure} for i, (side, sure) in p.items()]
                     for p in self.predictions
                 ],
+                "systems": [{"name": self.students[i].name, **self.books.seat_view(i)} for i in self.books.seats],
             }
 
     def export_csv(self) -> str:
@@ -609,6 +654,30 @@ class Classroom:
                     right = "" if won is None else int(side == won)
                     writer.writerow([n, coup["result"], coup["noir"], coup["rouge"], name, side, sure, right])
         return buffer.getvalue()
+
+
+def _read_picks(entries: object, students: list[Student], coups: int) -> dict[int, tuple[str, int]]:
+    """The session file's ``systems``: ``[student, system, coup it sat down at]`` each, checked (a
+    ValueError names what is wrong): a present student once, a system of the list, a coup dealt."""
+    if not isinstance(entries, list):
+        raise ValueError("systems: not a list")
+    picks: dict[int, tuple[str, int]] = {}
+    for entry in entries:
+        if not (isinstance(entry, list) and len(entry) == 3):
+            raise ValueError("systems: an entry is not [student, system, coup]")
+        student, system, start = entry
+        if isinstance(student, bool) or not isinstance(student, int) or not 0 <= student < len(students):
+            raise ValueError(f"systems: no student {student!r}")
+        if students[student].kicked:
+            raise ValueError(f"systems: no student {student!r}")
+        if student in picks:
+            raise ValueError(f"systems: student {student} twice")
+        if system not in SYSTEMS:
+            raise ValueError("systems: unknown system")
+        if isinstance(start, bool) or not isinstance(start, int) or not 0 <= start <= coups:
+            raise ValueError(f"systems: coup {start!r} was not dealt")
+        picks[student] = (system, start)
+    return picks
 
 
 __all__ = [

@@ -21,6 +21,16 @@ const WORDS = {
     fast_title: "Fast-forward", dealing: "dealing", seed: "seed", table: "table",
     leaders: "Most right", names_hidden: "Names hidden", this_round: "This coup",
     connection_lost: "connection lost: reconnecting…", removed: "removed",
+    systems_title: "Betting systems", system: "Your betting system", none: "none: just predict",
+    flat: "flat: 1 unit on Noir every coup", martingale: "martingale: double after a loss",
+    paroli: "paroli: let it ride for 3 wins (1-2-4)", dalembert: "d'Alembert: one unit more after a loss, one less after a win",
+    fibonacci: "Fibonacci: 1-1-2-3-5-8… up after a loss, two steps down after a win",
+    since_coup: "since coup", bankroll: "bankroll", staked: "staked", net: "net", in_prison: "in prison",
+    expectation: "exact expectation", ruined: "ruined: stakes no more", the_class: "The class",
+    players: "players", mean_bankroll: "mean bankroll", starts_with: "each starts with",
+    units: "units", no_systems: "No betting system yet: students pick one on their page.",
+    edge_note: "exact expectation = −edge × staked; the edge of Noir",
+    sys_note: "Every system loses, on average, the same share of what it stakes: the edge. A system only changes how much is staked and how the losses come (many small ones, or a rare large one).",
   },
   fr: {
     noir: "Noir", rouge: "Rouge", apres: "Après", refait: "Refait", void: "Nul",
@@ -42,6 +52,16 @@ const WORDS = {
     fast_title: "Avance rapide", dealing: "donne", seed: "graine", table: "table",
     leaders: "Les plus justes", names_hidden: "Noms cachés", this_round: "Ce coup",
     connection_lost: "connexion perdue : reconnexion…", removed: "retiré",
+    systems_title: "Systèmes de mise", system: "Votre système de mise", none: "aucun : seulement pronostiquer",
+    flat: "à plat : 1 unité sur Noir à chaque coup", martingale: "martingale : doubler après une perte",
+    paroli: "paroli : laisser courir 3 gains (1-2-4)", dalembert: "d'Alembert : une unité de plus après une perte, une de moins après un gain",
+    fibonacci: "Fibonacci : 1-1-2-3-5-8… monter après une perte, redescendre de deux après un gain",
+    since_coup: "depuis le coup", bankroll: "capital", staked: "misé", net: "gain net", in_prison: "en prison",
+    expectation: "espérance exacte", ruined: "ruiné : ne mise plus", the_class: "La classe",
+    players: "joueurs", mean_bankroll: "capital moyen", starts_with: "chacun commence avec",
+    units: "unités", no_systems: "Aucun système de mise pour l'instant : les élèves en choisissent un sur leur page.",
+    edge_note: "espérance exacte = −avantage × misé ; l'avantage de la banque sur Noir",
+    sys_note: "Chaque système perd en moyenne la même part de ce qu'il mise : l'avantage de la banque. Un système ne change que combien on mise et la forme des pertes (beaucoup de petites, ou une rare et grosse).",
   },
 };
 
@@ -72,6 +92,13 @@ function fill(id, ...children) {
 }
 
 function pct(x) { return x === null || x === undefined ? "–" : (100 * x).toFixed(1) + "%"; }
+
+// Units of money: whole units as they are, a half (a partage) with one decimal; a sign when asked.
+function units(x, signed) {
+  if (x === null || x === undefined) return "–";
+  const text = Number.isInteger(x) ? String(x) : x.toFixed(1);
+  return signed && x > 0 ? "+" + text : text.replace("-", "−");
+}
 
 function resultWord(result) { return t(result); }
 

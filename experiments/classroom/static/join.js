@@ -10,6 +10,11 @@ function words() {
   fill("l-name", t("name")); fill("l-code", t("code")); fill("join", t("join"));
   fill("p-noir", t("noir")); fill("p-rouge", t("rouge")); fill("l-sure", t("sure"));
   fill("s1", t("s1")); fill("s2", t("s2")); fill("s3", t("s3")); fill("l-record", t("record"));
+  fill("l-system", t("system"));
+  const select = document.getElementById("system"), chosen = select.value;
+  select.replaceChildren(el("option", { value: "" }, t("none")),
+    ...["flat", "martingale", "paroli", "dalembert", "fibonacci"].map((s) => el("option", { value: s }, t(s))));
+  select.value = chosen;
   if (state.view) render(state.view);
 }
 
@@ -35,6 +40,30 @@ function start(key) {
   document.getElementById("play").hidden = false;
   liveSocket(() => ({ key: state.key }), (view) => { state.view = view; render(view); },
     (up) => { if (!up) fill("status", t("connection_lost")); });
+}
+
+async function pickSystem() {
+  const value = document.getElementById("system").value;
+  const { status, data } = await post("/api/system", { key: state.key, system: value || null });
+  if (status !== 200) fill("status", data.error || "HTTP " + status);
+}
+
+// The student's system beside the class's, and beside the exact expectation of the stakes placed.
+function renderSystem(mine, systems) {
+  const select = document.getElementById("system");
+  if (document.activeElement !== select) select.value = mine ? mine.system : "";
+  if (mine) {
+    fill("my-system", el("strong", { class: "money" }, t("bankroll") + " " + units(mine.bankroll)),
+      " (" + t("since_coup") + " " + mine.from + ") · " + t("staked") + " " + units(mine.staked) + " · " + t("net") + " " +
+      units(mine.net, true) + " · " + t("expectation") + " " + units(Math.round(mine.expected * 10) / 10, true) +
+      (mine.prison ? " · " + t("in_prison") + " " + units(mine.prison) : "") + (mine.ruined ? " · " + t("ruined") : ""));
+  } else fill("my-system", t("starts_with") + " " + units(systems ? systems.bankroll : 100) + " " + t("units"));
+  const all = systems && systems.class;
+  if (all && all.players) {
+    fill("class-system", t("the_class") + " (" + all.players + " " + t("players") + "): " + t("mean_bankroll") + " " +
+      units(Math.round(all.mean * 10) / 10) + " · " + t("net") + " " + units(all.net, true) + " · " + t("staked") + " " +
+      units(all.staked) + " · " + t("expectation") + " " + units(Math.round(all.expected * 10) / 10, true));
+  } else fill("class-system");
 }
 
 async function predict(side) {
@@ -68,6 +97,7 @@ function render(view) {
       el("td", {}, row.occasions ? row.right + " (" + pct(row.right / row.occasions) + ")" : "–")));
   }
   fill("my-trap", ...rows);
+  renderSystem(me.system, pub.systems);
 }
 
 document.addEventListener("DOMContentLoaded", async () => {
@@ -75,6 +105,7 @@ document.addEventListener("DOMContentLoaded", async () => {
   document.getElementById("join-form").addEventListener("submit", join);
   document.getElementById("p-noir").addEventListener("click", () => predict("noir"));
   document.getElementById("p-rouge").addEventListener("click", () => predict("rouge"));
+  document.getElementById("system").addEventListener("change", pickSystem);
   const code = new URLSearchParams(location.search).get("code");
   if (code) document.getElementById("code").value = code;
   words();

@@ -83,6 +83,27 @@ function drawChart(pub) {
   svg.replaceChildren(...nodes);
 }
 
+// The betting systems: per system played and for the class, the bankrolls beside the exact
+// expectation of the very stakes placed (−edge × staked); by name only when the teacher shows names.
+function systemsPart(systems) {
+  const all = systems.class;
+  if (!all.players) return [el("h2", {}, t("systems_title")), el("p", { class: "dim" }, t("no_systems"))];
+  const round = (x) => units(Math.round(x * 10) / 10, true);
+  const head = el("tr", {}, el("th", {}, "(" + t("players") + ")"), el("th", {}, t("mean_bankroll")),
+    el("th", {}, t("net")), el("th", {}, t("staked")), el("th", {}, t("expectation")));
+  const line = (name, r, attrs) => el("tr", attrs, el("td", {}, name + " (" + r.players + ")"),
+    el("td", { class: "num mean" }, units(Math.round(r.mean * 10) / 10)), el("td", { class: "num net" }, units(r.net, true)),
+    el("td", { class: "num staked" }, units(r.staked)), el("td", { class: "num expected" }, round(r.expected)));
+  const rows = [head, ...systems.rows.filter((r) => r.players).map((r) => line(t(r.system).split(":")[0], r, { "data-system": r.system })),
+    line(t("the_class"), all, { class: "class-row", "data-system": "class" })];
+  const parts = [el("h3", {}, t("systems_title") + " (" + t("starts_with") + " " + units(systems.bankroll) + ")"),
+    el("table", { id: "systems-table", class: "compact" }, ...rows),
+    el("p", { class: "dim" }, t("edge_note") + " " + (100 * systems.edge).toFixed(2) + "%")];
+  if (systems.seats) parts.push(el("p", { class: "seats" }, systems.seats.slice(0, 3).map((s) =>
+    s.name + " (" + t(s.system).split(":")[0] + ") " + units(s.bankroll)).join(" · ")));
+  return parts;
+}
+
 function render(view, fresh) {
   const pub = view.public, extra = view.extra;
   shown.view = view;
@@ -124,6 +145,7 @@ function render(view, fresh) {
     for (const row of fast.rows) rows.push(el("tr", {}, el("td", {}, (row.k === 4 ? "4+" : row.k) + " " + t(row.side)), el("td", { class: "num" }, row.occasions.toLocaleString()), el("td", { class: "num" }, pct(row.same / row.occasions)), el("td", { class: "num" }, "50%")));
     fill("fast", el("h3", {}, t("fast_title") + ": " + fast.coups.toLocaleString() + " " + t("coups") + " (" + t("seed") + " " + fast.seed + ")"), el("table", { class: "compact" }, ...rows));
   }
+  fill("systems", ...systemsPart(pub.systems));
   fill("pause", pub.paused ? t("resume") : t("pause"));
   fill("names", pub.show_names ? t("hide") : t("names"));
   const select = document.getElementById("kick-name");
