@@ -75,3 +75,52 @@ def test_labouchere_past_its_bound_is_refused():
 def test_a_trained_model_or_a_plugin_has_no_exact_risk():
     with pytest.raises(RiskError, match="not a built-in system"):
         exact_risk(object(), RULES, 100, 10)
+
+
+#: Systems and tables the two chains must agree on: every system of the line-up, walk-aways (the
+#: thresholds the grid chain splits its runs at), capped progressions, prisoners, a rigged table and
+#: half-units (the partage).
+AGREE = [("classic", spec) for spec in LINEUP] + [
+    ("classic", "martingale:stop_win=10,stop_loss=15"),
+    ("classic", "flat:stop_win=3,stop_loss=3"),  # one class whose money spans both walk-aways
+    ("classic", "dalembert:stop_win=4,stop_loss=4"),
+    ("classic", "dalembert:stop_win=7"),
+    ("classic", "fibonacci:stop_loss=9"),
+    ("classic", "martingale:on_limit=cap"),
+    ("classic", "martingale:to_prison=true"),
+    ("rigged-classic", "martingale"),
+    ("rigged-classic", "streak"),
+    ("partage", "reverse-martingale:stop_win=20"),
+    ("partage", "paroli"),
+]
+
+
+@pytest.mark.parametrize(("preset", "spec"), AGREE)
+def test_the_grid_chain_and_the_state_chain_agree(preset, spec):
+    """The grid chain moves runs of money as blocks; the state chain takes every state one by one: the
+    same distribution and expectations, to rounding (sums taken in another order)."""
+    rules = get_rules(preset)
+    policy = make_strategy(spec, rules)
+    for bankroll, coups in ((25, 14), (12, 20)):
+        grid = exact_risk(policy, rules, bankroll, coups, engine="grid")
+        states = exact_risk(policy, rules, bankroll, coups, engine="states")
+        np.testing.assert_array_equal(grid.final, states.final)
+        np.testing.assert_allclose(grid.p_final, states.p_final, rtol=1e-9, atol=1e-15)
+        for field in ("expected_staked", "expected_coups", "expected_table_max_hits", "expected_bankroll_hits"):
+            assert getattr(grid, field) == pytest.approx(getattr(states, field), rel=1e-9, abs=1e-12), field
+        assert grid.largest_states >= 1
+
+
+def test_an_insurance_premium_is_off_every_grid_and_the_state_chain_takes_it():
+    rules = get_rules("classic")
+    policy = make_strategy("paroli:insure=true", rules)
+    with pytest.raises(RiskError, match="off every money grid"):
+        exact_risk(policy, rules, 30, 10, engine="grid")
+    auto = exact_risk(policy, rules, 30, 10)
+    states = exact_risk(policy, rules, 30, 10, engine="states")
+    np.testing.assert_array_equal(auto.p_final, states.p_final)
+
+
+def test_an_unknown_engine_is_refused():
+    with pytest.raises(ValueError, match="engine must be one of"):
+        exact_risk(make_strategy("flat", RULES), RULES, 30, 10, engine="fast")
