@@ -9,7 +9,8 @@ from typer.testing import CliRunner
 
 from experiments.cli import app
 from experiments.tournament.config import make_config
-from experiments.tournament.output import TABLE_COLUMNS, print_table, table_cells
+from experiments.tournament.exact import add_exact_risks
+from experiments.tournament.output import TABLE_COLUMNS, TABLE_WIDTH, print_table, table_cells
 from experiments.tournament.runner import run_tournament
 
 
@@ -17,7 +18,8 @@ from experiments.tournament.runner import run_tournament
 def lineup(tmp_path_factory):
     """A short run of the default line-up (its labels are the longest a user meets by default)."""
     out = tmp_path_factory.mktemp("lineup")
-    return run_tournament(make_config(None, sessions=40, coups=20), out, plots=False)  # the per-session table too
+    document = run_tournament(make_config(None, sessions=40, coups=20), out, plots=False)  # the per-session table too
+    return add_exact_risks(document, progress=False)  # the wide table's exact columns filled in
 
 
 def _shown(document: dict, wide: bool, width: int) -> list[str]:
@@ -26,7 +28,7 @@ def _shown(document: dict, wide: bool, width: int) -> list[str]:
     return console.export_text().splitlines()
 
 
-@pytest.mark.parametrize(("wide", "width"), [(False, 80), (True, 150)])
+@pytest.mark.parametrize(("wide", "width"), [(False, 80), (True, TABLE_WIDTH[True])])
 def test_every_cell_is_whole_on_its_row(lineup, wide, width):
     lines = _shown(lineup, wide, width)
     assert max(len(line) for line in lines) <= width
@@ -55,6 +57,24 @@ def test_compact_by_default_and_wide_on_request(tmp_path):
     assert "return/unit" in compact.stdout and "(ruin)" in compact.stdout and "max hits" not in compact.stdout
     assert max(len(line) for line in compact.stdout.splitlines()) <= 80
     assert "max hits" in wide.stdout and "median" in wide.stdout
+    assert "Markov chain" in wide.stdout and "Markov chain" not in compact.stdout
+
+
+def test_the_exact_columns_are_the_chains_and_say_what_they_refuse(lineup):
+    """Each exact figure is the chain's for the run's session (bankroll, coups, rules); a system whose
+    state grows without bound is named as refused, its exact cells empty, never a made-up number."""
+    from strategies.registry import make_strategy
+    from strategies.risk import exact_risk
+    from trente_env.rules import RuleSet
+
+    rules = RuleSet(**lineup["rule_values"])
+    row = lineup["strategies"]["martingale"]
+    risk = exact_risk(make_strategy(row["spec"], rules), rules, lineup["bankroll"], lineup["coups"])
+    assert (row["exact_p_ruin"], row["exact_p_ahead"]) == (risk.p_ruin, risk.p_ahead)
+    assert "random" in lineup["order"] and lineup["strategies"]["random"]["exact_p_ahead"] is not None
+    for label, reason in lineup["exact_risk"]["refused"].items():
+        assert lineup["strategies"][label]["exact_p_ruin"] is None and reason
+    assert "independent coups" in lineup["exact_risk"]["model"]
 
 
 # -- the plots -----------------------------------------------------------------------------------

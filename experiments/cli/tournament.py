@@ -124,8 +124,9 @@ def command(
         bool,
         typer.Option(
             "--wide",
-            help="Show every column of the table (the exact edge, final bankroll, coups, stakes, drawdown, losing "
-            "run, table-maximum hits); the default fits 80 columns.",
+            help="Show every column of the table (the exact edge, the exact P(ahead) and P(ruin) of a session "
+            "beside the simulated ones, final bankroll, coups, stakes, drawdown, losing run, table-maximum hits); "
+            "the default fits 80 columns.",
         ),
     ] = False,
     delta: Annotated[
@@ -187,6 +188,10 @@ def command(
             markup=False,
         )
         raise typer.Exit(130) from None
+    if wide:
+        from experiments.tournament.exact import add_exact_risks
+
+        add_exact_risks(document)
     if as_json:
         print_json(document)
         return

@@ -248,6 +248,8 @@ TABLE_COLUMNS = (
     ("verdict", "left", True),
     ("P\n(ahead)", "right", True),
     ("P\n(ruin)", "right", True),
+    ("exact\nP(ahead)", "right", False),
+    ("exact\nP(ruin)", "right", False),
     ("final\nmean", "right", False),
     ("final\nmedian", "right", False),
     ("mean\ncoups", "right", False),
@@ -256,8 +258,12 @@ TABLE_COLUMNS = (
     ("losing\nrun", "right", False),
     ("table-\nmax hits", "right", False),
 )
-#: The width of the table when stdout is not a terminal: 80 columns compact, 150 wide.
-TABLE_WIDTH = {False: 80, True: 150}
+#: The width of the table when stdout is not a terminal: 80 columns compact, 168 wide.
+TABLE_WIDTH = {False: 80, True: 168}
+
+
+def _share(p: float | None) -> str:
+    return "-" if p is None else f"{p:.1%}"
 
 
 def table_cells(row: Mapping[str, Any]) -> list[str]:
@@ -274,6 +280,8 @@ def table_cells(row: Mapping[str, Any]) -> list[str]:
         row["verdict"],
         f"{row['p_ahead']:.1%}",
         f"{row['p_ruin']:.1%}",
+        _share(row.get("exact_p_ahead")),
+        _share(row.get("exact_p_ruin")),
         f"{row['mean_final_bankroll']:,.1f}",
         f"{row['median_final_bankroll']:,.0f}",
         f"{row['mean_coups']:.0f}",
@@ -292,7 +300,8 @@ def played_rules(document: Mapping[str, Any]) -> str:
 
 def verdict_table(document: Mapping[str, Any], wide: bool = False) -> Table:
     """The verdict table, sorted by P(session ahead): strategy, return per unit staked with its 95%
-    interval, verdict, P(ahead) and P(ruin); ``wide`` adds the exact edge, the final bankroll, the
+    interval, verdict, P(ahead) and P(ruin); ``wide`` adds the exact edge, the exact P(ahead) and
+    P(ruin) where the document has them (:mod:`experiments.tournament.exact`), the final bankroll, the
     coups, the stakes, the drawdown, the losing run and the table-maximum hits."""
     table = document["strategies"]
     rig = document.get("positive_control")
@@ -309,7 +318,7 @@ def verdict_table(document: Mapping[str, Any], wide: bool = False) -> Table:
             f"seed {document['seed']}. " + edge
         ),
         title_justify="left",
-        caption=document["correction"]["note"],
+        caption=document["correction"]["note"] + (_exact_note(document) if wide else ""),
         caption_justify="left",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
@@ -325,6 +334,16 @@ def verdict_table(document: Mapping[str, Any], wide: bool = False) -> Table:
         alarm = r["consistent_with_edge"] is False or r["above_zero"]
         view.add_row(*(cells[i] for i in shown), style="bold red" if alarm else None)
     return view
+
+
+def _exact_note(document: Mapping[str, Any]) -> str:
+    exact = document.get("exact_risk")
+    if not exact:
+        return ""
+    text = f"\nExact P(ahead), P(ruin): one session by a Markov chain ({exact['model']})"
+    if exact["refused"]:
+        text += "; not computed for " + ", ".join(exact["refused"]) + " (simulated only)"
+    return text + "."
 
 
 def print_table(document: Mapping[str, Any], wide: bool = False, console: Console | None = None) -> None:
