@@ -115,6 +115,44 @@ def ratio_estimate(y: np.ndarray, x: np.ndarray, level: float = 0.95) -> RatioEs
     return RatioEstimate(ratio, se, ratio - z * se, ratio + z * se, n, level)
 
 
+def stake_noise(square_stakes: float, staked: float, p_decided: float) -> float:
+    """The standard error of a return per unit staked that the stakes themselves imply.
+
+    A coup's result less its exact expectation is a martingale difference: uncorrelated with every
+    other coup's, even when a system sizes its stakes from the past, so their variances add. A stake
+    decided on its coup (Noir or Rouge won: probability ``p_decided``) moves the bankroll by the whole
+    stake, so the net result varies by at least ``sqrt(p_decided * sum(stake^2))`` units; divided by
+    the units staked. The ratio estimate's own standard error measures the same spread from the
+    differences between sessions, and a handful of sessions (or a heavy-tailed progression's rare
+    large losses, unseen in a run) can show almost none of it. (Stakes on opposite boxes of one coup
+    partly cancel, so for them this overstates the noise: the verdicts are only slower to decide.)
+
+    :param square_stakes: the sum of the squares of every stake placed, units squared.
+    :param staked: the units staked.
+    """
+    if not staked > 0:
+        return float("nan")
+    return float(math.sqrt(p_decided * square_stakes) / staked)
+
+
+def honest_estimate(estimate: RatioEstimate, noise: float) -> RatioEstimate:
+    """``estimate`` with the standard error every interval of a return per unit staked uses: the
+    larger of the sessions' (delta method) and the stakes' own ``noise`` (:func:`stake_noise`)."""
+    if noise != noise or not noise > estimate.se:
+        return estimate
+    z = z_quantile(estimate.level)
+    low, high = estimate.ratio - z * noise, estimate.ratio + z * noise
+    return RatioEstimate(estimate.ratio, noise, low, high, estimate.n, estimate.level)
+
+
+def honest_return(net: np.ndarray, staked: np.ndarray, square_staked: np.ndarray, p_decided: float) -> RatioEstimate:
+    """The return per unit staked of sessions (per session: net result, units staked, sum of the
+    squares of the stakes) with the standard error every interval of the lab uses
+    (:func:`honest_estimate` of :func:`ratio_estimate` and :func:`stake_noise`)."""
+    noise = stake_noise(float(np.sum(square_staked)), float(np.sum(staked)), p_decided)
+    return honest_estimate(ratio_estimate(net, staked), noise)
+
+
 def bootstrap_ratio(
     y: np.ndarray, x: np.ndarray, level: float = 0.95, resamples: int = 2000, seed: int = 0
 ) -> tuple[float, float]:

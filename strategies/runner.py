@@ -53,6 +53,7 @@ from trente_env.settle import rig_holds
 SESSION_FIELDS = (
     "net",
     "staked",
+    "square_staked",
     "final_bankroll",
     "coups",
     "ahead",
@@ -193,6 +194,7 @@ def play_on_env(
     state = policy.initial_state(n, keys=session_keys(seeds)) if system else None
     net = np.zeros(n)
     box_total = np.zeros((n, 4))  # new stakes per session and box
+    square = np.zeros(n)  # the sum of the squares of each session's new stakes (the stakes' own noise)
     rig_staked = 0.0  # Noir units staked right after the rig's pattern (what a rigged table pays differently)
     box_insured = np.zeros(4)  # of which insured, summed over sessions
     peak = np.full(n, float(bankroll))
@@ -246,6 +248,7 @@ def play_on_env(
         stakes = info["stakes"]
         stakes *= counting[:, None]
         box_total += stakes
+        square += (stakes * stakes).sum(axis=1)
         rig_staked += float(stakes[held, NOIR].sum())
         insured = info["insured"]
         if insured.any():
@@ -278,6 +281,7 @@ def play_on_env(
     return {
         "net": net,
         "staked": box_total.sum(axis=1),
+        "square_staked": square,
         "final_bankroll": final,
         "coups": played,
         "ahead": net > 0,

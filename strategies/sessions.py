@@ -65,6 +65,7 @@ class SessionTotals(NamedTuple):
 
     net: np.ndarray
     staked: np.ndarray
+    square_staked: np.ndarray  #: the sum of the squares of the session's new stakes
     final_bankroll: np.ndarray
     coups: np.ndarray
     walked: np.ndarray
@@ -111,6 +112,7 @@ def _play_block(systems, rules, plan, rows, seeds, out, short):  # fmt: skip
             k = params[j]
             f = floats[j]
             out.staked[j, r] = 0.0
+            out.square_staked[j, r] = 0.0
             out.box_stakes[j, r] = 0.0
             out.rig_staked[j, r] = 0.0
             state[:] = 0
@@ -183,6 +185,7 @@ def _play_block(systems, rules, plan, rows, seeds, out, short):  # fmt: skip
                 for b in range(4):
                     out.box_stakes[j, r, 1 if insured[b] else 0, b] += placed[b]
                     out.staked[j, r] += placed[b]
+                    out.square_staked[j, r] += placed[b] * placed[b]
                 if _rig_payout(board, rules.rig_pattern, 1.0, 0.0) == 1.0:  # what a rigged table pays differently
                     out.rig_staked[j, r] += placed[0]
                 gain = money_in_hand - before
@@ -299,6 +302,7 @@ def play_compiled(
     out = SessionTotals(
         net=np.zeros((n_systems, n)),
         staked=np.zeros((n_systems, n)),
+        square_staked=np.zeros((n_systems, n)),
         final_bankroll=np.zeros((n_systems, n)),
         coups=np.zeros((n_systems, n), dtype=np.int64),
         walked=np.zeros((n_systems, n), dtype=np.bool_),

@@ -340,7 +340,7 @@ MISMATCH = "has arrays that do not match the hash in its note (edited, or anothe
         (_edited, MISMATCH),
         (_other_system, MISMATCH),
         (_other_block, MISMATCH),
-        (_old_schema, "was written by an older trente-lab, without a hash of its arrays"),
+        (_old_schema, "was written by an older trente-lab (trente-lab/tournament-block/1)"),
     ],
 )
 def test_a_block_whose_arrays_do_not_match_its_note_is_recomputed_with_one_line(tmp_path, whole, damage, line):

@@ -188,11 +188,12 @@ def test_every_command_gives_the_same_numbers_for_the_same_system_on_the_same_sh
         assert evaluate["net"] == t["net"] == f["net"], spec
         assert evaluate["total_staked"] == t["total_staked"] == f["staked"], spec
         assert r["ratio"] == t["return_per_unit"] == f["return_per_unit"], spec
-        assert r["se_sessions"] == t["se"] == f["se"], spec  # the ratio estimator's, over sessions
-        assert (t["ci_low"], t["ci_high"]) == (f["low"], f["high"]), spec
-        # evaluate's interval is the honest one (experiments.rl.evaluate.honest_interval): built on the
-        # same estimate, never narrower than the noise its stakes imply
-        assert r["se"] == max(t["se"], r["se_stakes"]), spec
+        assert r["se_sessions"] == t["se_sessions"], spec  # the ratio estimator's, over sessions
+        assert r["se_stakes"] == t["se_stakes"], spec  # the noise the stakes imply
+        # one interval everywhere (experiments.stats.honest_estimate): the same estimate, never
+        # narrower than the noise its stakes imply
+        assert r["se"] == t["se"] == f["se"] == max(t["se_sessions"], t["se_stakes"]), spec
+        assert (r["ci_low"], r["ci_high"]) == (t["ci_low"], t["ci_high"]) == (f["low"], f["high"]), spec
         assert (r["ci_low"], r["ci_high"]) == (r["ratio"] - Z95 * r["se"], r["ratio"] + Z95 * r["se"]), spec
         assert evaluate["edge"] == t["edge"] == f["edge"] == -evaluate["expected_return_per_unit"], spec
 

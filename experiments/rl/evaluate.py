@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 from rich.table import Table
 
+from experiments import stats
 from experiments.console import out
 from experiments.errors import RLError
 from experiments.rl.config import set_threads
@@ -74,7 +75,6 @@ class Behaviour:
     """(result codes, 2) per previous result: coups, coups with a stake"""
     noir_after: np.ndarray = field(default_factory=lambda: np.zeros(RESULT_CODES, dtype=np.int64))
     """per previous result: coups with a stake on Noir"""
-    square_stakes: float = 0.0  #: the sum of every stake's square, units squared (see :func:`stake_noise`)
 
     def __call__(self, view: CoupView) -> None:
         on = view.playing
@@ -84,7 +84,6 @@ class Behaviour:
         placed = stakes.sum(axis=1)
         before = view.last_result[on]
         self.box_bets += (stakes > 0).sum(axis=0)
-        self.square_stakes += float(np.square(stakes).sum())
         self.sat_out += int((placed == 0).sum())
         np.add.at(self.after, (before, 0), 1)
         np.add.at(self.after, (before, 1), (placed > 0).astype(np.int64))
@@ -154,7 +153,7 @@ def evaluation_report(totals: SessionTotals, venue: Venue) -> dict[str, Any]:
     }
     reward_per_coup = float(totals.net.sum() / coups) if coups else float("nan")
     per_coup_se = ratio_estimate(totals.net, totals.coups).se if coups else float("nan")
-    noise = stake_noise(b.square_stakes, staked, venue)
+    noise = stake_noise(float(totals.results["square_staked"].sum()), staked, venue)
     n_stakes = sum(b.stakes.values())
     se, low, high = honest_interval(estimate.ratio, estimate.se, noise, n_stakes)
     judged = verdict(estimate.ratio, estimate.se, low, high, expected, staked, venue, noise, n_stakes)
@@ -224,26 +223,10 @@ def honest_interval(ratio: float, se: float, noise: float, stakes: int) -> tuple
 
 
 def stake_noise(square_stakes: float, staked: float, venue: Venue) -> float:
-    """The standard error of the return per unit staked that the stakes themselves imply.
-
-    A coup's result less its exact expectation is a martingale difference: uncorrelated with every
-    other coup's, even when a system sizes its stakes from the past, so their variances add. A stake
-    decided on its coup (Noir or Rouge won: probability ``P(decided)``, first coup,
-    docs/rules.md#reference-numbers) moves the bankroll by the whole stake, so the net result of the run
-    varies by at least
-    ``sqrt(P(decided) * sum(stake^2))`` units; divided by the units staked. The ratio estimate's own
-    standard error measures the same spread from the differences between sessions, and a handful of
-    sessions can show almost none of it: a martingale that won each of four short sessions looks
-    riskless. (Stakes on opposite boxes of one coup partly cancel, so for them this overstates the
-    noise, which only makes the verdict slower to call a result suspicious.)
-
-    :param square_stakes: the sum of the squares of every stake placed, units squared.
-    :param staked: the units staked.
-    """
-    if staked <= 0:
-        return float("nan")
+    """:func:`experiments.stats.stake_noise` at ``venue``'s table: ``P(decided)``, a stake decided on
+    its coup, is the first coup's (docs/rules.md#reference-numbers)."""
     odds = first_coup(venue.rules.decks)
-    return float(np.sqrt((odds.p_noir + odds.p_rouge) * square_stakes) / staked)
+    return stats.stake_noise(square_stakes, staked, odds.p_noir + odds.p_rouge)
 
 
 def verdict(

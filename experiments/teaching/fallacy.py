@@ -53,7 +53,7 @@ from experiments.errors import load_rules
 from experiments.files import atomic_write_json, pyplot, save_figure
 from experiments.memory import check_memory
 from experiments.plotting import edge_label
-from experiments.stats import binomial_quantile, ratio_estimate, wilson
+from experiments.stats import binomial_quantile, honest_return, wilson
 from strategies.registry import make_strategy
 from strategies.runner import play, session_seeds
 from trente_env import jit
@@ -253,9 +253,9 @@ def compare_systems(
     common random numbers), through the session runner every command shares
     (:mod:`strategies.runner`, whose accounting convention applies: prisoners left at the end settle
     on the following coups, with no new stake). The return per unit staked, net result / total
-    staked, comes with the delta-method 95% interval over sessions
-    (:func:`experiments.stats.ratio_estimate`; the sessions are the independent units, the coups
-    inside a session are not), beside minus the exact edge of the stakes placed
+    staked, comes with the lab's one 95% interval (:func:`experiments.stats.honest_return`: the
+    delta method over sessions, the sessions being the independent units, and never narrower than
+    the noise the stakes imply), beside minus the exact edge of the stakes placed
     (:func:`trente_env.odds.stake_weighted_edge`). The same system gets the same numbers from
     ``trente-lab tournament`` and ``trente-lab evaluate`` on the same shoes.
 
@@ -266,9 +266,10 @@ def compare_systems(
     policies = [make_strategy(spec, rules) for spec in specs]
     check_companion(sessions, coups, len(specs))
     results = play(policies, rules, bankroll, coups, session_seeds(seed, sessions))
+    decided = first_coup(rules.decks).p_noir + first_coup(rules.decks).p_rouge
     systems = []
     for spec, policy, r in zip(specs, policies, results):
-        estimate = ratio_estimate(r["net"], r["staked"])
+        estimate = honest_return(r["net"], r["staked"], r["square_staked"], decided)
         edge = stake_weighted_edge(rules, r["box_stakes"], getattr(policy, "to_prison", None), r.get("rig_staked"))
         systems.append(
             {

@@ -122,15 +122,17 @@ def _digest(value: Any) -> str:
 
 # -- checkpoints ---------------------------------------------------------------------------------
 
-BLOCK_SCHEMA = "trente-lab/tournament-block/2"
-#: The schema of the block files of older trente-labs: no hash of their arrays (recomputed).
-OLD_BLOCK_SCHEMAS = ("trente-lab/tournament-block/1",)
+BLOCK_SCHEMA = "trente-lab/tournament-block/3"
+#: The schemas of the block files of older trente-labs (recomputed): no hash of their arrays (1), no
+#: squares of the stakes (2).
+OLD_BLOCK_SCHEMAS = ("trente-lab/tournament-block/1", "trente-lab/tournament-block/2")
 #: The arrays of a block file and their types: :data:`SESSION_FIELDS` (one value per session),
 #: ``box_stakes`` (2, 4), ``rig_staked`` (a number: Noir units staked right after a Noir win) and
 #: ``trajectories`` (sessions kept, coups + 1).
 BLOCK_ARRAYS: dict[str, str] = {
-    "net": "float64", "staked": "float64", "final_bankroll": "float64", "coups": "int64", "ahead": "bool",
-    "ruined": "bool", "walked": "bool", "max_drawdown": "float64", "longest_losing_run": "int64",
+    "net": "float64", "staked": "float64", "square_staked": "float64", "final_bankroll": "float64",
+    "coups": "int64", "ahead": "bool", "ruined": "bool", "walked": "bool", "max_drawdown": "float64",
+    "longest_losing_run": "int64",
     "table_max_hits": "int64", "bankroll_hits": "int64", "box_stakes": "float64", "rig_staked": "float64",
     "trajectories": "float32",
 }  # fmt: skip
@@ -257,7 +259,7 @@ class Checkpoints:
     def _problem(self, b: int, s: int, note: Any, names: set[str], arrays: Mapping[str, np.ndarray]) -> str | None:
         expected = self.note(b, s)
         if isinstance(note, dict) and note.get("schema") in OLD_BLOCK_SCHEMAS:
-            return "was written by an older trente-lab, without a hash of its arrays"
+            return f"was written by an older trente-lab ({note['schema']})"
         if not isinstance(note, dict) or note.get("schema") != BLOCK_SCHEMA:
             return "does not say which run it belongs to (written by an older trente-lab?)"
         for key, what in (("config_hash", "belongs to another run"), ("code_hash", "was computed by other code")):

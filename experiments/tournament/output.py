@@ -34,7 +34,8 @@ PARQUET, CSV_GZ = "sessions.parquet", "sessions.csv.gz"
 SESSION_TYPES = {k: BLOCK_ARRAYS[k] for k in SESSION_FIELDS}
 
 SUMMARY_COLUMNS = (
-    "spec", "sessions", "return_per_unit", "ci_low", "ci_high", "se", "edge", "expected_return", "verdict",
+    "spec", "sessions", "return_per_unit", "ci_low", "ci_high", "se", "se_sessions", "se_stakes", "edge",
+    "expected_return", "verdict",
     "consistent_with_edge", "above_zero", "below_zero", "p_edge", "p_edge_holm", "p_above_zero", "p_above_zero_holm",
     "delta", "equivalent", "p_equivalent", "p_equivalent_holm", "sessions_to_decide",
     "ci_low_simultaneous", "ci_high_simultaneous", "total_staked", "net", "mean_final_bankroll",

@@ -10,11 +10,11 @@ from typing import Any
 import numpy as np
 
 from experiments import version
-from experiments.stats import ratio_estimate, verdicts
+from experiments.stats import honest_estimate, ratio_estimate, stake_noise, verdicts
 from experiments.tournament.config import TournamentConfig
 from experiments.tournament.defaults import DEFAULT_DELTA
 from strategies.registry import make_strategy
-from trente_env.odds import house_edges, rig_expectations, stake_weighted_edge
+from trente_env.odds import first_coup, house_edges, rig_expectations, stake_weighted_edge
 from trente_env.rules import Refait, RuleSet, rig_payouts
 
 RESULTS_SCHEMA = "trente-lab/tournament-results/1"
@@ -36,14 +36,19 @@ def summarize(
     rules = config.ruleset()
     edges = house_edges(rules)
     labels = list(config.strategies)
-    estimates = [ratio_estimate(sessions[k]["net"], sessions[k]["staked"]) for k in labels]
+    decided = first_coup(rules.decks).p_noir + first_coup(rules.decks).p_rouge
+    noises = [stake_noise(sessions[k]["square_staked"].sum(), sessions[k]["staked"].sum(), decided) for k in labels]
+    session_estimates = [ratio_estimate(sessions[k]["net"], sessions[k]["staked"]) for k in labels]
+    estimates = [honest_estimate(e, noise) for e, noise in zip(session_estimates, noises)]
     strategy_edges = [
         stake_weighted_edge(rules, sessions[k]["box_stakes"], _to_prison(spec, rules), sessions[k].get("rig_staked"))
         for k, spec in zip(labels, config.specs)
     ]
     tests, correction = verdicts(estimates, strategy_edges, delta=delta)
     table: dict[str, dict[str, Any]] = {}
-    for label, spec, est, edge, test in zip(labels, config.specs, estimates, strategy_edges, tests):
+    for label, spec, est, edge, test, alone, noise in zip(
+        labels, config.specs, estimates, strategy_edges, tests, session_estimates, noises
+    ):  # fmt: skip
         s = sessions[label]
         n = s["net"].size
         row: dict[str, Any] = {
@@ -53,6 +58,8 @@ def summarize(
             "net": float(s["net"].sum()),
             "return_per_unit": est.ratio,
             "se": est.se,
+            "se_sessions": alone.se,
+            "se_stakes": noise,
             "ci_low": est.ci_low,
             "ci_high": est.ci_high,
             "edge": edge,
