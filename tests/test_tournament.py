@@ -415,8 +415,8 @@ def _readme_tournament_table() -> list[str]:
 @pytest.mark.slow
 def test_the_readme_tournament_table_is_what_the_default_run_prints(tmp_path):
     """Every figure the README shows of the default run comes out of a default run today: each
-    system's return per unit staked and interval half-width (to the 0.01% it prints), P(ahead)
-    (0.1%), and the table-max hits when shown. A code change that moves a number moves the README."""
+    system's return per unit staked and interval half-width (to the 0.01% it prints), its verdict,
+    P(ahead) (0.1%), and the table-max hits when shown. A code change that moves a number moves the README."""
     doc = run_tournament(make_config(), tmp_path, workers=2, plots=False)
     lines = _readme_tournament_table()
     rule = next(i for i, line in enumerate(lines) if "───" in line)  # headings above, rows below
@@ -432,6 +432,7 @@ def test_the_readme_tournament_table_is_what_the_default_run_prints(tmp_path):
         ahead = header.index("(ahead)")  # the column's figure ends where its heading ends
         figure = line[: ahead + len("(ahead)") + 1].split()[-1]
         assert figure == f"{row['p_ahead'] * 100:.1f}%", line
+        assert f"  {row['verdict']}  " in line, line  # the verdict, with the sessions that would decide it
         shown += 1
     assert shown >= 10  # the table was read, not skipped
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
