@@ -25,9 +25,9 @@ caller with more seeds, so the result never depends on how many were drawn.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
-import numba
 import numpy as np
 
 from strategies import kernel
@@ -78,7 +78,7 @@ class SessionTotals(NamedTuple):
     trajectories: np.ndarray  #: (systems, keep, coups + 1) float32
 
 
-@jit.kernel
+@jit.released
 def _play_block(systems, rules, plan, rows, seeds, out, short):  # fmt: skip
     """Play the sessions ``rows`` (session ``rows[i]`` shuffles with ``seeds[i]``) with every system
     ``j`` (row ``j`` of ``systems``) at a table of ``rules``; write the results of each into
@@ -225,16 +225,6 @@ def _play_block(systems, rules, plan, rows, seeds, out, short):  # fmt: skip
             out.bankroll_hits[j, r] = b_hits
 
 
-@jit.parallel
-def _play_threads(chunks, systems, rules, plan, rows, seeds, out, short):  # fmt: skip
-    """:func:`_play_block` on every thread: thread ``c`` plays the sessions ``chunks[c]`` to
-    ``chunks[c + 1]`` (each session's results land in its own place, whoever plays it). The loop's
-    body is one call (see :func:`trente_env.jit.parallel`: numba's parallel loop and named tuples)."""
-    for c in numba.prange(chunks.size - 1):
-        lo, hi = chunks[c], chunks[c + 1]
-        _play_block(systems, rules, plan, rows[lo:hi], seeds[lo:hi], out, short[lo:hi])
-
-
 def is_compiled(policy: object) -> bool:
     """Whether a policy plays on the compiled session loop (a built-in system, not a model or hooks)."""
     return getattr(policy, "kind", Kind.HOOKS) != Kind.HOOKS
@@ -272,7 +262,8 @@ def play_compiled(
     :param policies: built-in strategies (:func:`is_compiled` is true for each).
     :param seeds: one table seed per session (the session's row in the block is its position here).
     :param keep: record the bankroll after every coup of the first ``keep`` sessions.
-    :param threads: numba threads sharing the sessions (the numbers do not depend on it).
+    :param threads: threads sharing the sessions, each running the compiled loop without Python's lock
+        (the numbers do not depend on it).
     :param shuffles: shuffle seeds drawn ahead per session (default: plenty for ``coups``); a
         session that needs more is played again with four times as many.
     """
@@ -321,14 +312,16 @@ def play_compiled(
     while todo.size:
         short = np.zeros(todo.size, dtype=np.bool_)
         first_shuffles = session_shuffle_seeds([seeds[i] for i in todo], shuffles)
-        if threads > 1 and todo.size > 1:
-            before = numba.get_num_threads()
-            numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
-            try:
-                chunks = np.linspace(0, todo.size, min(threads, todo.size) + 1).astype(np.int64)
-                _play_threads(chunks, systems, table, plan, todo, first_shuffles, out, short)
-            finally:
-                numba.set_num_threads(before)
+        if threads > 1 and todo.size > 1:  # threads share the sessions: each writes only its own
+            chunks = np.linspace(0, todo.size, min(threads, todo.size) + 1).astype(np.int64)
+            parts = [slice(lo, hi) for lo, hi in zip(chunks[:-1], chunks[1:])]
+            with ThreadPoolExecutor(len(parts)) as pool:
+                done = [
+                    pool.submit(_play_block, systems, table, plan, todo[p], first_shuffles[p], out, short[p])
+                    for p in parts
+                ]
+                for task in done:
+                    task.result()  # an error in a thread is raised here
         else:
             _play_block(systems, table, plan, todo, first_shuffles, out, short)
         todo, shuffles = todo[short], shuffles * 4

@@ -276,6 +276,13 @@ def kernel(fn: Callable) -> Callable:
     return _njit(fn)
 
 
+def released(fn: Callable) -> Callable:
+    """Compile ``fn`` to run without Python's global lock (cached): Python threads then run it side
+    by side on their own parts of the work, with one compiled variant (a :func:`parallel` loop
+    compiles its body again, in a variant of its own, which a first use pays for)."""
+    return _njit(fn, nogil=True)
+
+
 def parallel(fn: Callable) -> Callable:
     """Compile ``fn`` with its ``numba.prange`` loops run on numba's threads (cached).
 
@@ -284,9 +291,9 @@ def parallel(fn: Callable) -> Callable:
     unpacked with ``a, b = ...`` (even ``a, b = bundle.a, bundle.b``), and takes no named tuple
     nested in another. Take each array written in the loop from its bundle before the loop, one
     attribute a statement (``a = bundle.a``: :func:`trente_env.tables._play_rows`), or make the body a
-    call to a function that does the work, where such a write is an ordinary one
-    (:func:`strategies.sessions._play_threads`). ``tests/test_vector.py`` plays the parallel and the
-    serial kernel of the tables side by side, and fails if a write is lost.
+    call to a function that does the work, where such a write is an ordinary one.
+    ``tests/test_vector.py`` plays the parallel and the serial kernel of the tables side by side, and
+    fails if a write is lost.
 
     numba names a cache file after the function and keys its entries by signature only, not by the
     options: a function compiled both ways (:func:`kernel` and :func:`parallel`, as the tables'
