@@ -119,6 +119,10 @@ def accepts(options: dict[str, Any]) -> bool:
 
 #: The options :func:`hot` compiles with beside ``cache``: the private ones if numba accepts them.
 HOT_OPTIONS: dict[str, Any] = dict(PRIVATE_OPTIONS) if accepts(PRIVATE_OPTIONS) else {}
+#: Options of numba's CPU target asked for by :func:`inner` beside :data:`HOT_OPTIONS`: no entry
+#: points from Python or C (used only if numba accepts them).
+WRAPPERLESS: dict[str, Any] = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+INNER_OPTIONS: dict[str, Any] = {**HOT_OPTIONS, **(WRAPPERLESS if accepts(WRAPPERLESS) else {})}
 
 
 def fingerprint(root: Path = ROOT, sources: Sequence[str] = KERNEL_SOURCES) -> str:
@@ -132,7 +136,7 @@ def fingerprint(root: Path = ROOT, sources: Sequence[str] = KERNEL_SOURCES) -> s
         digest.update(b"\0")
     setting = (
         numba.__version__, np.__version__, sys.version, platform.machine(), numba.config.BOUNDSCHECK,
-        numba.config.OPT, sorted(HOT_OPTIONS.items()),
+        numba.config.OPT, sorted(HOT_OPTIONS.items()), sorted(INNER_OPTIONS.items()),
     )  # fmt: skip
     digest.update(repr(setting).encode())
     return digest.hexdigest()[:16]
@@ -312,6 +316,13 @@ def inline(fn: Callable) -> Callable:
 def hot(fn: Callable) -> Callable:
     """Compile a helper that allocates no arrays (cached; no reference counting where numba allows)."""
     return _njit(fn, **HOT_OPTIONS)
+
+
+def inner(fn: Callable) -> Callable:
+    """Compile a :func:`hot` helper that only compiled code calls (cached): numba builds no entry point
+    for Python (which unboxes every argument, every array of a bundle) nor for C, code that each
+    kernel's first compile would pay for and no call would run."""
+    return _njit(fn, **INNER_OPTIONS)
 
 
 @intrinsic

@@ -464,15 +464,15 @@ def _restart(rows, state, record, view, at, rules, bankroll0):  # fmt: skip
             _observe_row(t, state, view, at, rules.burn, rules.dead_cards)
 
 
-_prefetch_rows = jit.inline(_prefetch_rows)
-_write_one_hot = jit.inline(_write_one_hot)
-_observe_numbers = jit.inline(_observe_numbers)
-_observe_row = jit.inline(_observe_row)
-_keep_final = jit.inline(_keep_final)
-_restart_row = jit.inline(_restart_row)
-_check_play = jit.kernel(_check_play)
-_spent = jit.hot(_spent)
-_play_rows = jit.hot(_play_rows)
+_prefetch_rows = jit.inner(_prefetch_rows)
+_write_one_hot = jit.inner(_write_one_hot)
+_observe_numbers = jit.inner(_observe_numbers)
+_observe_row = jit.inner(_observe_row)
+_keep_final = jit.inner(_keep_final)
+_restart_row = jit.inner(_restart_row)
+_check_play = jit.inner(_check_play)
+_spent = jit.inner(_spent)
+_play_rows = jit.inner(_play_rows)
 _play_serial = jit.hot(_play)
 _play_parallel = jit.parallel(_play_threads)
 _restart_serial = jit.kernel(_restart)
@@ -517,11 +517,16 @@ def _hold(
 
 
 def _play_held(call):  # fmt: skip
-    """:func:`_play` (the one-thread kernel) on the arguments held by ``call``."""
-    return _play_serial(
-        call.actions, call.choices, call.skip, call.autoreset, call.seeds, call.used, call.rules, call.state,
-        call.record, call.rows, call.final, call.at, call.target, call.limit, call.bankroll0,
+    """:func:`_play` (the one-thread kernel) on the arguments held by ``call``: the same calls, made
+    here rather than through :func:`_play`, which the single table then never compiles."""
+    actions, choices, skip, autoreset = call.actions, call.choices, call.skip, call.autoreset
+    seeds, used, rules, state, record = call.seeds, call.used, call.rules, call.state, call.record
+    _check_play(actions, choices, skip, autoreset, seeds, used, state, record)
+    _play_rows(
+        0, state.bankroll.shape[0], actions, choices, skip, autoreset, seeds, used, rules, state, record, call.rows,
+        call.final, call.at, call.target, call.limit, call.bankroll0,
     )  # fmt: skip
+    return _spent(used, seeds.shape[1])
 
 
 _hold = jit.kernel(_hold)
@@ -722,7 +727,7 @@ class Tables:
         self._bit_generators: list[np.random.BitGenerator] = []  # the generators' bit generators (seed)
         parallel = n >= PARALLEL_FROM if threads is None else bool(threads)
         self._play_kernel = _play_parallel if parallel else _play_serial
-        self._restart_kernel = _restart_parallel if parallel else _restart_serial
+        self._restart_kernel = _restart_serial
         self._all = np.ones(n, dtype=np.bool_)
         self._spent = n  # tables whose every drawn seed is used (all, before the first draw)
         self.reset_rows()  # every observation written, the one-hot scoreboard included
