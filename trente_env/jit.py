@@ -119,10 +119,16 @@ def accepts(options: dict[str, Any]) -> bool:
 
 #: The options :func:`hot` compiles with beside ``cache``: the private ones if numba accepts them.
 HOT_OPTIONS: dict[str, Any] = dict(PRIVATE_OPTIONS) if accepts(PRIVATE_OPTIONS) else {}
-#: Options of numba's CPU target asked for by :func:`inner` beside :data:`HOT_OPTIONS`: no entry
-#: points from Python or C (used only if numba accepts them).
-WRAPPERLESS: dict[str, Any] = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
-INNER_OPTIONS: dict[str, Any] = {**HOT_OPTIONS, **(WRAPPERLESS if accepts(WRAPPERLESS) else {})}
+#: Options of numba's CPU target asked for by every kernel: no entry point for C (numba's ``cfunc``
+#: wrapper, which lets a compiled function be passed to another as a first-class value; no kernel
+#: is), code that each kernel's first compile would build and no call would run. Used only if numba
+#: accepts it.
+NO_C_ENTRY: dict[str, Any] = {"no_cfunc_wrapper": True}
+ALL_OPTIONS: dict[str, Any] = dict(NO_C_ENTRY) if accepts(NO_C_ENTRY) else {}
+#: Options asked for by :func:`inner` beside :data:`HOT_OPTIONS`: no entry point for Python either
+#: (used only if numba accepts it).
+NO_PYTHON_ENTRY: dict[str, Any] = {"no_cpython_wrapper": True}
+INNER_OPTIONS: dict[str, Any] = {**HOT_OPTIONS, **(NO_PYTHON_ENTRY if accepts(NO_PYTHON_ENTRY) else {})}
 
 
 def fingerprint(root: Path = ROOT, sources: Sequence[str] = KERNEL_SOURCES) -> str:
@@ -136,7 +142,7 @@ def fingerprint(root: Path = ROOT, sources: Sequence[str] = KERNEL_SOURCES) -> s
         digest.update(b"\0")
     setting = (
         numba.__version__, np.__version__, sys.version, platform.machine(), numba.config.BOUNDSCHECK,
-        numba.config.OPT, sorted(HOT_OPTIONS.items()), sorted(INNER_OPTIONS.items()),
+        numba.config.OPT, sorted(HOT_OPTIONS.items()), sorted(INNER_OPTIONS.items()), sorted(ALL_OPTIONS.items()),
     )  # fmt: skip
     digest.update(repr(setting).encode())
     return digest.hexdigest()[:16]
@@ -263,6 +269,7 @@ announce_compiling()
 def _njit(fn: Callable, **options: Any) -> Callable:
     """``numba.njit`` under the policy: numba's cache folder is ours while the decorator creates
     the function's cache, and the user's again afterwards."""
+    options = {**ALL_OPTIONS, **options}
     if not CACHE:
         return numba.njit(cache=False, **options)(fn)
     before = numba.config.CACHE_DIR

@@ -461,29 +461,28 @@ def _play(actions, choices, skip, autoreset, limit, call):  # fmt: skip
     """
     seeds, used, state, record = call.seeds, call.used, call.state, call.record
     _check_play(actions, choices, skip, autoreset, seeds, used, state, record)
-    _play_block(0, state.bankroll.shape[0], actions, choices, skip, autoreset, limit, call)
-    return _spent(used, seeds.shape[1])
-
-
-def _play_block(lo, hi, actions, choices, skip, autoreset, limit, call):  # fmt: skip
-    """:func:`_play_rows` on the tables ``lo`` to ``hi - 1``, the tables' arguments read from ``call``."""
     _play_rows(
-        lo, hi, actions, choices, skip, autoreset, call.seeds, call.used, call.rules, call.state, call.record,
+        0, state.bankroll.shape[0], actions, choices, skip, autoreset, seeds, used, call.rules, state, record,
         call.rows, call.final, call.at, call.target, limit, call.bankroll0,
     )  # fmt: skip
+    return _spent(used, seeds.shape[1])
 
 
 def _play_threads(actions, choices, skip, autoreset, limit, call):  # fmt: skip
     """:func:`_play` on numba's threads: the tables are cut into :data:`THREAD_BLOCKS` blocks, each
-    played by one call of :func:`_play_block` on some thread. The loop's body is one call, given the
-    held arguments as one object: see :func:`trente_env.jit.parallel` on numba's parallel loop and
-    named tuples (and a loop over few variables is quick to compile)."""
+    played by one call of :func:`_play_rows` on some thread. The loop's body is that call, which
+    reads the arrays from the held arguments (one object: a loop over few variables is quick to
+    compile) and writes them in an ordinary function: see :func:`trente_env.jit.parallel` on numba's
+    parallel loop and named tuples."""
     seeds, used, state, record = call.seeds, call.used, call.state, call.record
     _check_play(actions, choices, skip, autoreset, seeds, used, state, record)
     n = state.bankroll.shape[0]
     blocks = min(THREAD_BLOCKS, n)
     for c in numba.prange(blocks):
-        _play_block(c * n // blocks, (c + 1) * n // blocks, actions, choices, skip, autoreset, limit, call)
+        _play_rows(
+            c * n // blocks, (c + 1) * n // blocks, actions, choices, skip, autoreset, call.seeds, call.used,
+            call.rules, call.state, call.record, call.rows, call.final, call.at, call.target, limit, call.bankroll0,
+        )  # fmt: skip
     return _spent(used, seeds.shape[1])
 
 
@@ -521,7 +520,6 @@ def _restart(rows, call):  # fmt: skip
 # Reading a structref needs numba's reference counting: these are not hot (the coup loop they call is).
 _hold = jit.kernel(_hold)
 _play_held = jit.kernel(_play_held)
-_play_block = jit.kernel(_play_block)
 _play_serial = jit.kernel(_play)
 _play_parallel = jit.parallel(_play_threads)
 _restart_serial = jit.kernel(_restart)
