@@ -10,7 +10,11 @@ Every kernel in the tree is compiled through the decorators of this module, neve
   settling a table, a strategy's step). They read and write the arrays they are given and allocate
   none, so they are compiled without numba's reference counting: with it, every call pays atomic
   increments and decrements on each array argument wherever numba cannot prove them useless, which
-  cost more than the game's logic itself.
+  cost more than the game's logic itself;
+* :func:`inner`: a :func:`hot` helper that only compiled code calls, built without an entry point
+  for Python (small helpers called, not inlined, keep each kernel's first compile short).
+
+No kernel has an entry point for C (numba's ``cfunc`` wrapper: :data:`NO_C_ENTRY`).
 
 **The cache guard.** numba checks a cached function against its own source file only: a kernel
 that calls a function of another file (the table's coup calls the settlement's rule for one box,
@@ -392,8 +396,12 @@ __all__ = [
     "COMPILING",
     "COMPILING_UNCACHED",
     "FINGERPRINT",
+    "ALL_OPTIONS",
     "HOT_OPTIONS",
+    "INNER_OPTIONS",
     "KERNEL_SOURCES",
+    "NO_C_ENTRY",
+    "NO_PYTHON_ENTRY",
     "PACKAGES",
     "PRIVATE_OPTIONS",
     "TBB_LIBRARIES",
@@ -407,6 +415,7 @@ __all__ = [
     "fingerprint",
     "hot",
     "inline",
+    "inner",
     "kernel",
     "load_tbb",
     "parallel",

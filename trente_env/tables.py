@@ -401,8 +401,8 @@ _check_play = jit.inner(_check_play)
 _spent = jit.inner(_spent)
 _play_rows = jit.inner(_play_rows)
 
-#: The arguments of :func:`_play`, in order: the fields of :class:`PlayCall`. (``rows`` is the
-#: ``view`` argument: numba reads an attribute ``view`` as the arrays' method.)
+#: The arguments of :func:`_play_rows` but the first two, in order: the fields of :class:`PlayCall`.
+#: (``rows`` is the ``view`` argument: numba reads an attribute ``view`` as the arrays' method.)
 PLAY_ARGS: tuple[str, ...] = (
     "actions", "choices", "skip", "autoreset", "seeds", "used", "rules", "state", "record", "rows", "final", "at",
     "target", "limit", "bankroll0",
@@ -418,12 +418,15 @@ class PlayCallType(numba.types.StructRef):
 
 
 class PlayCall(structref.StructRefProxy):
-    """Every argument of one table's call of :func:`_play`, held by numba as one object (a structref).
+    """The arguments of the tables' kernels, held by numba as one object (a structref): every argument
+    of a single table's step (:func:`_play_held`), and the tables' arrays and rules that
+    :func:`_play`, :func:`_play_threads` and :func:`_restart` read beside the step's own arguments.
 
     A call with its ~30 arrays (in their bundles) as arguments pays numba's conversion of each
-    array, about 1 µs; this object is converted as one pointer, and :func:`_play_held` reads the
-    arrays from it. It holds the very arrays of the :class:`Tables` (numba keeps them alive), which
-    the tables update in place, never replace. Made by :func:`_hold`; not picklable (made again)."""
+    array, about 1 µs; this object is converted as one pointer, and the kernels read the arrays
+    from it. A kernel of few arguments is also quicker to compile, numba's parallel loop most of
+    all. It holds the very arrays of the :class:`Tables` (numba keeps them alive), which the tables
+    update in place, never replace. Made by :func:`_hold`; not picklable (made again)."""
 
 
 structref.define_proxy(PlayCall, PlayCallType, PLAY_ARGS)
@@ -446,10 +449,11 @@ def _play(actions, choices, skip, autoreset, limit, call):  # fmt: skip
     its session is over: ``record.terminated`` (ruin, or ``target`` reached, with nothing in prison)
     and ``record.truncated`` (``limit`` coups played).
 
-    ``call`` holds the tables' arrays and rules (:class:`PlayCall`, made by :func:`_hold`: every
-    argument but those of the step, given apart). Table ``t``'s action is ``actions[t]``, or ``actions[choices[t]]`` when ``choices`` holds one
-    entry per table (the discrete form: ``actions`` is then its menu of action rows). A table whose
-    shoe needs a shuffle takes the next seed of its row of ``seeds`` (``used[t]`` of them are taken).
+    ``call`` holds the tables' arrays and rules (:class:`PlayCall`, made by :func:`_hold`; its own
+    fields for the step are ignored: the step's arguments are given apart). Table ``t``'s action is
+    ``actions[t]``, or ``actions[choices[t]]`` when ``choices`` holds one entry per table (the
+    discrete form: ``actions`` is then its menu of action rows). A table whose shoe needs a shuffle
+    takes the next seed of its row of ``seeds`` (``used[t]`` of them are taken).
 
     ``autoreset`` (:data:`NEXT_STEP`, :data:`SAME_STEP` or :data:`NO_AUTORESET`) says what becomes of
     a table whose session ended: under ``NEXT_STEP`` it is flagged in ``record.pending`` and its
