@@ -6,8 +6,8 @@ install, a new Dask worker machine, CI) and again with the cache it filled, in o
 Each row runs in a subprocess of its own: ``cold`` with ``NUMBA_CACHE_DIR`` set to a new empty
 folder, then ``warm`` with the same folder (now filled), so both pay the same imports and start-up.
 The figure is the median wall time over ``--repeats`` pairs, with the ratio cold / warm of each pair
-(median). The numba compile events of the cold run are counted by kernel (``--kernels``: where the
-time goes). Load on the machine moves both columns alike: compare the ratios.
+(median). The numba compile events of the cold run are counted by kernel, with each kernel's own compile
+seconds (``--kernels``: where the time goes). Load on the machine moves both columns alike: compare the ratios.
 """
 
 from __future__ import annotations
@@ -58,21 +58,29 @@ ROWS: dict[str, tuple[str, str]] = {
     ),
 }
 
-#: Wrapped around a row's snippet: counts numba's compile events by kernel and prints them as JSON.
+#: Wrapped around a row's snippet: counts numba's compile events by kernel, with the seconds spent
+#: compiling each (its own time: the kernels it compiled inside it are counted apart), as JSON.
 PROBE = """
 import json, time
 from numba.core import event
-compiled = {}
+compiled, seconds, stack = {}, {}, []
 class Count(event.Listener):
-    def on_start(self, e): pass
+    def on_start(self, e):
+        stack.append([time.perf_counter(), 0.0])
     def on_end(self, e):
+        begun, inner = stack.pop()
+        spent = time.perf_counter() - begun
+        if stack:
+            stack[-1][1] += spent
         fn = e.data["dispatcher"].py_func
         name = f"{fn.__module__}.{fn.__qualname__}"
         compiled[name] = compiled.get(name, 0) + 1
+        seconds[name] = seconds.get(name, 0.0) + spent - inner
 event.register("numba:compile", Count())
 start = time.perf_counter()
 def report():  # at exit: the CLI's commands may end the process with SystemExit
-    print("\\nBENCH_COLD " + json.dumps({"seconds": time.perf_counter() - start, "compiled": compiled}), flush=True)
+    out = {"seconds": time.perf_counter() - start, "compiled": compiled, "compile_s": seconds}
+    print("\\nBENCH_COLD " + json.dumps(out), flush=True)
 import atexit
 atexit.register(report)
 {snippet}
@@ -99,14 +107,14 @@ def measure(rows: list[str], repeats: int) -> dict[str, dict]:
     results = {}
     for name in rows:
         what, snippet = ROWS[name]
-        cold, warm, kernels = [], [], {}
+        cold, warm, kernels, compile_s = [], [], {}, {}
         for _ in range(repeats):
             with tempfile.TemporaryDirectory() as cache:
                 first = run(snippet, cache)
                 second = run(snippet, cache)
             cold.append(first["wall"])
             warm.append(second["wall"])
-            kernels = first["compiled"]
+            kernels, compile_s = first["compiled"], first.get("compile_s", {})
         ratios = [c / w for c, w in zip(cold, warm, strict=True)]
         results[name] = {
             "what": what,
@@ -115,6 +123,7 @@ def measure(rows: list[str], repeats: int) -> dict[str, dict]:
             "cold_over_warm": statistics.median(ratios),
             "kernels_compiled": sum(kernels.values()),
             "kernels": kernels,
+            "compile_s": compile_s,
         }
         print(f"  {what}: cold {results[name]['cold_s']:.1f} s, warm {results[name]['warm_s']:.1f} s", file=sys.stderr)
     return results
@@ -153,8 +162,10 @@ def main() -> None:
     if args.kernels:
         for name, r in results.items():
             print(f"\n{name}:")
-            for kernel, n in sorted(r["kernels"].items(), key=lambda kv: -kv[1]):
-                print(f"  {n:3d}  {kernel}")
+            spent = r["compile_s"]
+            print(f"  compiling: {sum(spent.values()):.1f} s (count, own seconds, kernel)")
+            for kernel, n in sorted(r["kernels"].items(), key=lambda kv: -spent.get(kv[0], 0.0)):
+                print(f"  {n:3d}  {spent.get(kernel, 0.0):5.2f} s  {kernel}")
 
 
 if __name__ == "__main__":

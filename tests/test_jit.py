@@ -247,7 +247,7 @@ def test_a_kernel_compiled_serial_and_parallel_keeps_two_caches() -> None:
     function must not share a cache file, or whichever was cached first serves both."""
     from trente_env import tables
 
-    pairs = ((tables._play_serial, tables._play_parallel), (tables._restart_serial, tables._restart_parallel))
+    pairs = ((tables._play_serial, tables._play_parallel),)
     for serial, threaded in pairs:
         files = {serial._cache._cache_file._index_path, threaded._cache._cache_file._index_path}
         assert len(files) == 2, files

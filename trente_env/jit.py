@@ -10,7 +10,11 @@ Every kernel in the tree is compiled through the decorators of this module, neve
   settling a table, a strategy's step). They read and write the arrays they are given and allocate
   none, so they are compiled without numba's reference counting: with it, every call pays atomic
   increments and decrements on each array argument wherever numba cannot prove them useless, which
-  cost more than the game's logic itself.
+  cost more than the game's logic itself;
+* :func:`inner`: a :func:`hot` helper that only compiled code calls, built without an entry point
+  for Python (small helpers called, not inlined, keep each kernel's first compile short).
+
+No kernel has an entry point for C (numba's ``cfunc`` wrapper: :data:`NO_C_ENTRY`).
 
 **The cache guard.** numba checks a cached function against its own source file only: a kernel
 that calls a function of another file (the table's coup calls the settlement's rule for one box,
@@ -121,6 +125,16 @@ def accepts(options: dict[str, Any]) -> bool:
 
 #: The options :func:`hot` compiles with beside ``cache``: the private ones if numba accepts them.
 HOT_OPTIONS: dict[str, Any] = dict(PRIVATE_OPTIONS) if accepts(PRIVATE_OPTIONS) else {}
+#: Options of numba's CPU target asked for by every kernel: no entry point for C (numba's ``cfunc``
+#: wrapper, which lets a compiled function be passed to another as a first-class value; no kernel
+#: is), code that each kernel's first compile would build and no call would run. Used only if numba
+#: accepts it.
+NO_C_ENTRY: dict[str, Any] = {"no_cfunc_wrapper": True}
+ALL_OPTIONS: dict[str, Any] = dict(NO_C_ENTRY) if accepts(NO_C_ENTRY) else {}
+#: Options asked for by :func:`inner` beside :data:`HOT_OPTIONS`: no entry point for Python either
+#: (used only if numba accepts it).
+NO_PYTHON_ENTRY: dict[str, Any] = {"no_cpython_wrapper": True}
+INNER_OPTIONS: dict[str, Any] = {**HOT_OPTIONS, **(NO_PYTHON_ENTRY if accepts(NO_PYTHON_ENTRY) else {})}
 
 
 def fingerprint(root: Path = ROOT, sources: Sequence[str] = KERNEL_SOURCES) -> str:
@@ -134,7 +148,7 @@ def fingerprint(root: Path = ROOT, sources: Sequence[str] = KERNEL_SOURCES) -> s
         digest.update(b"\0")
     setting = (
         numba.__version__, np.__version__, sys.version, platform.machine(), numba.config.BOUNDSCHECK,
-        numba.config.OPT, sorted(HOT_OPTIONS.items()),
+        numba.config.OPT, sorted(HOT_OPTIONS.items()), sorted(INNER_OPTIONS.items()), sorted(ALL_OPTIONS.items()),
     )  # fmt: skip
     digest.update(repr(setting).encode())
     return digest.hexdigest()[:16]
@@ -261,6 +275,7 @@ announce_compiling()
 def _njit(fn: Callable, **options: Any) -> Callable:
     """``numba.njit`` under the policy: numba's cache folder is ours while the decorator creates
     the function's cache, and the user's again afterwards."""
+    options = {**ALL_OPTIONS, **options}
     if not CACHE:
         return numba.njit(cache=False, **options)(fn)
     before = numba.config.CACHE_DIR
@@ -323,6 +338,13 @@ def hot(fn: Callable) -> Callable:
     return _njit(fn, **HOT_OPTIONS)
 
 
+def inner(fn: Callable) -> Callable:
+    """Compile a :func:`hot` helper that only compiled code calls (cached): numba builds no entry point
+    for Python (which unboxes every argument, every array of a bundle) nor for C, code that each
+    kernel's first compile would pay for and no call would run."""
+    return _njit(fn, **INNER_OPTIONS)
+
+
 @intrinsic
 def prefetch(typingctx: Any, array: Any, index: Any) -> Any:
     """Ask the processor to bring the cache line holding ``array[index]`` (an integer or a tuple of
@@ -383,8 +405,12 @@ __all__ = [
     "COMPILING",
     "COMPILING_UNCACHED",
     "FINGERPRINT",
+    "ALL_OPTIONS",
     "HOT_OPTIONS",
+    "INNER_OPTIONS",
     "KERNEL_SOURCES",
+    "NO_C_ENTRY",
+    "NO_PYTHON_ENTRY",
     "PACKAGES",
     "PRIVATE_OPTIONS",
     "TBB_LIBRARIES",
@@ -398,6 +424,7 @@ __all__ = [
     "fingerprint",
     "hot",
     "inline",
+    "inner",
     "kernel",
     "load_tbb",
     "parallel",

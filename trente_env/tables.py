@@ -297,54 +297,6 @@ def _play_rows(
                 terminated[t] = over  # what the step reports: the session that ended
 
 
-def _play(
-    actions, choices, skip, autoreset, seeds, used, rules, state, record, view, final, at, target, limit, bankroll0,
-):  # fmt: skip
-    """Play one coup on every table not in ``skip``: deal (:func:`~trente_env.croupier.next_coup`),
-    make the bets legal and settle them (:func:`~trente_env.croupier.bet_and_settle`), record, then
-    write the table's observation into its row of ``view.flat`` (parts placed by ``at``) and whether
-    its session is over: ``record.terminated`` (ruin, or ``target`` reached, with nothing in prison)
-    and ``record.truncated`` (``limit`` coups played).
-
-    Table ``t``'s action is ``actions[t]``, or ``actions[choices[t]]`` when ``choices`` holds one
-    entry per table (the discrete form: ``actions`` is then its menu of action rows). A table whose
-    shoe needs a shuffle takes the next seed of its row of ``seeds`` (``used[t]`` of them are taken).
-
-    ``autoreset`` (:data:`NEXT_STEP`, :data:`SAME_STEP` or :data:`NO_AUTORESET`) says what becomes of
-    a table whose session ended: under ``NEXT_STEP`` it is flagged in ``record.pending`` and its
-    next call starts its new session instead of playing (reward 0, neither terminated nor
-    truncated); under ``SAME_STEP`` its observation is copied into row ``t`` of ``final`` (and
-    ``record.ended[t]`` set) before the new session starts at once. ``record.played`` says which
-    tables played a coup. Returns how many tables have used every seed of their row (all of them, not
-    only those that just did).
-    """
-    _check_play(actions, choices, skip, autoreset, seeds, used, state, record)
-    n = state.bankroll.shape[0]
-    _play_rows(
-        0, n, actions, choices, skip, autoreset, seeds, used, rules, state, record, view, final, at, target, limit,
-        bankroll0,
-    )  # fmt: skip
-    return _spent(used, seeds.shape[1])
-
-
-def _play_threads(
-    actions, choices, skip, autoreset, seeds, used, rules, state, record, view, final, at, target, limit, bankroll0,
-):  # fmt: skip
-    """:func:`_play` on numba's threads: the tables are cut into :data:`THREAD_BLOCKS` blocks, each
-    played by one call of :func:`_play_rows` (compiled without reference counting) on some thread.
-    The loop's body is one call, which takes the bundles: see :func:`trente_env.jit.parallel` on
-    numba's parallel loop and named tuples."""
-    _check_play(actions, choices, skip, autoreset, seeds, used, state, record)
-    n = state.bankroll.shape[0]
-    blocks = min(THREAD_BLOCKS, n)
-    for c in numba.prange(blocks):
-        _play_rows(
-            c * n // blocks, (c + 1) * n // blocks, actions, choices, skip, autoreset, seeds, used, rules, state,
-            record, view, final, at, target, limit, bankroll0,
-        )  # fmt: skip
-    return _spent(used, seeds.shape[1])
-
-
 def _prefetch_rows(u, flat, results, couleurs, shoes, pos, prison, coup, placed, back, insured):  # fmt: skip
     """Start fetching the lines of table ``u``'s rows that its coup reads or writes (its observation,
     scoreboard, next cards from ``pos``, prisoners and record), so that they are in cache when the
@@ -439,47 +391,20 @@ def _restart_row(
     pending[t] = False
 
 
-def _restart(rows, state, record, view, at, rules, bankroll0):  # fmt: skip
-    """Start a new session on every table in the ``rows`` mask (:func:`_restart_row`), then write
-    its observation."""
-    bankroll = state.bankroll
-    prison = state.prison
-    coups = state.coups
-    results = state.results
-    couleurs = state.couleurs
-    seen = state.seen
-    needs_shuffle = state.needs_shuffle
-    pos = state.pos
-    terminated = record.terminated
-    pending = record.pending
-    n_cards = state.shoes.shape[1]
-    if rows.shape[0] != bankroll.shape[0]:
-        raise ValueError("_restart: rows need one flag per table")
-    for t in numba.prange(rows.shape[0]):
-        if rows[t]:
-            _restart_row(
-                t, bankroll, prison, coups, results, couleurs, seen, needs_shuffle, pos, terminated, pending, n_cards,
-                bankroll0,
-            )  # fmt: skip
-            _observe_row(t, state, view, at, rules.burn, rules.dead_cards)
-
-
+# What every coup of every table runs stays inlined (called, they cost 10 to 25% of a vector step);
+# what runs when a session ends is called.
 _prefetch_rows = jit.inline(_prefetch_rows)
 _write_one_hot = jit.inline(_write_one_hot)
 _observe_numbers = jit.inline(_observe_numbers)
-_observe_row = jit.inline(_observe_row)
-_keep_final = jit.inline(_keep_final)
-_restart_row = jit.inline(_restart_row)
-_check_play = jit.kernel(_check_play)
-_spent = jit.hot(_spent)
-_play_rows = jit.hot(_play_rows)
-_play_serial = jit.hot(_play)
-_play_parallel = jit.parallel(_play_threads)
-_restart_serial = jit.kernel(_restart)
-_restart_parallel = jit.parallel(_restart)
+_observe_row = jit.inner(_observe_row)
+_keep_final = jit.inner(_keep_final)
+_restart_row = jit.inner(_restart_row)
+_check_play = jit.inner(_check_play)
+_spent = jit.inner(_spent)
+_play_rows = jit.inner(_play_rows)
 
-#: The arguments of :func:`_play`, in order: the fields of :class:`PlayCall`. (``rows`` is the
-#: ``view`` argument: numba reads an attribute ``view`` as the arrays' method.)
+#: The arguments of :func:`_play_rows` but the first two, in order: the fields of :class:`PlayCall`.
+#: (``rows`` is the ``view`` argument: numba reads an attribute ``view`` as the arrays' method.)
 PLAY_ARGS: tuple[str, ...] = (
     "actions", "choices", "skip", "autoreset", "seeds", "used", "rules", "state", "record", "rows", "final", "at",
     "target", "limit", "bankroll0",
@@ -495,12 +420,15 @@ class PlayCallType(numba.types.StructRef):
 
 
 class PlayCall(structref.StructRefProxy):
-    """Every argument of one table's call of :func:`_play`, held by numba as one object (a structref).
+    """The arguments of the tables' kernels, held by numba as one object (a structref): every argument
+    of a single table's step (:func:`_play_held`), and the tables' arrays and rules that
+    :func:`_play`, :func:`_play_threads` and :func:`_restart` read beside the step's own arguments.
 
     A call with its ~30 arrays (in their bundles) as arguments pays numba's conversion of each
-    array, about 1 µs; this object is converted as one pointer, and :func:`_play_held` reads the
-    arrays from it. It holds the very arrays of the :class:`Tables` (numba keeps them alive), which
-    the tables update in place, never replace. Made by :func:`_hold`; not picklable (made again)."""
+    array, about 1 µs; this object is converted as one pointer, and the kernels read the arrays
+    from it. A kernel of few arguments is also quicker to compile, numba's parallel loop most of
+    all. It holds the very arrays of the :class:`Tables` (numba keeps them alive), which the tables
+    update in place, never replace. Made by :func:`_hold`; not picklable (made again)."""
 
 
 structref.define_proxy(PlayCall, PlayCallType, PLAY_ARGS)
@@ -516,16 +444,91 @@ def _hold(
     )  # fmt: skip
 
 
-def _play_held(call):  # fmt: skip
-    """:func:`_play` (the one-thread kernel) on the arguments held by ``call``."""
-    return _play_serial(
-        call.actions, call.choices, call.skip, call.autoreset, call.seeds, call.used, call.rules, call.state,
-        call.record, call.rows, call.final, call.at, call.target, call.limit, call.bankroll0,
+def _play(actions, choices, skip, autoreset, limit, call):  # fmt: skip
+    """Play one coup on every table not in ``skip``: deal (:func:`~trente_env.croupier.next_coup`),
+    make the bets legal and settle them (:func:`~trente_env.croupier.bet_and_settle`), record, then
+    write the table's observation into its row of ``view.flat`` (parts placed by ``at``) and whether
+    its session is over: ``record.terminated`` (ruin, or ``target`` reached, with nothing in prison)
+    and ``record.truncated`` (``limit`` coups played).
+
+    ``call`` holds the tables' arrays and rules (:class:`PlayCall`, made by :func:`_hold`; its own
+    fields for the step are ignored: the step's arguments are given apart). Table ``t``'s action is
+    ``actions[t]``, or ``actions[choices[t]]`` when ``choices`` holds one entry per table (the
+    discrete form: ``actions`` is then its menu of action rows). A table whose shoe needs a shuffle
+    takes the next seed of its row of ``seeds`` (``used[t]`` of them are taken).
+
+    ``autoreset`` (:data:`NEXT_STEP`, :data:`SAME_STEP` or :data:`NO_AUTORESET`) says what becomes of
+    a table whose session ended: under ``NEXT_STEP`` it is flagged in ``record.pending`` and its
+    next call starts its new session instead of playing (reward 0, neither terminated nor
+    truncated); under ``SAME_STEP`` its observation is copied into row ``t`` of ``final`` (and
+    ``record.ended[t]`` set) before the new session starts at once. ``record.played`` says which
+    tables played a coup. Returns how many tables have used every seed of their row (all of them, not
+    only those that just did).
+    """
+    seeds, used, state, record = call.seeds, call.used, call.state, call.record
+    _check_play(actions, choices, skip, autoreset, seeds, used, state, record)
+    _play_rows(
+        0, state.bankroll.shape[0], actions, choices, skip, autoreset, seeds, used, call.rules, state, record,
+        call.rows, call.final, call.at, call.target, limit, call.bankroll0,
     )  # fmt: skip
+    return _spent(used, seeds.shape[1])
 
 
+def _play_threads(actions, choices, skip, autoreset, limit, call):  # fmt: skip
+    """:func:`_play` on numba's threads: the tables are cut into :data:`THREAD_BLOCKS` blocks, each
+    played by one call of :func:`_play_rows` on some thread. The loop's body is that call, which
+    reads the arrays from the held arguments (one object: a loop over few variables is quick to
+    compile) and writes them in an ordinary function: see :func:`trente_env.jit.parallel` on numba's
+    parallel loop and named tuples."""
+    seeds, used, state, record = call.seeds, call.used, call.state, call.record
+    _check_play(actions, choices, skip, autoreset, seeds, used, state, record)
+    n = state.bankroll.shape[0]
+    blocks = min(THREAD_BLOCKS, n)
+    for c in numba.prange(blocks):
+        _play_rows(
+            c * n // blocks, (c + 1) * n // blocks, actions, choices, skip, autoreset, call.seeds, call.used,
+            call.rules, call.state, call.record, call.rows, call.final, call.at, call.target, limit, call.bankroll0,
+        )  # fmt: skip
+    return _spent(used, seeds.shape[1])
+
+
+def _play_held(call):  # fmt: skip
+    """:func:`_play` on the arguments held by ``call``, those of the step included (the single
+    table's: its action row, or its choice in the menu). It calls :func:`_play_rows` itself, one
+    compiled layer fewer on the single table's path."""
+    actions, choices, skip, autoreset = call.actions, call.choices, call.skip, call.autoreset
+    seeds, used, state, record = call.seeds, call.used, call.state, call.record
+    _check_play(actions, choices, skip, autoreset, seeds, used, state, record)
+    _play_rows(
+        0, state.bankroll.shape[0], actions, choices, skip, autoreset, seeds, used, call.rules, state, record,
+        call.rows, call.final, call.at, call.target, call.limit, call.bankroll0,
+    )  # fmt: skip
+    return _spent(used, seeds.shape[1])
+
+
+def _restart(rows, call):  # fmt: skip
+    """Start a new session on every table in the ``rows`` mask (:func:`_restart_row`), then write
+    its observation; the tables' arrays are read from ``call``."""
+    state, record, view, at, rules = call.state, call.record, call.rows, call.at, call.rules
+    bankroll = state.bankroll
+    n_cards = state.shoes.shape[1]
+    if rows.shape[0] != bankroll.shape[0]:
+        raise ValueError("_restart: rows need one flag per table")
+    for t in range(rows.shape[0]):
+        if rows[t]:
+            _restart_row(
+                t, bankroll, state.prison, state.coups, state.results, state.couleurs, state.seen, state.needs_shuffle,
+                state.pos, record.terminated, record.pending, n_cards, call.bankroll0,
+            )  # fmt: skip
+            _observe_row(t, state, view, at, rules.burn, rules.dead_cards)
+
+
+# Reading a structref needs numba's reference counting: these are not hot (the coup loop they call is).
 _hold = jit.kernel(_hold)
-_play_held = jit.kernel(_play_held)  # reading a structref needs numba's reference counting: not hot
+_play_held = jit.kernel(_play_held)
+_play_serial = jit.kernel(_play)
+_play_parallel = jit.parallel(_play_threads)
+_restart_serial = jit.kernel(_restart)
 
 #: Seeds drawn at once from a table's generator (the seeds of its next shuffles, used in order).
 SEED_BATCH = 64
@@ -717,12 +720,13 @@ class Tables:
         #: the discrete form's action rows, for :meth:`choose_one` (None: no menu)
         self.menu = None if menu is None else _of_one_type(menu, np.float64)
         self._held: list[Callable[[], Any]] = []  # the single table's two calls, once made (_hold_calls)
+        self._call_held: PlayCall | None = None  # the kernels' arguments in one object, once made (_tables_call)
         self._entries: dict = {}  # each kernel's compiled entry point, once called (see _call)
         self.generators: list[np.random.Generator | np.random.BitGenerator] = []
         self._bit_generators: list[np.random.BitGenerator] = []  # the generators' bit generators (seed)
         parallel = n >= PARALLEL_FROM if threads is None else bool(threads)
         self._play_kernel = _play_parallel if parallel else _play_serial
-        self._restart_kernel = _restart_parallel if parallel else _restart_serial
+        self._restart_kernel = _restart_serial  # (some 50 ns a table: not worth numba's threads)
         self._all = np.ones(n, dtype=np.bool_)
         self._spent = n  # tables whose every drawn seed is used (all, before the first draw)
         self.reset_rows()  # every observation written, the one-hot scoreboard included
@@ -744,8 +748,7 @@ class Tables:
         shuffled before the next coup. The observations of those tables are rewritten.
         """
         mask = self._all if rows is None else self._mask(rows, "rows")
-        args = (mask, self.state, self.record, self.view, self.at, self.table_rules, self.initial_bankroll)
-        self._call(self._restart_kernel, args)
+        self._call(self._restart_kernel, (mask, self._tables_call()))
 
     def play(self, actions: np.ndarray, skip: np.ndarray | None = None) -> None:
         """Play one coup on every table (except the ``skip`` mask) with ``actions`` of shape (n, 12).
@@ -792,11 +795,17 @@ class Tables:
         if self.n != 1:
             raise ValueError(f"play_one and choose_one play a single table; these are {self.n}")
         menu = self._one_action if self.menu is None else self.menu
-        choose = (menu, self._one_choice, *self._one_args[2:])
-        for args in (self._one_args, choose):
-            held = _hold(*args)
+        choose = _hold(menu, self._one_choice, *self._one_args[2:])
+        for held in (self._tables_call(), choose):
             self._held.append(functools.partial(jit.compiled_entry(_play_held, (held,)), held))
         return self._held
+
+    def _tables_call(self) -> PlayCall:
+        """The kernels' arguments in one :class:`PlayCall` (those of the single table's step with them:
+        its own action row, no autoreset, no limit), made once."""
+        if self._call_held is None:
+            self._call_held = _hold(*self._one_args)
+        return self._call_held
 
     def step(
         self, actions: np.ndarray, choices: np.ndarray | None = None, *, autoreset: int, limit: int | None = None
@@ -824,7 +833,7 @@ class Tables:
             actions = self._one_action
         else:  # int64 rows (the action space's samples, SB3's actions) as they are: a kernel entry of their own
             actions = _of_one_type(actions, np.int64 if actions.dtype == np.int64 else np.float64)
-        args = (actions, choices, skip, autoreset, *self._args, limit, self.initial_bankroll)
+        args = (actions, choices, skip, autoreset, limit, self._tables_call())
         self._spent = self._call(self._play_kernel, args)
 
     def _draw_seeds(self) -> None:
@@ -868,7 +877,8 @@ class Tables:
         """Run ``kernel`` on ``args``, through its compiled entry point after the first call.
 
         Every argument of the table's kernels but the first has one type for the life of the tables:
-        the bundles and scalars are fixed when the tables are built, and the masks are made bool
+        the held arguments (:meth:`_tables_call`) and the scalars are fixed when the tables are built
+        (a held object is converted as one pointer, not array by array), and the masks are made bool
         arrays, C-contiguous, writable and aligned (:func:`_of_one_type`). The first (the actions,
         or the mask of :meth:`reset_rows`) is such an array of one of a few dtypes (the actions
         float64, or int64 as the action space samples them: no copy of the batch), and each kernel
@@ -888,6 +898,7 @@ class Tables:
         state = self.__dict__.copy()
         state["_entries"] = {}  # compiled functions: found again after unpickling
         state["_held"] = []  # numba's objects, which hold the arrays: made again after unpickling
+        state["_call_held"] = None
         return state
 
     def cards(self, i: int) -> tuple[np.ndarray, np.ndarray]:
