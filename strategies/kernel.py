@@ -379,8 +379,8 @@ def want(s: np.ndarray, k: np.ndarray, f: np.ndarray, row: int) -> tuple[int, in
         side = s[SIDE] if k[K_FOLLOW] != 0 else 1 - s[SIDE]
         return k[K_BOX] + side, k[K_BASE]
     if kind == Kind.RANDOM:
-        pick = uniform(k[K_SEED], row, s[EPISODES], s[COUP], 0)
-        go = uniform(k[K_SEED], row, s[EPISODES], s[COUP], 1) < f[F_P_BET]
+        pick = uniform(k[K_SEED], row, s[EPISODES], s[COUP], np.int64(0))  # typed: one compile, not one per literal
+        go = uniform(k[K_SEED], row, s[EPISODES], s[COUP], np.int64(1)) < f[F_P_BET]
         n = k[K_COUNT]
         if (n < 1) | (K_LIST + n > k.size):
             raise ValueError("want: the random bettor has no boxes to draw from")

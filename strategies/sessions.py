@@ -106,8 +106,10 @@ def _play_block(systems, rules, plan, rows, seeds, out, short):  # fmt: skip
         key = np.int64(seeds[i, 0] >> np.uint64(1))  # the session's key (session_keys)
         dealt = 0
         shuffles = 0
-        pos = 0
-        needs_shuffle = True
+        # typed from the start: a literal first value (0, True) has numba compile every kernel it
+        # reaches twice, once for the literal and once for the loop's int64 / bool
+        pos = np.int64(0)
+        needs_shuffle = np.bool_(True)
         for j in range(n_systems):
             k = params[j]
             f = floats[j]
@@ -121,9 +123,9 @@ def _play_block(systems, rules, plan, rows, seeds, out, short):  # fmt: skip
             kernel.new_session(state, k)
             prison[:] = 0.0
             money_in_hand = bankroll  # the table's bankroll
-            last_result = NO_COUP
+            last_result = np.int64(NO_COUP)
             board[:] = NO_COUP
-            last_couleur = UNDECIDED
+            last_couleur = np.int64(UNDECIDED)
             start = 0.0
             gained = 0.0  # the session's net result
             peak = bankroll
@@ -135,7 +137,7 @@ def _play_block(systems, rules, plan, rows, seeds, out, short):  # fmt: skip
             b_hits = 0
             active = True
             gone = False
-            c = 0
+            c = np.int64(0)
             while c < horizon:
                 free = is_free(prison)
                 if c >= coups:
