@@ -159,6 +159,39 @@ def dask_client(backend: Backend, workers: int, scratch: Path) -> Iterator[Any]:
         yield client
 
 
+def warm_worker() -> float:
+    """On a worker: have the compiled session loop ready, one process of the machine at a time.
+
+    The kernels are cached per machine (:data:`trente_env.jit.CACHE_DIR`, shared by every worker
+    process of a user); workers that start together would each compile them side by side. Under a
+    lock in that folder the first compiles and fills the cache, and the others then load it. Returns
+    the seconds this worker spent (waiting included)."""
+    import time
+
+    from strategies.registry import make_strategy
+    from strategies.sessions import play_compiled
+    from trente_env import jit
+    from trente_env.rules import get_rules
+
+    start = time.perf_counter()
+    with contextlib.ExitStack() as stack:
+        if jit.CACHE:
+            with contextlib.suppress(ImportError, OSError):  # no lock where the system has none
+                import fcntl
+
+                held = stack.enter_context(open(jit.CACHE_DIR / ".compiling.lock", "a"))  # noqa: SIM115
+                fcntl.flock(held, fcntl.LOCK_EX)  # released when the file closes
+        rules = get_rules("classic")
+        play_compiled([make_strategy("flat", rules)], rules, 10.0, 2, [0])
+    return time.perf_counter() - start
+
+
+def warm_workers(client: Any) -> dict[str, float]:
+    """:func:`warm_worker` on every worker of ``client``: ``{"seconds": the slowest, "workers": n}``."""
+    seconds = client.run(warm_worker)
+    return {"seconds": max(seconds.values(), default=0.0), "workers": len(seconds)}
+
+
 @contextlib.contextmanager
 def _workers_ignore_ctrl_c() -> Iterator[None]:
     """Start processes that ignore Ctrl-C: they share the terminal's process group, and stopping

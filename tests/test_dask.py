@@ -120,8 +120,9 @@ def test_bad_backends_on_the_command_line(backend: str, message: str, tmp_path: 
 @pytest.mark.timeout(300)
 def test_a_local_cluster_gives_the_same_files_to_the_byte(tmp_path: Path, local_run: dict[str, bytes]) -> None:
     out = tmp_path / "dask"
-    run_tournament(_config(), out, workers=2, plots=False, backend=Backend("dask"))
+    document = run_tournament(_config(), out, workers=2, plots=False, backend=Backend("dask"))
     assert _files(out) == local_run
+    assert document["workers_warm_up"]["workers"] == 2 and document["workers_warm_up"]["seconds"] > 0
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["backend"] == "dask" and manifest["complete"]
     assert not [p for p in out.iterdir() if p.name.startswith(".dask-")]  # its scratch folder is gone
@@ -304,3 +305,23 @@ def test_a_bad_backend_of_each_command_is_one_line(command: str) -> None:
     result = runner.invoke(app, [command, "--backend", "dask://nowhere"])
     assert result.exit_code == 2, result.output
     assert result.stderr.count("\n") == 1 and "unknown --backend 'dask://nowhere'" in result.stderr
+
+
+_WARM = """
+import json, numba.core.event as event
+from experiments.backends import warm_worker
+with event.install_recorder("numba:compile") as recorder:
+    warm_worker()
+print(json.dumps(sum(1 for _, e in recorder.buffer if e.is_start)))
+"""
+
+
+@pytest.mark.slow  # a fresh cache: the session loop compiled once (seconds to a minute on a busy machine)
+@pytest.mark.timeout(600)
+def test_the_workers_of_one_machine_compile_the_session_loop_once(tmp_path: Path) -> None:
+    """Two worker processes of one machine start together on an empty cache: one compiles the kernels,
+    the other waits for the machine's lock and loads them from the cache (no compile of its own)."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    workers = [subprocess.Popen([sys.executable, "-c", _WARM], stdout=subprocess.PIPE, env=env) for _ in range(2)]
+    compiles = sorted(int(w.communicate(timeout=540)[0]) for w in workers)
+    assert compiles[0] == 0 and compiles[1] > 0, compiles

@@ -206,6 +206,16 @@ def _timing(document: dict[str, Any]) -> str:
     if not rate:
         return f"Nothing left to play: its {total:,} session-coups were all played before."
     played = round(rate * seconds)
+    warm = document.get("workers_warm_up")
+    compiled = (
+        f" The {warm['workers']} workers had the compiled loop ready in {warm['seconds']:.1f} s (compiled once a "
+        "machine, loaded by the others)."
+        if warm
+        else ""
+    )
     if played < total:
-        return f"{total:,} session-coups, {played:,} of them played now in {seconds:.1f} s ({rate:,.0f} per second)."
-    return f"{total:,} session-coups in {seconds:.1f} s ({rate:,.0f} per second)."
+        return (
+            f"{total:,} session-coups, {played:,} of them played now in {seconds:.1f} s ({rate:,.0f} per second)."
+            + compiled
+        )
+    return f"{total:,} session-coups in {seconds:.1f} s ({rate:,.0f} per second)." + compiled

@@ -48,7 +48,7 @@ SUMMARY_COLUMNS = (
 #: What a run's document says about this one run (how long it took, where its folder is), kept out
 #: of ``results.json`` so that the file is the same to the byte for the same tournament wherever and
 #: however it was played; ``manifest.json`` records the time.
-RUN_KEYS = ("seconds", "session_coups_per_second", "out")
+RUN_KEYS = ("seconds", "session_coups_per_second", "out", "workers_warm_up")
 
 
 def write_outputs(

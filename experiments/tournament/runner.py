@@ -23,7 +23,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from experiments.backends import LOCAL, Backend, dask_client, run_on_dask
+from experiments.backends import LOCAL, Backend, dask_client, run_on_dask, warm_workers
 from experiments.console import progress_bar, say, status
 from experiments.errors import TournamentError
 from experiments.tournament.checkpoints import (
@@ -425,11 +425,13 @@ def _play_here(
             "last few dozen cards): expect hundreds of times fewer session-coups per second than a system"
         )
     start = time.perf_counter()
+    warmed = None
     with contextlib.ExitStack() as stack, progress_bar(progress) as bar:
         client = None
         if backend.kind == "dask" and not done.all():
             scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix=".dask-", dir=out))
             client = stack.enter_context(dask_client(backend, workers, Path(scratch)))
+            warmed = warm_workers(client)
         task = bar.add_task("tournament (session-coups)", total=work)
         try:
             run_tasks(config, blocks, done, workers, lambda k: bar.advance(task, k), max_tasks, saved, client)
@@ -447,6 +449,8 @@ def _play_here(
             doing("summing up: intervals, verdicts, risk")
             document = summarize(config, sessions, delta)
             document["seconds"] = seconds
+            if warmed is not None:  # the workers' first use: one compile per machine, the others load it
+                document["workers_warm_up"] = warmed
             document["session_coups"] = work
             document["session_coups_per_second"] = played / seconds if not nothing_left and seconds > 0 else None
             document["out"] = str(out)
