@@ -21,6 +21,8 @@ point long, as in the sparse chain.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from strategies.risk_states import STAKED, canonical, decide, hash_state
@@ -36,7 +38,52 @@ SRC, FIRST, END, SHIFT, DST = range(5)
 #: What :func:`plan` returns beside its counts.
 OK, NO_ROOM, OFF_GRID = range(3)
 
-__all__ = ["CLASS_FLOATS", "NO_ROOM", "OFF_GRID", "OK", "apply", "plan", "prefix", "trim"]
+__all__ = ["CLASS_FLOATS", "NO_ROOM", "OFF_GRID", "OK", "Game", "Held", "Next", "apply", "plan", "prefix", "trim"]
+
+
+class Game(NamedTuple):
+    """What every coup of a session's chain is played with."""
+
+    k: np.ndarray  #: the system's int parameters (:meth:`~strategies.base.Strategy.kernel_params`)
+    f: np.ndarray  #: its float parameters
+    table: object  #: the table's :class:`~trente_env.croupier.TableRules`
+    coups: int  #: the session's coups
+    start: float  #: the session's starting bankroll, as the system sees it
+    g: float  #: the money grid's step
+    start_at: int  #: the grid index of the start
+    ruin_below: int  #: the first grid index at or above the table minimum
+    branches: np.ndarray  #: the system's choice as chance: (box, probability) rows
+    outcomes: np.ndarray  #: a coup's (result, couleur, probability) rows
+    line: bool  #: a Labouchère line in the state row
+    rigged: bool  #: the table reads the last result
+
+
+class Held(NamedTuple):
+    """The classes held before a coup: class ``i`` is row ``i`` of ``keys`` (its state row and last
+    result) and ``values`` (prisoners, decision), with its window of ``ln[i]`` grid points from index
+    ``lo[i]``, whose probabilities start at ``off[i]`` of the pool and whose running sums start at
+    ``off[i] + i`` of ``pref``."""
+
+    keys: np.ndarray
+    values: np.ndarray
+    lo: np.ndarray
+    ln: np.ndarray
+    off: np.ndarray
+    pref: np.ndarray
+
+
+class Next(NamedTuple):
+    """Where :func:`plan` writes: the classes after the coup (found through the hash table
+    ``hashes``; windows from ``lo`` to ``hi``), the moves and their factors, the expectations."""
+
+    hashes: np.ndarray
+    keys: np.ndarray
+    values: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    moves: np.ndarray
+    factors: np.ndarray
+    acc: np.ndarray
 
 
 @jit.kernel
@@ -116,16 +163,20 @@ def _move(moves, factors, r, src, first, end, shift, dst, factor):
 
 
 @jit.kernel
-def plan(
-    keys, values, lo, ln, off, pref, n, k, f, table, c, coups, start, g, start_at, ruin_below, branches, outcomes,
-    line, rigged, hashes, new_keys, new_values, new_lo, new_hi, moves, factors, acc,
-):  # fmt: skip
+def plan(game, held, n, c, out):
     """Coup ``c`` for every class: settle its decision on each outcome (a shift of its window), end the
     sessions ruined, and split what is left into runs of money that decide the next coup alike, each
-    a move to the class it leads to. ``start_at``: the grid index of the session's start;
-    ``ruin_below``: the first index at or above the table minimum. Returns (status, classes, moves,
+    a move to the class it leads to: from the ``n`` classes ``held`` (:class:`Held`) into ``out``
+    (:class:`Next`), under ``game`` (:class:`Game`). Returns (status, classes, moves,
     first and last money index where a session ends); status :data:`OK`, :data:`NO_ROOM` (more
     classes or moves than the arrays hold) or :data:`OFF_GRID` (a payout off the grid)."""
+    k, f, table, coups, start, g = game.k, game.f, game.table, game.coups, game.start, game.g
+    start_at, ruin_below, branches, outcomes, line, rigged = (
+        game.start_at, game.ruin_below, game.branches, game.outcomes, game.line, game.rigged
+    )  # fmt: skip
+    keys, values, lo, ln, off, pref = held.keys, held.values, held.lo, held.ln, held.off, held.pref
+    hashes, new_keys, new_values, new_lo, new_hi = out.hashes, out.keys, out.values, out.lo, out.hi
+    moves, factors, acc = out.moves, out.factors, out.acc
     width = keys.shape[1] - 1
     s = np.empty(width, np.int64)
     first_s = np.empty(width, np.int64)

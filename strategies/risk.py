@@ -351,8 +351,10 @@ class _Chain:
         off = np.arange(n, dtype=np.int64)
         pool = probs.copy()
         final_lo, final = int(at), np.zeros(1)  # where sessions end: probability by money index
-        start_at = int(at)
-        ruin_below = int(np.ceil(self.rules.table_min / g))
+        game = money.Game(
+            self.k, self.f, self.table, self.coups, self.start, g, int(at), int(np.ceil(self.rules.table_min / g)),
+            self.branches, self.outcomes, self.line, self.rigged,
+        )  # fmt: skip
         width = self.width
         classes, room = max(16, 4 * n), max(64, 16 * n)
         largest = n
@@ -372,11 +374,10 @@ class _Chain:
                 moves = np.empty((room, 5), np.int64)
                 factors = np.empty(room)
                 step_acc = np.zeros_like(acc)
-                status, m, r, end_lo, end_hi = money.plan(
-                    keys, values, lo, ln, off, pref, n, self.k, self.f, self.table, c, self.coups, self.start, g,
-                    start_at, ruin_below, self.branches, self.outcomes, self.line, self.rigged,
-                    np.empty(size, np.int64), new_keys, new_values, new_lo, new_hi, moves, factors, step_acc,
-                )  # fmt: skip
+                held = money.Held(keys, values, lo, ln, off, pref)
+                hashes = np.empty(size, np.int64)
+                out = money.Next(hashes, new_keys, new_values, new_lo, new_hi, moves, factors, step_acc)
+                status, m, r, end_lo, end_hi = money.plan(game, held, n, c, out)
                 if status == money.OFF_GRID:
                     raise _OffGrid
                 if status == money.OK:
