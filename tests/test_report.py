@@ -14,8 +14,10 @@ import pytest
 from typer.testing import CliRunner
 
 from experiments.cli import app
-from experiments.teaching.page import GLOSSARY
+from experiments.teaching.page import glossary, rules_text
 from experiments.teaching.report import build_report
+from trente_env.odds import house_edges
+from trente_env.rules import get_rules
 
 runner = CliRunner()
 CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
@@ -79,7 +81,7 @@ def test_a_report_from_a_tournament_folder(tournament: Path) -> None:
                  "How often Rouge wins after k decided coups", "How often Couleur wins", "The rules",
                  "Glossary", "Français", "house edge, Noir/Rouge", "1.1208%"]:  # fmt: skip
         assert text in page, text
-    for term, english, french in GLOSSARY:
+    for term, english, french in glossary(get_rules("classic")):
         assert f"<td>{html.escape(term)}</td><td>{html.escape(english)}</td><td lang='fr'>{html.escape(french)}" in page
     assert "<script>alert(1)</script>" not in page  # the tournament's text is escaped
     images = re.findall(r'<img src="([^"]*)"', page)
@@ -322,3 +324,23 @@ def test_the_rules_section_describes_the_table_the_tournament_played(tmp_path: P
     assert '<td class="l">refait rule</td><td>half</td>' in rules
     half = house_edges(get_rules("classic", refait=Refait.HALF), first_coup(6)).noir
     assert f"{half:.4%}" in rules and f"{house_edges(get_rules('classic'), first_coup(6)).noir:.4%}" not in rules
+
+
+@pytest.mark.parametrize("preset", ["classic", "partage", "quarter-partage", "choice"])
+def test_the_glossary_and_the_rules_say_what_a_refait_costs_at_this_table(preset):
+    """The texts read the rule: a table where the refait takes a quarter never tells students it takes
+    half or sends the stake to prison, and the edge printed is the table's exact one."""
+    rules = get_rules(preset) if preset != "quarter-partage" else get_rules("partage").replace(refait="quarter")
+    words = {term: (english, french) for term, english, french in glossary(rules)}
+    english, french = words["refait"]
+    said = " ".join(rules_text(rules))
+    assert f"{house_edges(rules).noir:.2%}" in said
+    if preset == "classic":
+        assert "prison" in english and "prison" in french and "half" not in english
+    elif preset == "quarter-partage":
+        assert "a quarter" in english and "le quart" in french and "prison" not in english
+        assert "a quarter" in said and "half" not in said and "prison" not in said
+    elif preset == "partage":
+        assert "half" in english and "la moitié" in french and "prison" not in english
+    else:
+        assert "prison" in english and "half" in english

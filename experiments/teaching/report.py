@@ -40,7 +40,7 @@ from experiments.console import say
 from experiments.errors import LabError, load_rules
 from experiments.files import atomic_write_text, check_output_file
 from experiments.teaching.fallacy import fallacy_report, plot_streaks, plot_systems, system_label
-from experiments.teaching.page import CHECK_SCRIPT, CSP, GLOSSARY, RULES_TEXT, STYLE
+from experiments.teaching.page import CHECK_SCRIPT, CSP, STYLE, glossary, rules_text
 from trente_env.odds import first_coup, house_edges
 from trente_env.rules import RuleSet
 
@@ -396,7 +396,7 @@ def rules_section(rules: RuleSet, name: str) -> str:
     table is called, its preset with any overrides)."""
     odds = first_coup(rules.decks)
     edges = house_edges(rules, odds)
-    items = "".join(f"<li>{_e(text)}</li>" for text in RULES_TEXT)
+    items = "".join(f"<li>{_e(text)}</li>" for text in rules_text(rules))
     values = [
         ("decks", rules.decks),
         ("cut card (cards from the end)", rules.cut_card),
@@ -417,8 +417,10 @@ def rules_section(rules: RuleSet, name: str) -> str:
     )
 
 
-def glossary_section() -> str:
-    rows = "".join(f"<tr><td>{_e(a)}</td><td>{_e(b)}</td><td lang='fr'>{_e(c)}</td></tr>" for a, b, c in GLOSSARY)
+def glossary_section(rules: RuleSet) -> str:
+    """The bilingual glossary at the table of ``rules`` (:func:`~experiments.teaching.page.glossary`)."""
+    words = glossary(rules)
+    rows = "".join(f"<tr><td>{_e(a)}</td><td>{_e(b)}</td><td lang='fr'>{_e(c)}</td></tr>" for a, b, c in words)
     return (
         '<table class="gloss"><thead><tr><th class="l">term / terme</th><th class="l">English</th>'
         f'<th class="l">Français</th></tr></thead><tbody>{rows}</tbody></table>'
@@ -540,7 +542,7 @@ def build_report(
     fallacy_body += "".join(_img(d, n, KNOWN_PLOTS[n]) for n, d in plots if n in ("fallacy.png", "systems.png"))
     sections.append(("fallacy", "The gambler's fallacy: streaks carry no information", fallacy_body))
     sections.append(("rules", "The rules", rules_section(table, table_name)))
-    sections.append(("glossary", "Glossary · Glossaire", glossary_section()))
+    sections.append(("glossary", "Glossary · Glossaire", glossary_section(table)))
     nav = "".join(f'<a href="#{sid}">{_e(title.split(":")[0])}</a>' for sid, title, _ in sections)
     content = "".join(f'<section id="{sid}"><h2>{_e(title)}</h2>{body}</section>' for sid, title, body in sections)
     now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
