@@ -81,11 +81,12 @@ def test_the_shipped_config_has_every_algorithm(algo: str) -> None:
     config = load_config(algo)
     assert config.hyper, algo
     # the witness configuration (docs/rl.md): no discount (a coup's stake is settled on that coup) and,
-    # where the algorithm has an entropy bonus, none left from mid-run on (it pays the policy to bet at
-    # random): either none at all, or one that the schedule brings to 0 within the run
+    # where the algorithm has an entropy bonus, none left for the last fifth of the run at least (it pays
+    # the policy to bet at random; the policy needs bonus-free steps to settle on sitting out): either
+    # none at all, or one that the schedule brings to 0 within the run
     assert config.hyper["gamma"] == 0.0
     if config.hyper.get("ent_coef", 0.0) > 0:
-        assert 0 < config.train.ent_decay <= 0.5
+        assert 0 < config.train.ent_decay <= 0.8
         decay = entropy_schedule(config.hyper["ent_coef"], 0, 1_000_000, config.train.ent_decay)
         assert decay(0) == config.hyper["ent_coef"] and decay(config.train.ent_decay * 1_000_000) == 0.0
     assert config.train.n_envs >= 1 and config.train.stake_levels == (1, 5, 25, 100)
