@@ -1,6 +1,7 @@
 """Statistics of the return per unit staked (every command uses this estimator), the tournament's
-verdicts, and the interval of a frequency (the fallacy table). The one home of trente-lab's
-estimators and of the normal quantile ``z`` behind every interval it prints.
+verdicts, and the interval of a frequency (the fallacy table). The estimators the engine shares
+(the normal quantile ``z`` behind every interval trente-lab prints, :func:`ratio_estimate`, a mean's
+interval) live below every package, in :mod:`trente_env.estimate`; this module re-exports them.
 
 **Sessions are the independent units** (docs/rules.md#sessions-are-the-independent-units). Session ``i``
 of a system stakes ``x_i`` in total and ends ``y_i`` up or down (net result, prisoners settled). The
@@ -50,69 +51,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from statistics import NormalDist
 
 import numpy as np
 
-_NORMAL = NormalDist()
-
-
-@dataclass(frozen=True)
-class RatioEstimate:
-    """A ratio of totals over sessions with its delta-method standard error and interval."""
-
-    ratio: float  #: sum(y) / sum(x); NaN when nothing was staked
-    se: float  #: standard error (delta method over sessions)
-    ci_low: float
-    ci_high: float
-    n: int  #: sessions
-    level: float  #: confidence level of the interval
-
-    def as_dict(self) -> dict[str, float]:
-        return asdict(self)
-
-
-def z_quantile(level: float) -> float:
-    """The two-sided normal quantile of a ``level`` interval (1.959964 for 0.95)."""
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"a confidence level is in (0, 1), got {level}")
-    return _NORMAL.inv_cdf(0.5 + level / 2)
-
-
-def normal_quantile(p: float) -> float:
-    """The one-sided standard normal quantile: ``P(Z < q) = p`` (1.644854 for 0.95, 0 for 0.5)."""
-    if not 0.0 < p < 1.0:
-        raise ValueError(f"a probability is in (0, 1), got {p}")
-    return _NORMAL.inv_cdf(p)
-
-
-#: The standard normal quantile of a two-sided 95% interval (1.959964).
-Z95 = z_quantile(0.95)
-
-
-def ratio_estimate(y: np.ndarray, x: np.ndarray, level: float = 0.95) -> RatioEstimate:
-    """``sum(y) / sum(x)`` with a delta-method interval over the sessions (see the module docstring).
-
-    :param y: per-session net result (units).
-    :param x: per-session total staked (units, >= 0).
-    :param level: confidence level of the interval.
-    """
-    y = np.asarray(y, dtype=np.float64)
-    x = np.asarray(x, dtype=np.float64)
-    if y.shape != x.shape or y.ndim != 1:
-        raise ValueError("y and x must be 1-d arrays of the same length (one entry per session)")
-    n = y.size
-    total = x.sum()
-    if n == 0 or total <= 0:
-        nan = float("nan")
-        return RatioEstimate(nan, nan, nan, nan, n, level)
-    ratio = float(y.sum() / total)
-    if n < 2:
-        return RatioEstimate(ratio, float("nan"), float("nan"), float("nan"), n, level)
-    d = y - ratio * x
-    se = float(math.sqrt((d @ d) / (n - 1) / n) / (total / n))
-    z = z_quantile(level)
-    return RatioEstimate(ratio, se, ratio - z * se, ratio + z * se, n, level)
+from trente_env.estimate import NORMAL, Z95, RatioEstimate, normal_quantile, ratio_estimate, z_quantile
 
 
 def bootstrap_ratio(
@@ -136,9 +78,9 @@ def z_pvalue(z: float, alternative: str = "two-sided") -> float:
     if math.isnan(z):
         return float("nan")
     if alternative == "two-sided":
-        return 2.0 * (1.0 - _NORMAL.cdf(abs(z)))
+        return 2.0 * (1.0 - NORMAL.cdf(abs(z)))
     if alternative == "greater":
-        return 1.0 - _NORMAL.cdf(z)
+        return 1.0 - NORMAL.cdf(z)
     raise ValueError(f"alternative must be 'two-sided' or 'greater', got {alternative!r}")
 
 
@@ -147,8 +89,8 @@ def tost_pvalue(difference: float, se: float, delta: float) -> float:
     p-values of "difference <= -delta" and "difference >= +delta" (NaN without a standard error)."""
     if not se > 0 or math.isnan(difference):
         return float("nan")
-    lower = 1.0 - _NORMAL.cdf((difference + delta) / se)
-    upper = _NORMAL.cdf((difference - delta) / se)
+    lower = 1.0 - NORMAL.cdf((difference + delta) / se)
+    upper = NORMAL.cdf((difference - delta) / se)
     return max(lower, upper)
 
 

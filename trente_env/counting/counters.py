@@ -47,6 +47,7 @@ from trente_env.counting.advantage import (
 from trente_env.counting.removal import LinearCount, effects_of_removal, linear_count
 from trente_env.croupier import bet_and_settle, next_coup, table_rules
 from trente_env.dealer import shuffle, shuffle_seeds
+from trente_env.estimate import Interval, ratio_estimate
 from trente_env.odds import (
     COUPLED_CARDS,
     EXACT,
@@ -299,21 +300,6 @@ def _study(
 
 
 @dataclass(frozen=True)
-class Interval:
-    """A mean with its 95% confidence interval (normal approximation over independent shoes)."""
-
-    mean: float
-    low: float
-    high: float
-
-    @classmethod
-    def of(cls, x: np.ndarray) -> Interval:
-        x = np.asarray(x, dtype=float)
-        half = 1.959964 * x.std(ddof=1) / np.sqrt(x.size) if x.size > 1 else np.inf
-        return cls(float(x.mean()), float(x.mean() - half), float(x.mean() + half))
-
-
-@dataclass(frozen=True)
 class ShoeStudy:
     """The perfect and the linear counter over the same dealt shoes (see the module's notes).
 
@@ -354,11 +340,7 @@ class ShoeStudy:
     def capture(self) -> Interval:
         """The share of the perfect counter's expected gain that the linear counter gets: a ratio of
         means, its interval by the delta method over shoes."""
-        a, b = self.linear_expected, self.expected
-        ratio = a.mean() / b.mean() if b.mean() > 0 else np.nan
-        resid = a - ratio * b
-        half = 1.959964 * resid.std(ddof=1) / np.sqrt(a.size) / b.mean() if b.mean() > 0 else np.nan
-        return Interval(float(ratio), float(ratio - half), float(ratio + half))
+        return Interval.of_ratio(ratio_estimate(self.linear_expected, self.expected))
 
     def summary(self) -> dict[str, object]:
         """The study's figures as plain data (the depth table apart: :func:`best_ev_by_depth`)."""
