@@ -1,5 +1,5 @@
 """Card counting's odds: microseconds per evaluation of the next coup by cards left, against the
-value-only ``odds.shoe_odds`` timed in the same run, and the wall time of the perfect-counter study.
+value-only ``odds.coup_odds`` timed in the same run, and the wall time of the perfect-counter study.
 
     python benchmarks/bench_counting.py [--samples 7] [--repeats 20] [--shoes 2000]
 
@@ -7,10 +7,10 @@ At each depth (312, 200, 104, 52, 26 and 13 cards left) the unseen cards of ``sa
 shoes shuffled by the dealer are evaluated by:
 
 * ``compiled``: the compiled evaluator that the study (and a tournament's session loop) calls,
-  ``counting.evaluate_into``: exact, coupled rows or with replacement, as ``shoe_odds`` chooses;
+  ``odds.evaluate_into``: exact, coupled rows or with replacement, as ``shoe_odds`` chooses;
 * ``shoe_odds``: the same from Python (validation and the result's dataclass included);
 * ``exact_odds``: the exact odds, colour included;
-* ``reference``: ``odds.shoe_odds``, today's exact value-only odds (one run per depth: seconds).
+* ``reference``: ``odds.coup_odds``, today's exact value-only odds (one run per depth: seconds).
 
 Figures are medians over the samples (the fast paths: the best of three batches of ``repeats``
 calls each); ratios are taken within this run because shared machines are noisy. The study deals
@@ -29,9 +29,9 @@ import numpy as np
 
 from trente_env import odds
 from trente_env.cards import CARD_BLACK, CARD_VALUE, new_shoe
-from trente_env.counting import COUPLED_CARDS, EXACT_BOX, METHODS, N_OUT, evaluate_into, exact_odds, nodes, shoe_odds
 from trente_env.counting.counters import study_shoes
 from trente_env.dealer import shuffle, shuffle_seeds
+from trente_env.odds import COUPLED_CARDS, EXACT_BOX, METHODS, N_OUT, evaluate_into, exact_odds, nodes, shoe_odds
 from trente_env.rules import get_rules
 
 DEPTHS = (312, 200, 104, 52, 26, 13)
@@ -76,7 +76,7 @@ def depth_figures(left: int, seeds: np.ndarray, repeats: int) -> dict[str, objec
         exact.append(time.perf_counter() - start)
         if i == 0:
             start = time.perf_counter()
-            odds.shoe_odds(counts[:10] + counts[10:])
+            odds.coup_odds(counts[:10] + counts[10:])
             reference = time.perf_counter() - start
     median = statistics.median(compiled)
     return {
@@ -97,7 +97,7 @@ def main() -> None:
     args = parser.parse_args()
     seeds = shuffle_seeds(np.random.default_rng(2024), args.samples)
     shoe_odds(unseen(13, seeds[0]))  # compile (or load the compiled kernels) outside the timing
-    odds.shoe_odds(np.ones(10, dtype=np.int64))
+    odds.coup_odds(np.ones(10, dtype=np.int64))
     depths = {str(left): depth_figures(left, seeds, args.repeats) for left in DEPTHS}
     study = {}
     for name, preset in STOP_RULES:

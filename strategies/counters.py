@@ -6,8 +6,8 @@ before each coup it makes the count analysis' decision (:mod:`trente_env.countin
 same compiled code):
 
 * ``counter``, the **perfect counter**: the odds of the next coup from the unseen cards
-  (:func:`trente_env.counting.shoe_odds`: exact for a short shoe, else the fast approximation whose
-  error is measured in :mod:`trente_env.counting`), and ``base`` units on the best box, insured if
+  (:func:`trente_env.odds.shoe_odds`: exact for a short shoe, else the fast approximation whose
+  error is measured in :mod:`trente_env.odds`), and ``base`` units on the best box, insured if
   that is better, only when its expected gain per unit is above ``threshold`` (0: positive);
 * ``linear-counter``: the same with the expected gains estimated by the linear count (one tag per
   value and colour: the effects of removal, :func:`trente_env.counting.removal.linear_count`).
@@ -35,9 +35,9 @@ from strategies.base import _plain
 from strategies.policy import Observation
 from strategies.registry import register_counter
 from trente_env.codes import ACTION_WIDTH, SHOE_SIZE, unflatten
-from trente_env.counting import COUPLED_CARDS, EXACT_BOX, check_tiers, full_counts, nodes
 from trente_env.counting.counters import bet_rules, counter_actions, linear_actions
 from trente_env.counting.removal import effects_of_removal, linear_count
+from trente_env.odds import COUPLED_CARDS, EXACT_BOX, check_tiers, full_counts, nodes
 from trente_env.rules import RuleSet
 
 

@@ -13,11 +13,11 @@ from strategies import COUNTERS, LINEUP, STRATEGIES, StrategyError, make_strateg
 from strategies.runner import play_on_env, session_seeds
 from trente_env.cards import new_shoe
 from trente_env.codes import INSURE, PRISON, STAKE
-from trente_env.counting import full_counts, shoe_odds
 from trente_env.counting.advantage import box_values
 from trente_env.counting.counters import _KIND, study_shoes
 from trente_env.counting.removal import effects_of_removal, linear_count
 from trente_env.dealer import shuffle
+from trente_env.odds import full_counts, shoe_odds
 from trente_env.rules import get_rules
 
 

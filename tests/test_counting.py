@@ -11,7 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trente_env.cards import CARD_BLACK, CARD_VALUE, new_shoe
-from trente_env.counting import (
+from trente_env.counting.advantage import box_values, fresh_prisoner
+from trente_env.dealer import shuffle, shuffle_seeds
+from trente_env.odds import (
     COUPLED,
     EXACT,
     NODE_QUARTERS,
@@ -23,14 +25,13 @@ from trente_env.counting import (
     evaluate_into,
     exact_odds,
     exact_values,
+    first_coup,
     full_counts,
+    house_edges,
     node_odds,
     nodes,
     shoe_odds,
 )
-from trente_env.counting.advantage import box_values, fresh_prisoner
-from trente_env.dealer import shuffle, shuffle_seeds
-from trente_env.odds import first_coup, house_edges
 from trente_env.rules import PRESETS, get_rules
 from trente_env.settle import prisoner_value, rule_codes
 

@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 
 from trente_env.cards import CARD_BLACK, CARD_VALUE, new_shoe
-from trente_env.counting import exact_odds, full_counts
 from trente_env.counting.advantage import box_values, fresh_prisoner, prisoner_exact
 from trente_env.counting.counters import best_ev_by_depth, study_shoes
 from trente_env.counting.removal import KINDS, effects_of_removal, linear_count
 from trente_env.dealer import deal_coups, shuffle, shuffle_seeds
+from trente_env.odds import exact_odds, full_counts
 from trente_env.rules import get_rules
 
 

@@ -17,9 +17,9 @@ from strategies import LINEUP, make_strategy
 from strategies.runner import play_on_env, session_seed
 from strategies.sessions import play_compiled
 from trente_env.codes import Result
-from trente_env.counting import exact_odds, full_counts
 from trente_env.dealer import deal_coups, deal_next
 from trente_env.env import TrenteEtQuaranteEnv
+from trente_env.odds import exact_odds, full_counts
 from trente_env.rules import PRESETS, RuleSet, get_rules
 
 

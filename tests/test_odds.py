@@ -15,10 +15,10 @@ from trente_env.dealer import deal_coups
 from trente_env.odds import (
     CACHE,
     CoupOdds,
+    coup_odds,
     first_coup,
     house_edges,
     infinite_odds,
-    shoe_odds,
 )
 from trente_env.rules import PRESETS, get_rules
 from trente_env.settle import prisoner_value, second_refait_code
@@ -44,7 +44,7 @@ def test_six_deck_first_coup_matches_spec_from_the_cache():
 
 
 def test_six_deck_first_coup_matches_spec_computed_afresh():
-    odds = shoe_odds(composition(6))
+    odds = coup_odds(composition(6))
     check_spec_six_decks(odds)
     cached = first_coup(6)
     assert np.abs(odds.pair - cached.pair).max() < 1e-15
@@ -57,7 +57,7 @@ def test_cache_is_what_the_code_computes_for_every_deck_count():
     cached = json.loads(CACHE.read_text())
     assert sorted(cached, key=int) == [str(d) for d in range(1, 9)]
     for decks in range(1, 9):
-        fresh = shoe_odds(composition(decks))
+        fresh = coup_odds(composition(decks))
         assert np.abs(np.array(cached[str(decks)]["pair"]) - fresh.pair).max() < 1e-15, decks
 
 
@@ -118,9 +118,9 @@ small_shoes = st.tuples(*[st.integers(0, 1)] * 7, st.integers(0, 2), st.integers
 
 @settings(max_examples=25)
 @given(small_shoes)
-def test_shoe_odds_equal_brute_force_enumeration_on_small_shoes(shoe):
+def test_coup_odds_equal_brute_force_enumeration_on_small_shoes(shoe):
     pairs, void = brute_force(shoe)
-    odds = shoe_odds(np.array(shoe))
+    odds = coup_odds(np.array(shoe))
     expected = np.zeros((10, 10))
     for (a, b), p in pairs.items():
         expected[a - 31, b - 31] = float(p)
@@ -131,14 +131,14 @@ def test_shoe_odds_equal_brute_force_enumeration_on_small_shoes(shoe):
 def test_brute_force_agrees_on_a_shoe_where_every_row_is_short():
     shoe = (0, 0, 0, 0, 0, 0, 0, 0, 2, 8)  # nines and tens only
     pairs, void = brute_force(shoe)
-    odds = shoe_odds(np.array(shoe))
+    odds = coup_odds(np.array(shoe))
     assert void == 0 and odds.p_void == pytest.approx(0, abs=1e-15)
     assert odds.pair[9, 9] == pytest.approx(float(pairs[(40, 40)]))
 
 
 def test_shoe_composition_is_validated():
     with pytest.raises(ValueError, match="ten non-negative counts"):
-        shoe_odds(np.array([1, 2, 3]))
+        coup_odds(np.array([1, 2, 3]))
 
 
 # -- house edges ---------------------------------------------------------------------------------

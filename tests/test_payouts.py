@@ -12,9 +12,8 @@ import pytest
 
 import trente_env  # noqa: F401  (registers the ids)
 from trente_env.codes import COULEUR, Result
-from trente_env.counting import exact_odds, full_counts
 from trente_env.counting.advantage import box_values
-from trente_env.odds import first_coup, house_edges, insured_edges, stake_weighted_edge
+from trente_env.odds import exact_odds, first_coup, full_counts, house_edges, insured_edges, stake_weighted_edge
 from trente_env.rules import RIG, RuleSet, get_rules
 from trente_env.settle import settle
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from trente_env import odds
+from trente_env.odds import first as odds
 
 
 def test_the_odds_cache_rebuild_reports_each_deck_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -16,12 +16,12 @@ def test_the_odds_cache_rebuild_reports_each_deck_count(tmp_path: Path, monkeypa
     cached = {d: odds.first_coup(d) for d in (1, 2, 3)}
     computed: list[int] = []
 
-    def shoe_odds(shoe):
+    def coup_odds(shoe):
         decks = int(shoe.sum()) // 52
         computed.append(decks)
         return cached[decks]
 
-    monkeypatch.setattr(odds, "shoe_odds", shoe_odds)
+    monkeypatch.setattr(odds, "coup_odds", coup_odds)
     monkeypatch.setattr(odds, "CACHE", tmp_path / "first_coup.json")
     told: list[tuple[int, list[int]]] = []
     table = odds.write_cache(range(1, 4), done=lambda d: told.append((d, list(computed))))

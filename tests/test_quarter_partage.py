@@ -19,9 +19,8 @@ import trente_env  # noqa: F401  (registers the ids)
 from experiments.teaching import play
 from tests.test_play import REFAIT, ScriptedShoe
 from trente_env.codes import NOIR, RefaitCode, Result
-from trente_env.counting import exact_odds, full_counts
 from trente_env.counting.advantage import box_values
-from trente_env.odds import first_coup, house_edges, stake_weighted_edge
+from trente_env.odds import exact_odds, first_coup, full_counts, house_edges, stake_weighted_edge
 from trente_env.rules import Refait, RuleSet, get_rules
 from trente_env.settle import (
     partage_share,

@@ -2,13 +2,14 @@
 
 The game itself imports no gymnasium: ``codes`` (the boxes, results, action row and observation
 layout everything shares), ``cards``, ``rules``, ``coup``, ``dealer``, ``settle``, ``croupier`` (one
-table's coup, compiled), ``tables`` (N tables in lockstep), ``odds`` (exact odds and house edges)
-and ``jit`` (the one compile policy). The Gymnasium face: ``layout`` (spaces and converters),
-``env``, ``vector`` and ``wrappers`` (stable-baselines3). Importing the package registers the
-environments with gymnasium: ``TrenteEtQuarante-v0`` (classic rules) and one id per rule preset,
-e.g. ``TrenteEtQuarante-Partage-v0``; see :class:`trente_env.env.TrenteEtQuaranteEnv`. The graded
-tables with exact optima (``levels``) have ids of their own: ``TrenteEtQuarante-Fair-v0``,
-``-Rig1-v0``, ``-Rig3-v0`` and ``-Shoe-v0`` (:data:`LEVEL_NAMES`).
+table's coup, compiled), ``tables`` (N tables in lockstep), ``odds`` (exact odds of any shoe and
+house edges), ``counting`` (the card counters) and ``jit`` (the one compile policy). The Gymnasium
+face: ``layout`` (spaces and converters), ``env``, ``vector`` and ``wrappers`` (stable-baselines3).
+Importing the package registers the environments with gymnasium: ``TrenteEtQuarante-v0`` (classic
+rules) and one id per rule preset, e.g. ``TrenteEtQuarante-Partage-v0``; see
+:class:`trente_env.env.TrenteEtQuaranteEnv`. The graded tables with exact optima (``levels``) have
+ids of their own: ``TrenteEtQuarante-Fair-v0``, ``-Rig1-v0``, ``-Rig3-v0`` and ``-Shoe-v0``
+(:data:`LEVEL_NAMES`).
 """
 
 from trente_env.codes import Result

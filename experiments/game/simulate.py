@@ -15,13 +15,10 @@ from experiments.errors import LabError, load_rules, rules_name
 from trente_env import jit
 from trente_env.cards import CARD_BLACK, CARD_VALUE
 from trente_env.codes import Result
-from trente_env.counting.fast import evaluate_into
-from trente_env.counting.nodes import nodes
-from trente_env.counting.shoe import EXACT_BOX, N_OUT, N_VALUES, full_counts
 from trente_env.coup import REFAIT_TOTAL
 from trente_env.croupier import next_coup, table_rules
 from trente_env.dealer import TALLY_NOIR, TALLY_RESULTS, TALLY_ROUGE, TALLY_SIZE, shuffle_seeds, tally_coups
-from trente_env.odds import first_coup
+from trente_env.odds import EXACT_BOX, N_OUT, N_VALUES, evaluate_into, first_coup, full_counts, nodes
 
 #: Coups in a shard: the unit of work, the same on every backend (the last shard is shorter).
 SHARD = 2_000_000
@@ -108,7 +105,7 @@ _KIND = np.where(CARD_BLACK, 0, N_VALUES) + CARD_VALUE.astype(np.int64) - 1
 @jit.kernel
 def _coup_expectations(out, counts, into):
     """Add the chance of each of the :data:`EVENTS` of the coup whose odds are ``out`` (the layout of
-    :func:`~trente_env.counting.evaluate_into`, drawn from the unseen ``counts``) to ``into[:N_EVENTS]``,
+    :func:`~trente_env.odds.evaluate_into`, drawn from the unseen ``counts``) to ``into[:N_EVENTS]``,
     and the chance the coup is complete to ``into[N_EVENTS]``."""
     noir = 0.0
     rouge = 0.0
@@ -161,7 +158,7 @@ def _first_coup_events(noir, rouge, result, couleur, into):
 @jit.kernel
 def _reference_shoes(first, last, seeds, table, full, exact_box, model, expected, dealt_first):
     """Shoes ``first..last-1``, each shuffled with its seed and dealt coup by coup by the croupier to
-    its cut card; before each coup the odds of the unseen cards (:func:`~trente_env.counting.evaluate_into`)
+    its cut card; before each coup the odds of the unseen cards (:func:`~trente_env.odds.evaluate_into`)
     go into ``expected[s]`` (:func:`_coup_expectations`), and the shoe's first coup as dealt into
     ``dealt_first[s]`` (:func:`_first_coup_events`)."""
     n_cards = table.base.size
@@ -207,7 +204,7 @@ def _reference(
 
 def whole_shoe_reference(rules, shoes: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Deal ``shoes`` shoes to their cut card and, before each coup, take the odds of the coup from
-    the unseen cards (:func:`trente_env.counting.shoe_odds`' evaluator: exact for the last 20 or so
+    the unseen cards (:func:`trente_env.odds.shoe_odds`' evaluator: exact for the last 20 or so
     cards, else its approximation with replacement and the nodes' correction; ``coupled_cards`` 0 so
     that it is a few microseconds a coup).
 

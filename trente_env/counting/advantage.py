@@ -1,6 +1,6 @@
 """What one unit staked on each box is worth on the next coup, given what is left of the shoe.
 
-From the odds of the next coup (:mod:`trente_env.counting`) and the house rules, the expected gain
+From the odds of the next coup (:mod:`trente_env.odds`) and the house rules, the expected gain
 of one unit on Noir, Rouge, Couleur and Inverse, with and without insurance. A box wins with ``win``,
 loses with ``lose``, and a refait takes the stake with ``refait``; an après leaves it in place and a
 void coup returns it. So the expected gain of a new stake is::
@@ -16,7 +16,7 @@ coups.
 
 P(Noir) = P(Rouge) for every shoe, so Noir and Rouge are never favourable; Couleur wins with
 ``(P(Noir) + P(Rouge) + e) / 2`` and Inverse with ``(P(Noir) + P(Rouge) - e) / 2``, where ``e`` is
-the colour edge of :class:`~trente_env.counting.ShoeOdds`.
+the colour edge of :class:`~trente_env.odds.ShoeOdds`.
 
 **The prisoner's value (an approximation).** It depends on the coups after the refait, dealt from a
 shoe further depleted by the refait's cards. It is taken as if those coups had the odds of the present
@@ -49,9 +49,8 @@ import numpy as np
 
 from trente_env import jit
 from trente_env.codes import BOXES, COULEUR, ROUGE
-from trente_env.counting.joint import _joint_forward, _joint_layout
-from trente_env.counting.shoe import N_OUT, N_VALUES, ShoeOdds, check_composition
-from trente_env.odds import first_coup
+from trente_env.odds import N_OUT, N_VALUES, ShoeOdds, check_composition, first_coup
+from trente_env.odds.joint import joint_forward, joint_layout
 from trente_env.rules import RuleSet, SecondRefait
 from trente_env.settle import prisoner_value, refait_value, rule_codes, second_refait_code
 
@@ -109,7 +108,7 @@ def box_values_into(
 @jit.kernel
 def odds_summary(out: np.ndarray, counts: np.ndarray) -> tuple[float, float, float, float, float]:
     """(refait, après, void, decided, colour edge) from an odds vector of
-    :mod:`trente_env.counting` and the 20 counts of the shoe it came from."""
+    :mod:`trente_env.odds` and the 20 counts of the shoe it came from."""
     refait = out[0]
     trace = 0.0
     complete = 0.0
@@ -197,13 +196,13 @@ def prisoner_exact(counts: np.ndarray, dead: int, rules: RuleSet) -> float:
 def _coup_ties(shoe: np.ndarray, dead: int) -> tuple[float, float, float, dict]:
     """(P(Noir wins), P(Rouge wins), P(void), {(value counts left after the coup, tied total): P})."""
 
-    caps, stride, size = _joint_layout(shoe)
+    caps, stride, size = joint_layout(shoe)
     if shoe.sum() <= dead:
         return 0.0, 0.0, 1.0, {}
     room = 10 * size
     state, total, chance = np.empty(room, np.int64), np.empty(room, np.int64), np.empty(room)
     out = np.zeros(N_OUT)
-    void, _, _, ties = _joint_forward(shoe, dead, caps, stride, size, np.empty(size), np.empty(10 * size), out,
+    void, _, _, ties = joint_forward(shoe, dead, caps, stride, size, np.empty(size), np.empty(10 * size), out,
                                       state, total, chance)  # fmt: skip
     if ties == room:
         raise ValueError("too many ties to record: the shoe is too large for prisoner_exact")

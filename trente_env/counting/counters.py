@@ -7,7 +7,7 @@ and dead cards, and :func:`~trente_env.croupier.bet_and_settle` settles every st
 included). Before each coup two players look at the unseen cards:
 
 * the **perfect counter** knows the odds of the next coup from the unseen cards
-  (:func:`trente_env.counting.shoe_odds`: exact for a short shoe, else the fast approximation) and
+  (:func:`trente_env.odds.shoe_odds`: exact for a short shoe, else the fast approximation) and
   stakes one unit on the best box, insured if that is better, only when its expected gain is positive;
 * the **linear counter** estimates the expected gains with a linear count
   (:class:`~trente_env.counting.removal.LinearCount`) and does the same with its estimates.
@@ -44,13 +44,23 @@ from trente_env.counting.advantage import (
     fresh_prisoner,
     odds_summary,
 )  # fmt: skip
-from trente_env.counting.exact import exact_odds
-from trente_env.counting.fast import approximate_odds, check_tiers, evaluate_into
-from trente_env.counting.nodes import nodes
 from trente_env.counting.removal import LinearCount, effects_of_removal, linear_count
-from trente_env.counting.shoe import COUPLED_CARDS, EXACT, EXACT_BOX, N_OUT, N_VALUES, full_counts
 from trente_env.croupier import bet_and_settle, next_coup, table_rules
 from trente_env.dealer import shuffle, shuffle_seeds
+from trente_env.estimate import Interval, ratio_estimate
+from trente_env.odds import (
+    COUPLED_CARDS,
+    EXACT,
+    EXACT_BOX,
+    N_OUT,
+    N_VALUES,
+    approximate_odds,
+    check_tiers,
+    evaluate_into,
+    exact_odds,
+    full_counts,
+    nodes,
+)  # fmt: skip
 from trente_env.rules import RuleSet
 from trente_env.settle import rule_codes
 
@@ -90,7 +100,7 @@ def bet_rules(rules: RuleSet) -> tuple:
 @jit.kernel
 def perfect_bet(counts, dead, exact_box, coupled_cards, model, bet_rules, pn, joint, out, values):
     """The perfect counter's view of the next coup from the unseen cards ``counts`` (20, ``dead`` of
-    them never dealt): the odds (:func:`~trente_env.counting.evaluate_into`, into ``out``), the
+    them never dealt): the odds (:func:`~trente_env.odds.evaluate_into`, into ``out``), the
     (4, 3) table of :func:`~trente_env.counting.advantage.box_values_into` into ``values``, and the best bet.
 
     Returns (method, box, insured, expected gain): stake on ``box`` only if the gain is positive.
@@ -277,7 +287,7 @@ def _study(
     lin_tags, chunks, expected, realised, bets, lin_expected, lin_realised, lin_bets, coups, left, best_ev, method,
 ):  # fmt: skip
     """:func:`_study_shoes` on numba's threads, shoes ``chunks[c]..chunks[c+1]-1`` a task. The model of
-    :func:`~trente_env.counting.fast.evaluate_into` comes in pieces (a parallel kernel takes no nested
+    :func:`~trente_env.odds.evaluate_into` comes in pieces (a parallel kernel takes no nested
     tuple), and every write happens in the called function (see :func:`trente_env.jit.parallel`)."""
     for c in numba.prange(chunks.size - 1):
         prefixes = (pre_counts, pre_size, pre_total, pre_child, pre_n_values, pre_values)
@@ -290,28 +300,13 @@ def _study(
 
 
 @dataclass(frozen=True)
-class Interval:
-    """A mean with its 95% confidence interval (normal approximation over independent shoes)."""
-
-    mean: float
-    low: float
-    high: float
-
-    @classmethod
-    def of(cls, x: np.ndarray) -> Interval:
-        x = np.asarray(x, dtype=float)
-        half = 1.959964 * x.std(ddof=1) / np.sqrt(x.size) if x.size > 1 else np.inf
-        return cls(float(x.mean()), float(x.mean() - half), float(x.mean() + half))
-
-
-@dataclass(frozen=True)
 class ShoeStudy:
     """The perfect and the linear counter over the same dealt shoes (see the module's notes).
 
     Per shoe: ``expected`` (sum of the expected gains of the perfect counter's stakes), ``realised``,
     ``bets``; the same with ``linear_``. Per coup (row = shoe, ``coups[s]`` columns used): cards left
     to deal before it, the best expected gain on offer, and how its odds were computed (the codes of
-    :data:`trente_env.counting.METHODS`).
+    :data:`trente_env.odds.METHODS`).
     """
 
     rules: RuleSet
@@ -345,11 +340,7 @@ class ShoeStudy:
     def capture(self) -> Interval:
         """The share of the perfect counter's expected gain that the linear counter gets: a ratio of
         means, its interval by the delta method over shoes."""
-        a, b = self.linear_expected, self.expected
-        ratio = a.mean() / b.mean() if b.mean() > 0 else np.nan
-        resid = a - ratio * b
-        half = 1.959964 * resid.std(ddof=1) / np.sqrt(a.size) / b.mean() if b.mean() > 0 else np.nan
-        return Interval(float(ratio), float(ratio - half), float(ratio + half))
+        return Interval.of_ratio(ratio_estimate(self.linear_expected, self.expected))
 
     def summary(self) -> dict[str, object]:
         """The study's figures as plain data (the depth table apart: :func:`best_ev_by_depth`)."""
@@ -442,8 +433,8 @@ def study_shoes(
     perfect and the linear counter on them. The counters stake one unit: the table minimum must allow it.
 
     :param exact_box: the odds are exact for shoes of at most this many joint states
-        (:func:`trente_env.counting.box_size`), else the fast approximations: coupled rows up to
-        ``coupled_cards`` cards, with replacement beyond (see :func:`trente_env.counting.shoe_odds`).
+        (:func:`trente_env.odds.box_size`), else the fast approximations: coupled rows up to
+        ``coupled_cards`` cards, with replacement beyond (see :func:`trente_env.odds.shoe_odds`).
     :param count: the linear count (default: derived from the effects of removal of ``rules``).
     """
     if shoes < 1:
@@ -488,7 +479,7 @@ class ApproximationError:
 def approximation_error(
     rules: RuleSet, cards_left: int, samples: int, seed: int, *, coupled_cards: int = COUPLED_CARDS
 ) -> ApproximationError:
-    """Compare :func:`~trente_env.counting.approximate_odds` with :func:`~trente_env.counting.exact_odds`
+    """Compare :func:`~trente_env.odds.approximate_odds` with :func:`~trente_env.odds.exact_odds`
     on ``samples`` shoes shuffled by the dealer, each cut ``cards_left`` cards before its end (seconds
     per sample for deep shoes)."""
     if not 0 < cards_left <= rules.n_cards:

@@ -25,9 +25,7 @@ import numpy as np
 
 from trente_env.codes import BOXES, COULEUR
 from trente_env.counting.advantage import EV, EV_INSURED, box_values_into, fresh_prisoner, odds_summary
-from trente_env.counting.exact import exact_values
-from trente_env.counting.nodes import QUARTER, nodes
-from trente_env.counting.shoe import N_VALUES, full_counts
+from trente_env.odds import N_VALUES, QUARTER, exact_values, full_counts, nodes
 from trente_env.rules import RuleSet
 from trente_env.settle import rule_codes
 
@@ -95,7 +93,7 @@ def effects_of_removal(rules: RuleSet, *, recompute: bool = False) -> RemovalEff
     """The effects of removal for a full shoe of ``rules.decks`` packs under ``rules``.
 
     The exact odds of the full shoe and of the shoe less one card of each value are read from the
-    nodes of :mod:`trente_env.counting` (a full shoe of d packs is the node of 4 d quarter-packs), or
+    nodes of :mod:`trente_env.odds` (a full shoe of d packs is the node of 4 d quarter-packs), or
     computed afresh with ``recompute`` (a minute for six packs). The colour of the removed card
     enters exactly through the colour edge.
     """

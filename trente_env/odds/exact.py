@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from trente_env.counting.joint import _joint_odds, box_size
-from trente_env.counting.rows import _rows_odds
-from trente_env.counting.shoe import (
+from trente_env.odds.joint import box_size, joint_odds
+from trente_env.odds.rows import rows_odds
+from trente_env.odds.shoe import (
     EXACT,
     N_OUT,
     N_VALUES,
@@ -38,9 +38,9 @@ def exact_odds(counts: np.ndarray | list[int], dead: int = 0, *, method: str | N
         if size > MAX_BOX:
             raise ValueError(f"this shoe has {size:,} joint states, more than {MAX_BOX:,}: use the rows method")
         out = np.zeros(N_OUT)
-        _joint_odds(shoe, dead, np.empty(size), np.empty(size * 10), out)
+        joint_odds(shoe, dead, np.empty(size), np.empty(size * 10), out)
     elif method == "rows":
-        out = _rows_odds(shoe, dead)
+        out = rows_odds(shoe, dead)
     else:
         raise ValueError(f"unknown exact method {method!r}; choose joint or rows")
     return odds_from(out, counts, EXACT)

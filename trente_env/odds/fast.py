@@ -1,6 +1,6 @@
 """The odds of the next coup fast enough for a counter at the table: exact for a short shoe (at most
 ``exact_box`` joint states), else the coupled rows up to ``coupled_cards`` cards, else with
-replacement, both corrected by the nodes (see the notes of :mod:`trente_env.counting`).
+replacement, both corrected by the nodes (see the notes of :mod:`trente_env.odds`).
 """
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 from trente_env import jit
-from trente_env.counting.approximate import _correct, _coupled, _symmetrise, _with_replacement
-from trente_env.counting.joint import _joint_odds, box_size
-from trente_env.counting.nodes import nodes
-from trente_env.counting.shoe import (
+from trente_env.odds.approximate import correct, coupled, symmetrise, with_replacement
+from trente_env.odds.joint import box_size, joint_odds
+from trente_env.odds.nodes import nodes
+from trente_env.odds.shoe import (
     COUPLED,
     COUPLED_CARDS,
     COUPLED_MAX,
@@ -45,16 +45,16 @@ def evaluate_into(counts, dead, exact_box, coupled_cards, model, pn, joint, out)
         out[110] = 1.0
         return EXACT
     if size <= exact_box:
-        _joint_odds(shoe, dead, pn, joint, out)
+        joint_odds(shoe, dead, pn, joint, out)
         return EXACT
     if n <= coupled_cards:
-        _coupled(shoe, n - dead, prefixes, out)
-        _correct(shoe, wr_n, wr_ref, cp_corr, cp_removal, out)
-        _symmetrise(shoe, out)
+        coupled(shoe, n - dead, prefixes, out)
+        correct(shoe, wr_n, wr_ref, cp_corr, cp_removal, out)
+        symmetrise(shoe, out)
         return COUPLED
-    _with_replacement(shoe, n - dead, out)
-    _correct(shoe, wr_n, wr_ref, wr_corr, wr_removal, out)
-    _symmetrise(shoe, out)
+    with_replacement(shoe, n - dead, out)
+    correct(shoe, wr_n, wr_ref, wr_corr, wr_removal, out)
+    symmetrise(shoe, out)
     return REPLACEMENT
 
 

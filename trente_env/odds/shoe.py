@@ -3,9 +3,8 @@
 The state is what a player who watches every card knows: the unseen cards, as 20 counts (black
 cards of value 1..10, then red ones: the order of the environment's ``observe_shoe``), and how many
 of them will never be dealt (``dead``: burnt cards, the dead cards at the end of the shoe). The
-evaluators (:mod:`~trente_env.counting.joint`, :mod:`~trente_env.counting.rows`,
-:mod:`~trente_env.counting.approximate`) write the odds of the next coup as one vector of
-:data:`N_OUT` numbers; :class:`ShoeOdds` reads it.
+evaluators (:mod:`.joint`, :mod:`.rows`, :mod:`.approximate`) write the odds of the next coup as one
+vector of :data:`N_OUT` numbers; :class:`ShoeOdds` reads it.
 """
 
 from __future__ import annotations
@@ -16,9 +15,9 @@ import numpy as np
 
 from trente_env.cards import CARD_VALUE
 from trente_env.coup import ROW_LIMIT
-from trente_env.odds import RowOdds
+from trente_env.odds.first import RowOdds
+from trente_env.odds.prefixes import N_VALUES
 
-N_VALUES = 10  #: card values 1..10 (court cards count 10)
 #: The largest total of the cards of a coup before its last card: a Noir row (at most 40) and 30.
 JOINT_LIMIT = ROW_LIMIT + N_VALUES + ROW_LIMIT
 #: Cards of each value 1..10 in one pack (four of each, sixteen tens), counted from the pack itself.

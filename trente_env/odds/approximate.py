@@ -6,31 +6,28 @@
 * *with replacement* (a few microseconds): both rows drawn with replacement at the shoe's proportions
   (the rows' lengths tracked when fewer than 40 cards can be dealt).
 
-Both are corrected at the tabulated exact nodes (:mod:`~trente_env.counting.nodes`, by ``_correct``)
-and projected onto two exact symmetries (``_symmetrise``). Their measured errors are in the notes of
-:mod:`trente_env.counting`.
+Both are corrected at the tabulated exact nodes (:mod:`.nodes`, by :func:`correct`) and projected onto
+two exact symmetries (:func:`symmetrise`). Their measured errors are in the notes of :mod:`trente_env.odds`.
 """
 
 from __future__ import annotations
 
-from functools import cache
-
 import numpy as np
 
 from trente_env import jit
-from trente_env.counting.rows import PREFIX_CARDS, _remove_card, _sums_table
-from trente_env.counting.shoe import N_OUT, N_VALUES, ROW_LIMIT
 from trente_env.coup import REFAIT_TOTAL
-from trente_env.odds import _prefixes
+from trente_env.odds.prefixes import first_ending, walk
+from trente_env.odds.rows import PREFIX_CARDS, remove_card, sums_table
+from trente_env.odds.shoe import N_OUT, N_VALUES, ROW_LIMIT
 
 VOID_FREE = 40  #: with this many cards left to deal, a coup practically never runs out (< 1e-12)
 
 
 @jit.kernel
-def _with_replacement(shoe, deal, out):
+def with_replacement(shoe, deal, out):
     """The coup as if every card were drawn with replacement at the shoe's proportions, each row
     stopping at 31..40; the coup is void if it needs more than ``deal`` cards (tracked only when
-    ``deal < VOID_FREE``). ``out`` as in :func:`~trente_env.counting.joint._joint_odds`."""
+    ``deal < VOID_FREE``). ``out`` as in :func:`~.joint.joint_odds`."""
     n = 0.0
     for v in range(N_VALUES):
         n += shoe[v]
@@ -112,7 +109,7 @@ NO_VOID = 62  #: a coup holds at most 62 cards: with this many left to deal it c
 
 
 @jit.kernel
-def _most_cards(shoe):
+def most_cards(shoe):
     """The most cards of ``shoe`` (value counts) whose values add up to at most 30."""
     total = 0
     count = 0
@@ -126,7 +123,7 @@ def _most_cards(shoe):
 
 
 @jit.kernel
-def _row_lengths(g, n, shoe, lmax, work, table):
+def row_lengths(g, n, shoe, lmax, work, table):
     """``table[u, l]`` = P(a row dealt from ``shoe`` (value counts, ``n`` cards, sums table ``g``)
     ends on 31+u with l cards): its first l-1 cards add up to s <= 30 and the next is a card of value
     31+u-s; by exchangeability that is P(first card of that value) times P(the first l-1 cards of the
@@ -135,7 +132,7 @@ def _row_lengths(g, n, shoe, lmax, work, table):
     for last in range(N_VALUES):
         if shoe[last] <= 0:
             continue
-        _remove_card(g, n, last, work, lmax)
+        remove_card(g, n, last, work, lmax)
         w = shoe[last] / n
         for s in range(max(0, ROW_LIMIT - last), ROW_LIMIT + 1):
             u = s + last + 1 - REFAIT_TOTAL
@@ -144,27 +141,27 @@ def _row_lengths(g, n, shoe, lmax, work, table):
 
 
 @jit.kernel
-def _coupled(shoe, deal, prefixes, out):
+def coupled(shoe, deal, prefixes, out):
     """The coup with the Noir row exact and the Rouge row after it to first order in the Noir row's
     cards: ``R(shoe - A) ~ R(shoe) - sum_v A_v (R(shoe) - R(shoe less a v))``, where ``R`` is the
-    Rouge row's distribution (totals and lengths, exact, :func:`_row_lengths`). ``prefixes`` are the
-    prefix states of :func:`compact_prefixes`. ``out`` as in :func:`~trente_env.counting.joint._joint_odds`;
+    Rouge row's distribution (totals and lengths, exact, :func:`row_lengths`). ``prefixes`` are the
+    prefix states of :func:`~.prefixes.compact_prefixes`. ``out`` as in :func:`~.joint.joint_odds`;
     the expected cards per coup leave out the coupling."""
-    pre_counts, pre_size, pre_total, pre_child, pre_n_values, pre_values = prefixes
+    pre_counts, pre_size, pre_total, _, pre_n_values, pre_values = prefixes
     n = shoe.sum()
-    lmax = _most_cards(shoe)
+    lmax = most_cards(shoe)
     g = np.empty((PREFIX_CARDS, ROW_LIMIT + 1))
     g_less = np.empty_like(g)
     work = np.empty_like(g)
-    _sums_table(shoe, g, lmax)
+    sums_table(shoe, g, lmax)
     rows = np.empty((N_VALUES + 1, 10, PREFIX_CARDS + 1))  # [0] the shoe, [1 + v] less a card of value v+1
-    _row_lengths(g, n, shoe, lmax, work, rows[0])
+    row_lengths(g, n, shoe, lmax, work, rows[0])
     less = shoe.copy()
     for v in range(N_VALUES):
         if shoe[v] > 0:
-            _remove_card(g, n, v, g_less, lmax)
+            remove_card(g, n, v, g_less, lmax)
             less[v] -= 1
-            _row_lengths(g_less, n - 1, less, lmax, work, rows[1 + v])
+            row_lengths(g_less, n - 1, less, lmax, work, rows[1 + v])
             less[v] += 1
         else:
             rows[1 + v] = rows[0]
@@ -196,27 +193,19 @@ def _coupled(shoe, deal, prefixes, out):
     mass = np.zeros((10, spans))  # P(Noir row ends on 31+t with a cards) (a = 0 when not budgeted)
     mass_cards = np.zeros((10, spans))
     mass_by = np.zeros((10, spans, N_VALUES))  # the same times the row's cards of each value
-    p = np.zeros(pre_counts.shape[0])
-    p[0] = 1.0
+    chance = np.empty(pre_counts.shape[0])
+    walk(shoe, deal, prefixes, chance)  # the void coups are what the complete ones leave
     out[:] = 0.0
     for s in range(pre_counts.shape[0]):
-        ps = p[s]
-        if ps == 0.0:
+        if chance[s] == 0.0:
             continue
         size = pre_size[s]
-        if size >= deal:
-            continue  # the shoe runs out during the Noir row: void
-        scale = ps / (n - size)
         first = 0.0  # the first-card edge of the rows ending here, before sharing among the prefix's cards
-        for v in range(N_VALUES):
+        for v in range(first_ending(pre_total[s]), N_VALUES):
             k = shoe[v] - pre_counts[s, v]
             if k <= 0:
                 continue
-            q = scale * k
-            nxt = pre_child[s, v]
-            if nxt >= 0:
-                p[nxt] += q
-                continue
+            q = chance[s] * k
             t = pre_total[s] + v + 1 - REFAIT_TOTAL
             a = size + 1
             m = min(deal - a, PREFIX_CARDS) if budgeted else PREFIX_CARDS
@@ -256,24 +245,8 @@ def _coupled(shoe, deal, prefixes, out):
     out[111] = cards / complete if complete > 0.0 else 0.0
 
 
-@cache
-def compact_prefixes() -> tuple[np.ndarray, ...]:
-    """The prefix states of :mod:`trente_env.odds` in small integers, with the values each holds:
-    (counts, size, total, child, number of values present, those values)."""
-    pre = _prefixes()
-    present = pre.counts > 0
-    values = np.full(pre.counts.shape, -1, dtype=np.int8)
-    for s, row in enumerate(present):
-        idx = np.flatnonzero(row)
-        values[s, : idx.size] = idx
-    return (
-        pre.counts.astype(np.int8), pre.size.astype(np.int16), pre.total.astype(np.int16), pre.child.astype(np.int32),
-        present.sum(1).astype(np.int8), values,
-    )  # fmt: skip
-
-
 @jit.kernel
-def _correct(shoe, node_n, node_ref, node_corr, node_removal, out):
+def correct(shoe, node_n, node_ref, node_corr, node_removal, out):
     """Add the finite-shoe correction: that of the two nodes bracketing the shoe's size, weighted by
     distance, each linear in the cards removed from (or added to) its node's composition."""
     n = 0
@@ -299,7 +272,7 @@ def _correct(shoe, node_n, node_ref, node_corr, node_removal, out):
 
 
 @jit.kernel
-def _symmetrise(shoe, out):
+def symmetrise(shoe, out):
     """Project approximate odds onto two exact symmetries: the pair distribution is symmetric (the
     rows' blocks of cards can be swapped) and the first-card edges add up to P(Noir) - P(Rouge) = 0
     (the excess is taken from each value in proportion to its cards, as the first card's value is)."""

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from trente_env import jit
-from trente_env.counting.shoe import JOINT_LIMIT, N_VALUES, ROW_LIMIT
 from trente_env.coup import REFAIT_TOTAL
+from trente_env.odds.shoe import JOINT_LIMIT, N_VALUES, ROW_LIMIT
 
 
 def box_size(shoe: np.ndarray) -> int:
@@ -58,7 +58,7 @@ def _previous_state(m, caps, stride, bound, idx, total, size):
 
 
 @jit.kernel
-def _joint_layout(shoe):
+def joint_layout(shoe):
     """The mixed radix of the joint states of a shoe: (caps, strides, number of states)."""
     caps = np.empty(N_VALUES, np.int64)
     stride = np.empty(N_VALUES, np.int64)
@@ -71,8 +71,8 @@ def _joint_layout(shoe):
 
 
 @jit.kernel
-def _joint_forward(shoe, dead, caps, stride, size_box, pn, joint, out, tie_state, tie_total, tie_p):
-    """The forward passes of :func:`_joint_odds`: the Noir row, then the Rouge row. Fills the pair
+def joint_forward(shoe, dead, caps, stride, size_box, pn, joint, out, tie_state, tie_total, tie_p):
+    """The forward passes of :func:`joint_odds`: the Noir row, then the Rouge row. Fills the pair
     distribution in ``out`` and returns (void, expected cards of complete coups times their chance,
     the last joint state reached, ties recorded). Every tie (après or refait) is also recorded, up to
     the length of ``tie_state``: ``10 * (joint state before its last card) + (that card's value - 1)``
@@ -141,7 +141,7 @@ def _joint_forward(shoe, dead, caps, stride, size_box, pn, joint, out, tie_state
 
 
 @jit.kernel
-def _joint_odds(shoe, dead, pn, joint, out):
+def joint_odds(shoe, dead, pn, joint, out):
     """The coup from a short shoe by one pass over its joint states (the joint method of
     :func:`exact_odds`).
 
@@ -153,12 +153,12 @@ def _joint_odds(shoe, dead, pn, joint, out):
     topological order. ``out`` receives the pair distribution (100), the first-card edge (10), the
     chance of a void coup and the expected cards of a complete coup.
     """
-    caps, stride, size_box = _joint_layout(shoe)
+    caps, stride, size_box = joint_layout(shoe)
     n = shoe.sum()
     deal = n - dead
     m = np.zeros(N_VALUES, np.int64)
     none = np.empty(0, np.int64)
-    void, cards, last, _ = _joint_forward(shoe, dead, caps, stride, size_box, pn, joint, out, none, none, np.empty(0))
+    void, cards, last, _ = joint_forward(shoe, dead, caps, stride, size_box, pn, joint, out, none, none, np.empty(0))
     # backward from the last state: replace each reached (M, t) by P(Noir wins) - P(Rouge wins)
     idx = last
     total = 0

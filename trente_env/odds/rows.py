@@ -1,5 +1,5 @@
-"""Exact odds of the next coup for any shoe, by rows: the Noir row by a walk over the 20,545 prefix
-states of :mod:`trente_env.odds`, then, for each Noir row, the Rouge row from the table P(the first L
+"""Exact odds of the next coup for any shoe, by rows: the Noir row by the walk over the 20,545 prefix
+states (:mod:`.prefixes`), then, for each Noir row, the Rouge row from the table P(the first L
 cards add up to s), updated card by card as the Noir row's cards leave the shoe (by exchangeability
 the Rouge row ends on u with a last card l when the shoe without that l has a first run of cards
 adding up to u - l <= 30). About five seconds for a full six-pack shoe.
@@ -11,44 +11,36 @@ import numba
 import numpy as np
 
 from trente_env import jit
-from trente_env.counting.shoe import N_VALUES, ROW_LIMIT
 from trente_env.coup import REFAIT_TOTAL
-from trente_env.odds import _prefixes
+from trente_env.odds.prefixes import first_ending, prefix_states, walk
+from trente_env.odds.shoe import N_VALUES, ROW_LIMIT
 
 
 @jit.kernel
-def _noir_walk(shoe, n, deal, states, counts, size, child, row_p, row_first, p):
-    """The Noir row from ``shoe`` (value counts, ``n`` cards of which ``deal`` can be dealt), over the
-    prefix states ``states`` (those inside the shoe, in order of size).
+def noir_rows(shoe, deal, prefixes, row_p, row_first):
+    """The Noir row from ``shoe`` (value counts, of which ``deal`` cards can be dealt): the walk over
+    the prefix states (``prefixes``: :meth:`~.prefixes.Prefixes.walked`; :func:`~.prefixes.walk`),
+    then the rows that end.
 
     Adds to ``row_p[r]`` the chance of each complete row and to ``row_first[r, u]`` the chance of the
-    row with its first card of value u+1. Returns the chance that the shoe runs out first.
+    row with its first card of value u+1 (every order of a prefix is equally likely, so its first card
+    is one of its cards, each with the same chance). Returns the chance that the shoe runs out first.
     """
-    for s in states:
-        p[s] = 0.0
-    p[0] = 1.0
-    void = 0.0
-    for s in states:
-        ps = p[s]
-        if ps == 0.0:
+    counts, size, total, child = prefixes
+    chance = np.empty(counts.shape[0])
+    void = walk(shoe, deal, prefixes, chance)
+    for s in range(counts.shape[0]):
+        if chance[s] == 0.0:
             continue
-        if size[s] >= deal:
-            void += ps
-            continue
-        scale = ps / (n - size[s])
-        for v in range(N_VALUES):
-            k = shoe[v] - counts[s, v]
-            if k <= 0:
+        for v in range(first_ending(total[s]), N_VALUES):
+            c = shoe[v] - counts[s, v]
+            if c <= 0:
                 continue
-            q = scale * k
-            nxt = child[s, v]
-            if nxt >= 0:
-                p[nxt] += q
-            else:
-                r = -1 - nxt
-                row_p[r] += q
-                for u in range(N_VALUES):
-                    row_first[r, u] += q * counts[s, u] / size[s]
+            q = chance[s] * c
+            r = -1 - child[s, v]
+            row_p[r] += q
+            for u in range(N_VALUES):
+                row_first[r, u] += q * counts[s, u] / size[s]
     return void
 
 
@@ -56,9 +48,9 @@ PREFIX_CARDS = 31  #: table rows: a prefix of total <= 30 holds at most 30 cards
 
 
 @jit.kernel
-def _sums_table(shoe, g, lmax):
+def sums_table(shoe, g, lmax):
     """``g[L, s]`` = P(the first L cards of ``shoe`` (value counts) add up to s), for s <= 30 and L <=
-    ``lmax`` (beyond :func:`_most_cards` the table is zero).
+    ``lmax`` (beyond :func:`most_cards` the table is zero).
 
     Built by adding the shoe's cards one at a time: with ``n`` cards already in, a new card of value
     v takes the (L)-th place with probability L/(n+1), so
@@ -79,8 +71,8 @@ def _sums_table(shoe, g, lmax):
 
 
 @jit.kernel
-def _remove_card(g, n, v, out, lmax):
-    """The table of :func:`_sums_table` for the shoe ``g`` describes (``n`` cards) less one card of
+def remove_card(g, n, v, out, lmax):
+    """The table of :func:`sums_table` for the shoe ``g`` describes (``n`` cards) less one card of
     value v+1: ``out[L, s] = (n g[L, s] - L out[L-1, s-v-1]) / (n - L)``, zero for L >= n (rows up to
     ``lmax``)."""
     out[0, :] = g[0, :]
@@ -111,7 +103,7 @@ def _rouge_after(g_full, n_full, row, left, deal, a, b, out):
     a[:, :] = g_full
     for v in range(N_VALUES):
         for _ in range(row[v]):
-            _remove_card(a, n, v, b, PREFIX_CARDS - 1)
+            remove_card(a, n, v, b, PREFIX_CARDS - 1)
             a[:, :] = b
             n -= 1
     # a is now the table of the shoe left after the Noir row (n cards)
@@ -120,7 +112,7 @@ def _rouge_after(g_full, n_full, row, left, deal, a, b, out):
         d_l = left[last]
         if d_l <= 0:
             continue
-        _remove_card(a, n, last, b, PREFIX_CARDS - 1)
+        remove_card(a, n, last, b, PREFIX_CARDS - 1)
         w = d_l / n
         for s in range(max(0, ROW_LIMIT - last), ROW_LIMIT + 1):
             u = s + last + 1
@@ -149,19 +141,17 @@ def _rouge_rows(shoe, n, deal, live, rows, g_full, out, n_chunks):
             _rouge_after(g_full, n, rows[r], left, deal - row_cards, a, b, out[i])
 
 
-def _rows_odds(shoe: np.ndarray, dead: int) -> np.ndarray:
+def rows_odds(shoe: np.ndarray, dead: int) -> np.ndarray:
     """The odds vector (see :data:`N_OUT`) from value counts, a Rouge row computed after each Noir row."""
     n = int(shoe.sum())
-    pre = _prefixes()
-    states = np.flatnonzero((pre.counts <= shoe).all(1))
+    pre = prefix_states()
     row_p = np.zeros(len(pre.rows))
     row_first = np.zeros((len(pre.rows), N_VALUES))
-    p = np.zeros(len(pre.counts))
-    void = _noir_walk(shoe, n, n - dead, states, pre.counts, pre.size, pre.child, row_p, row_first, p)
+    void = noir_rows(shoe, n - dead, pre.walked(), row_p, row_first)
     live = np.flatnonzero(row_p > 0)
     rouge = np.zeros((live.size, 12))
     g_full = np.empty((PREFIX_CARDS, ROW_LIMIT + 1))
-    _sums_table(shoe, g_full, PREFIX_CARDS - 1)
+    sums_table(shoe, g_full, PREFIX_CARDS - 1)
     _rouge_rows(shoe, n, n - dead, live, pre.rows, g_full, rouge, 4 * numba.get_num_threads())
     t = pre.row_total[live] - REFAIT_TOTAL
     pair = np.zeros((10, 10))

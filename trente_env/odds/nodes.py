@@ -13,9 +13,10 @@ from pathlib import Path
 
 import numpy as np
 
-from trente_env.counting.approximate import _coupled, _with_replacement, compact_prefixes
-from trente_env.counting.exact import exact_values
-from trente_env.counting.shoe import COUPLED, COUPLED_MAX, N_OUT, N_VALUES, PACK, REPLACEMENT
+from trente_env.odds.approximate import coupled, with_replacement
+from trente_env.odds.exact import exact_values
+from trente_env.odds.prefixes import compact_prefixes
+from trente_env.odds.shoe import COUPLED, COUPLED_MAX, N_OUT, N_VALUES, PACK, REPLACEMENT
 
 QUARTER = PACK // 4  #: a quarter of a pack: one card of each value, four tens
 #: The nodes: 13 k cards, k quarter-packs; every full shoe of 1..8 packs is one (k = 4 d).
@@ -110,7 +111,7 @@ def _base(shoe: np.ndarray, method: int, pre) -> np.ndarray:
     out = np.zeros(N_OUT)
     n = int(shoe.sum())
     if method == COUPLED:
-        _coupled(shoe, n, pre, out)
+        coupled(shoe, n, pre, out)
     else:
-        _with_replacement(shoe, n, out)
+        with_replacement(shoe, n, out)
     return out
