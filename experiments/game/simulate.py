@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numba
@@ -155,7 +156,7 @@ def _first_coup_events(noir, rouge, result, couleur, into):
     into[N_EVENTS] += 1
 
 
-@jit.kernel
+@jit.released
 def _reference_shoes(first, last, seeds, table, full, exact_box, model, expected, dealt_first):
     """Shoes ``first..last-1``, each shuffled with its seed and dealt coup by coup by the croupier to
     its cut card; before each coup the odds of the unseen cards (:func:`~trente_env.odds.evaluate_into`)
@@ -189,19 +190,6 @@ def _reference_shoes(first, last, seeds, table, full, exact_box, model, expected
                 break
 
 
-@jit.parallel
-def _reference(
-    seeds, table, full, exact_box, pre_counts, pre_size, pre_total, pre_child, pre_n_values, pre_values, node_n,
-    node_ref, wr_corr, wr_removal, cp_corr, cp_removal, chunks, expected, dealt_first,
-):  # fmt: skip
-    """:func:`_reference_shoes` on numba's threads, shoes ``chunks[c]..chunks[c+1]-1`` a task (the odds'
-    model comes in pieces: a parallel kernel takes no nested tuple)."""
-    for c in numba.prange(chunks.size - 1):
-        prefixes = (pre_counts, pre_size, pre_total, pre_child, pre_n_values, pre_values)
-        model = (prefixes, node_n, node_ref, wr_corr, wr_removal, cp_corr, cp_removal)
-        _reference_shoes(chunks[c], chunks[c + 1], seeds, table, full, exact_box, model, expected, dealt_first)
-
-
 def whole_shoe_reference(rules, shoes: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Deal ``shoes`` shoes to their cut card and, before each coup, take the odds of the coup from
     the unseen cards (:func:`trente_env.odds.shoe_odds`' evaluator: exact for the last 20 or so
@@ -216,11 +204,16 @@ def whole_shoe_reference(rules, shoes: int, seed: int) -> tuple[np.ndarray, np.n
     seeds = shuffle_seeds(np.random.default_rng([seed, 0x5EF]), shoes)
     expected = np.zeros((shoes, N_EVENTS + 1))
     first = np.zeros((shoes, N_EVENTS + 1))
-    chunks = np.linspace(0, shoes, min(shoes, 64 * numba.get_num_threads()) + 1).astype(np.int64)
-    model = nodes().model()
-    _reference(
-        seeds, table_rules(rules), full_counts(rules.decks), EXACT_BOX, *model[0], *model[1:], chunks, expected, first
-    )
+    threads = numba.get_num_threads()
+    chunks = np.linspace(0, shoes, min(shoes, 64 * threads) + 1).astype(np.int64)
+    model, table, full = nodes().model(), table_rules(rules), full_counts(rules.decks)
+    with ThreadPoolExecutor(threads) as pool:  # each thread its own shoes, in one compiled kernel
+        tasks = [
+            pool.submit(_reference_shoes, lo, hi, seeds, table, full, EXACT_BOX, model, expected, first)
+            for lo, hi in zip(chunks[:-1].tolist(), chunks[1:].tolist())
+        ]
+        for task in tasks:
+            task.result()  # an error in a thread is raised here
     return expected, first
 
 
