@@ -48,7 +48,9 @@ SUMMARY_COLUMNS = (
 #: What a run's document says about this one run (how long it took, where its folder is), kept out
 #: of ``results.json`` so that the file is the same to the byte for the same tournament wherever and
 #: however it was played; ``manifest.json`` records the time.
-RUN_KEYS = ("seconds", "session_coups_per_second", "out", "workers_warm_up")
+RUN_KEYS = ("seconds", "session_coups_per_second", "out")
+#: What a run on Dask adds about itself (the workers' first use), kept out of ``results.json`` too.
+DASK_KEYS = ("workers_warm_up",)
 
 
 def write_outputs(
@@ -78,7 +80,7 @@ def write_outputs(
         atomic_write(out / name, fill)
         written.append(name)
 
-    results = {k: v for k, v in document.items() if k not in RUN_KEYS}
+    results = {k: v for k, v in document.items() if k not in RUN_KEYS + DASK_KEYS}
     write("results.json", _text(json.dumps(results, indent=2, default=json_default) + "\n"))
     write("results.csv", _text(_csv([["strategy", *SUMMARY_COLUMNS]] + _summary_rows(document))))
     name = sessions_file()
@@ -359,6 +361,7 @@ def print_table(document: Mapping[str, Any], wide: bool = False, console: Consol
 __all__ = [
     "CSV_CHUNK",
     "CSV_GZ",
+    "DASK_KEYS",
     "PARQUET",
     "SESSION_TYPES",
     "read_sessions",
