@@ -297,9 +297,12 @@ def test_every_algorithm_trains_saves_and_is_accepted_by_evaluate_and_the_strate
     assert (report["net"], report["total_staked"]) == (model["net"], model["total_staked"])
     if model["total_staked"]:
         assert r["ratio"] == model["return_per_unit"]
-        assert r["se_sessions"] == model["se"]  # the same estimator over the same sessions
-        if r["estimable"]:  # evaluate's honest interval is built on it (experiments.rl.evaluate.honest_interval)
-            assert r["se"] == max(model["se"], r["se_stakes"])
+        assert r["se_sessions"] == model["se_sessions"]  # the same estimator over the same sessions
+        assert r["se_stakes"] == model["se_stakes"]  # the same noise of the same stakes
+        # one interval everywhere: the larger of the two (trente_env.estimate.honest_return)
+        assert model["se"] == max(model["se_sessions"], model["se_stakes"])
+        if r["estimable"]:  # evaluate gives none below MIN_STAKES stakes (experiments.rl.evaluate.honest_interval)
+            assert r["se"] == model["se"]
         assert report["edge"] == model["edge"]
 
 
