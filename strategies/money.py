@@ -246,18 +246,10 @@ def plan(game, held, n, c, out):
                         keys, i, first_s, k, own, f, start, cur * g, c + 1, coups, result, shown, prison, branch,
                         first_action, seen, scratch,
                     )  # fmt: skip
-                    good, bad, stride = cur, side + 1, 1  # decides alike up to good, not at bad
-                    if side > cur:  # alike at both ends: alike all through (the module's notes)
-                        alike = _probe(
-                            keys, i, s, k, own, f, start, side * g, c + 1, coups, result, shown, prison, branch,
-                            action, seen, scratch,
-                        )  # fmt: skip
-                        if _alike(over, first_s, first_action, alike, s, action):
-                            good = side
-                        else:
-                            bad = side
-                    while good + stride < bad:
-                        t = good + stride
+                    # the run's end: the far end first (alike at both ends: alike all through, the
+                    # module's notes), then galloping from cur, then bisecting once a probe differs
+                    good, bad, stride, t, galloping = cur, side + 1, 1, side, True  # alike up to good, not at bad
+                    while bad - good > 1:
                         alike = _probe(
                             keys, i, s, k, own, f, start, t * g, c + 1, coups, result, shown, prison, branch,
                             action, seen, scratch,
@@ -266,18 +258,9 @@ def plan(game, held, n, c, out):
                             good = t
                             stride *= 2
                         else:
+                            galloping = galloping & (t == side) & (bad == side + 1)  # the far end's miss: gallop on
                             bad = t
-                            break
-                    while bad - good > 1:
-                        t = (good + bad) // 2
-                        alike = _probe(
-                            keys, i, s, k, own, f, start, t * g, c + 1, coups, result, shown, prison, branch,
-                            action, seen, scratch,
-                        )  # fmt: skip
-                        if _alike(over, first_s, first_action, alike, s, action):
-                            good = t
-                        else:
-                            bad = t
+                        t = good + stride if galloping & (good + stride < bad) else (good + bad) // 2
                     e = good
                     w = q * (pref[base + e - shift - lo[i] + 1] - pref[base + cur - shift - lo[i]])
                     for x2 in range(width):  # the run's decision, its expected counts weighted by its mass

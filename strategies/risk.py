@@ -297,7 +297,7 @@ class _Chain:
             return 1
         return min(SETTLE_LIMIT, int(np.ceil(np.log(TAIL) / np.log(q))) if q < 1.0 else SETTLE_LIMIT)
 
-    def too_many(self, n: int, c: int) -> RiskError:
+    def too_many(self, c: int) -> RiskError:
         return RiskError(
             f"{self.name}: more than {self.max_states:,} distinct states after {c + 1} coups: not a "
             "finite-state system within this bound (simulate it, or ask for fewer coups)"
@@ -332,7 +332,7 @@ class _Chain:
             keys, values, probs = new_keys[:n], new_values[:n], new_probs[:n]
             largest = max(largest, n)
             if n > self.max_states:
-                raise self.too_many(n, c)
+                raise self.too_many(c)
         if n:  # the horizon reached with prisoners still held: the session ends there, as the session loop's
             money_parts.append(values[:n, MONEY])
             prob_parts.append(probs[:n])
@@ -384,7 +384,7 @@ class _Chain:
                     break
                 classes, room = 2 * classes, 2 * room  # no room: again with twice as much
                 if classes > 2 * self.max_states:
-                    raise self.too_many(classes, c)
+                    raise self.too_many(c)
             acc += step_acc
             if end_hi >= 0 and (end_lo < final_lo or end_hi >= final_lo + final.size):
                 first, last = min(final_lo, end_lo), max(final_lo + final.size - 1, end_hi)
@@ -396,7 +396,7 @@ class _Chain:
             np.cumsum(new_ln[:-1], out=new_off[1:])
             total = int(new_ln.sum())
             if total > 16 * self.max_states:
-                raise self.too_many(total, c)
+                raise self.too_many(c)
             new_pool = np.zeros(total)
             new_lo = new_lo[:m]
             money.apply(pool, lo, off, moves, factors, r, new_pool, new_lo, new_off, final, final_lo)
@@ -406,7 +406,7 @@ class _Chain:
             lo, ln, off = new_lo[keep], new_ln[keep], new_off[keep]
             largest = max(largest, total)
             if total > self.max_states:
-                raise self.too_many(total, c)
+                raise self.too_many(c)
             classes, room = max(classes, 2 * m), max(room, 2 * r)
         if n:  # the horizon reached with prisoners still held: the session ends there
             index = np.repeat(np.arange(n), ln)

@@ -266,7 +266,8 @@ def compare_systems(
     policies = [make_strategy(spec, rules) for spec in specs]
     check_companion(sessions, coups, len(specs))
     results = play(policies, rules, bankroll, coups, session_seeds(seed, sessions))
-    decided = first_coup(rules.decks).p_noir + first_coup(rules.decks).p_rouge
+    first = first_coup(rules.decks)
+    decided = first.p_noir + first.p_rouge
     systems = []
     for spec, policy, r in zip(specs, policies, results):
         estimate = honest_return(r["net"], r["staked"], r["square_staked"], decided)

@@ -36,7 +36,8 @@ def summarize(
     rules = config.ruleset()
     edges = house_edges(rules)
     labels = list(config.strategies)
-    decided = first_coup(rules.decks).p_noir + first_coup(rules.decks).p_rouge
+    first = first_coup(rules.decks)
+    decided = first.p_noir + first.p_rouge
     noises = [stake_noise(sessions[k]["square_staked"].sum(), sessions[k]["staked"].sum(), decided) for k in labels]
     session_estimates = [ratio_estimate(sessions[k]["net"], sessions[k]["staked"]) for k in labels]
     estimates = [honest_estimate(e, noise) for e, noise in zip(session_estimates, noises)]
