@@ -139,10 +139,9 @@ class Counter(CardCounter):
 
     def _decide(self, shoe: np.ndarray, cards_left: np.ndarray, actions: np.ndarray) -> None:
         expected = np.zeros(shoe.shape[0])
-        counter_actions(
-            shoe, cards_left, float(self.base), float(self.threshold), max(self.exact_box, 1), self.coupled_cards,
-            nodes().model(), self._bet_rules, actions, expected,
-        )  # fmt: skip
+        odds = (max(self.exact_box, 1), self.coupled_cards, nodes().model())
+        unit, threshold = float(self.base), float(self.threshold)
+        counter_actions(shoe, cards_left, unit, threshold, odds, self._bet_rules, actions, expected)
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,7 @@ Deeper in the shoe the next coups' odds hardly move and the error shrinks furthe
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -57,6 +58,20 @@ from trente_env.settle import prisoner_value, refait_value, rule_codes, second_r
 EV, EV_INSURED, PRISONER = range(3)  #: columns of the (4, 3) table of :func:`box_values_into`
 
 
+class BetRules(NamedTuple):
+    """The rule options a counter's compiled code reads (:func:`bet_rules`)."""
+
+    n_boxes: int  #: open boxes: 4, or 2 without Couleur/Inverse
+    insurance: bool  #: the table sells insurance
+    refait: int  #: the refait rule's code (:func:`~trente_env.settle.rule_codes`)
+    second_refait: int  #: the second refait's code
+    spares_couleur: bool  #: Couleur/Inverse stakes are returned on a refait
+    rate: float  #: the insurance premium, a fraction of the stake
+    fresh1: float  #: a prisoner in first prison in a fresh shoe (:func:`fresh_prisoner`)
+    fresh2: float  #: the same in second prison
+    payouts: np.ndarray  #: what a win pays to 1 on each box
+
+
 def fresh_prisoner(rules: RuleSet) -> tuple[float, float]:
     """What a stake in first and in second prison is worth, per unit, when the next coup comes from
     a freshly shuffled full shoe (the first-coup odds of docs/rules.md#reference-numbers; later
@@ -68,30 +83,25 @@ def fresh_prisoner(rules: RuleSet) -> tuple[float, float]:
     return first, second
 
 
-@jit.kernel
-def box_values_into(
-    refait: float,
-    apres: float,
-    void: float,
-    decided: float,
-    colour_edge: float,
-    refait_rule: int,
-    second_refait: int,
-    spares_couleur: bool,
-    insurance: bool,
-    rate: float,
-    fresh1: float,
-    fresh2: float,
-    payouts: np.ndarray,
-    out: np.ndarray,
-) -> None:
-    """Fill ``out`` (4 boxes x 3: uninsured EV, insured EV, prisoner's value) from the coup's chances.
+def bet_rules(rules: RuleSet) -> BetRules:
+    """``rules`` as :func:`box_values_into` and the counters' kernels read them."""
+    refait_rule, second, spares, rate = rule_codes(rules)
+    fresh1, fresh2 = fresh_prisoner(rules)
+    return BetRules(
+        len(rules.boxes), rules.insurance, refait_rule, second, spares, rate, fresh1, fresh2, np.array(rules.payouts)
+    )
 
-    :param decided: P(Noir) + P(Rouge), the chance that some row wins.
-    :param colour_edge: P(Couleur) - P(Inverse).
-    :param payouts: what a win pays to 1 on each box (:attr:`~trente_env.rules.RuleSet.payouts`).
+
+@jit.kernel
+def box_values_into(chances: tuple, rules: BetRules, out: np.ndarray) -> None:
+    """Fill ``out`` (4 boxes x 3: uninsured EV, insured EV, prisoner's value) from the coup's chances
+    (refait, après, void, decided, colour edge: :func:`odds_summary`) under ``rules``. ``decided`` is
+    P(Noir) + P(Rouge), the chance that some row wins; the colour edge P(Couleur) - P(Inverse).
     Insured EVs are NaN when the rules have no insurance.
     """
+    refait, apres, void, decided, colour_edge = chances
+    refait_rule, second_refait, spares_couleur = rules.refait, rules.second_refait, rules.spares_couleur
+    fresh1, fresh2, payouts, insurance, rate = rules.fresh1, rules.fresh2, rules.payouts, rules.insurance, rules.rate
     half = decided / 2.0
     for box in range(4):
         edge = 0.0 if box <= ROUGE else (colour_edge if box == COULEUR else -colour_edge)
@@ -146,14 +156,9 @@ class BoxValues:
 
 def box_values(odds: ShoeOdds, rules: RuleSet) -> BoxValues:
     """The expected gain of one unit on each box under ``rules``, from the odds of the next coup."""
-    refait_rule, second, spares, rate = rule_codes(rules)
-    fresh1, fresh2 = fresh_prisoner(rules)
     out = np.empty((4, 3))
-    decided = odds.p_noir + odds.p_rouge
-    box_values_into(
-        odds.p_refait, odds.p_apres, odds.p_void, decided, odds.couleur_edge, refait_rule, second, spares,
-        rules.insurance, rate, fresh1, fresh2, np.array(rules.payouts), out,
-    )  # fmt: skip
+    chances = (odds.p_refait, odds.p_apres, odds.p_void, odds.p_noir + odds.p_rouge, odds.couleur_edge)
+    box_values_into(chances, bet_rules(rules), out)
     if not rules.couleur_inverse:
         out[COULEUR:, :2] = np.nan
     return BoxValues(out[:, EV].copy(), out[:, EV_INSURED].copy(), out[:, PRISONER].copy())

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -39,9 +40,9 @@ from trente_env.counting.advantage import (
     EV,
     EV_INSURED,
     PRISONER,
+    bet_rules,
     box_values,
     box_values_into,
-    fresh_prisoner,
     odds_summary,
 )  # fmt: skip
 from trente_env.counting.removal import LinearCount, effects_of_removal, linear_count
@@ -62,7 +63,6 @@ from trente_env.odds import (
     nodes,
 )  # fmt: skip
 from trente_env.rules import RuleSet
-from trente_env.settle import rule_codes
 
 #: The kind of each card code (0..19: black values 1..10, then red ones), the order of the counts.
 _KIND = np.where(CARD_BLACK, 0, N_VALUES) + CARD_VALUE.astype(np.int64) - 1
@@ -88,31 +88,53 @@ def best_bet(values, n_boxes, insurance):
     return box, insured, best
 
 
-def bet_rules(rules: RuleSet) -> tuple:
-    """The rule options that :func:`perfect_bet` and :func:`best_bet` read, for compiled code:
-    (open boxes, insurance, refait rule, second refait, spares Couleur, insurance rate, the values
-    of a prisoner in first and second prison in a fresh shoe, and each box's payout)."""
-    refait_rule, second, spares, rate = rule_codes(rules)
-    fresh = fresh_prisoner(rules)
-    return (len(rules.boxes), rules.insurance, refait_rule, second, spares, rate, *fresh, np.array(rules.payouts))
+class StudyRecords(NamedTuple):
+    """What the counting study writes, shoe by shoe (row ``s``): see :class:`ShoeStudy`."""
+
+    expected: np.ndarray  #: (shoes,) the perfect counter's expected gain
+    realised: np.ndarray  #: (shoes,) its realised gain
+    bets: np.ndarray  #: (shoes,) its stakes
+    linear_expected: np.ndarray  #: (shoes,) the same for the linear counter
+    linear_realised: np.ndarray
+    linear_bets: np.ndarray
+    coups: np.ndarray  #: (shoes,) coups dealt
+    left: np.ndarray  #: (shoes, room) cards left to deal before each coup
+    best_ev: np.ndarray  #: (shoes, room) the best expected gain on offer
+    method: np.ndarray  #: (shoes, room) how its odds were computed
+
+
+class StudyShoes(NamedTuple):
+    """The shoes of the counting study and what its counters read besides the rules."""
+
+    seeds: np.ndarray  #: one shuffle seed a shoe
+    full: np.ndarray  #: the 20 counts of a full shoe
+    exact_box: int  #: the exact odds' tier (:func:`trente_env.odds.evaluate_into`)
+    coupled_cards: int  #: the coupled rows' tier
+    lin_base: np.ndarray  #: the linear count (:class:`~trente_env.counting.removal.LinearCount`)
+    lin_tags: np.ndarray
 
 
 @jit.kernel
-def perfect_bet(counts, dead, exact_box, coupled_cards, model, bet_rules, pn, joint, out, values):
+def scratch(exact_box):
+    """The work arrays of :func:`perfect_bet`: (pn, joint, odds vector, (4, 3) values)."""
+    return np.empty(exact_box), np.empty(exact_box * 10), np.empty(N_OUT), np.empty((4, 3))
+
+
+@jit.kernel
+def perfect_bet(counts, dead, odds, rules, work):
     """The perfect counter's view of the next coup from the unseen cards ``counts`` (20, ``dead`` of
-    them never dealt): the odds (:func:`~trente_env.odds.evaluate_into`, into ``out``), the
-    (4, 3) table of :func:`~trente_env.counting.advantage.box_values_into` into ``values``, and the best bet.
+    them never dealt): the odds (:func:`~trente_env.odds.evaluate_into` with ``odds`` = (exact box,
+    coupled cards, model), into the odds vector of ``work``: :func:`scratch`), the (4, 3) table of
+    :func:`~trente_env.counting.advantage.box_values_into` under ``rules`` (:func:`bet_rules`) into
+    ``work``'s values, and the best bet.
 
     Returns (method, box, insured, expected gain): stake on ``box`` only if the gain is positive.
     """
-    n_boxes, insurance, refait_rule, second, spares, rate, fresh1, fresh2, payouts = bet_rules
+    exact_box, coupled_cards, model = odds
+    pn, joint, out, values = work
     method = evaluate_into(counts, dead, exact_box, coupled_cards, model, pn, joint, out)
-    refait, apres, void, decided, edge = odds_summary(out, counts)
-    box_values_into(
-        refait, apres, void, decided, edge, refait_rule, second, spares, insurance, rate, fresh1, fresh2, payouts,
-        values,
-    )  # fmt: skip
-    box, insured, best = best_bet(values, n_boxes, insurance)
+    box_values_into(odds_summary(out, counts), rules, values)
+    box, insured, best = best_bet(values, rules.n_boxes, rules.insurance)
     return method, box, insured, best
 
 
@@ -143,17 +165,16 @@ def _bet_row(action, box, insured, stake, values):
 
 
 @jit.kernel
-def counter_actions(shoe, cards_left, unit, threshold, exact_box, coupled_cards, model, bet_rules, actions, expected):
+def counter_actions(shoe, cards_left, unit, threshold, odds, rules, actions, expected):
     """The perfect counter at ``n`` tables from what each one's observation shows: ``shoe`` ((n, 20)
     unseen cards, black 1..10 then red: the env's ``shoe`` part) and ``cards_left`` ((n,) cards that
     can still be dealt; the others, burnt or dead, are unseen but never dealt). For each table the
-    decision of the count analysis (:func:`perfect_bet`, :func:`_bet_row`): ``unit`` on the best box,
-    insured if better, when its expected gain per unit is above ``threshold``; the action row goes to
-    ``actions[t]`` ((n, 12)) and the stake's expected gain (0 with no stake) to ``expected[t]``."""
-    pn = np.empty(exact_box)
-    joint = np.empty(exact_box * 10)
-    out = np.empty(N_OUT)
-    values = np.empty((4, 3))
+    decision of the count analysis (:func:`perfect_bet` with ``odds`` and ``rules``, :func:`_bet_row`):
+    ``unit`` on the best box, insured if better, when its expected gain per unit is above
+    ``threshold``; the action row goes to ``actions[t]`` ((n, 12)) and the stake's expected gain (0
+    with no stake) to ``expected[t]``."""
+    work = scratch(odds[0])
+    values = work[3]
     counts = np.empty(2 * N_VALUES, np.int64)
     for t in range(shoe.shape[0]):
         unseen = 0
@@ -163,22 +184,20 @@ def counter_actions(shoe, cards_left, unit, threshold, exact_box, coupled_cards,
         dead = unseen - cards_left[t]
         if dead < 0:
             raise ValueError("counter_actions: more cards left to deal than unseen cards")
-        _, box, insured, best = perfect_bet(
-            counts, dead, exact_box, coupled_cards, model, bet_rules, pn, joint, out, values
-        )
+        _, box, insured, best = perfect_bet(counts, dead, odds, rules, work)
         stake = unit if best > threshold else 0.0
         expected[t] = stake * best
         _bet_row(actions[t], box, insured, stake, values)
 
 
 @jit.kernel
-def linear_actions(shoe, full, unit, threshold, base, tags, bet_rules, actions):
+def linear_actions(shoe, full, unit, threshold, base, tags, rules, actions):
     """The linear counter at ``n`` tables (``shoe`` as in :func:`counter_actions`, ``full`` the 20
     counts of a full shoe): the count analysis' linear estimate (:func:`linear_estimate`) and best bet
     (:func:`best_bet`), ``unit`` on it when its estimated gain is above ``threshold``. Under the
     ``choice`` rule it asks for prison when a prisoner in a fresh shoe is worth more than half a stake
     (the count gives no prisoner's value)."""
-    n_boxes, insurance, fresh1 = bet_rules[0], bet_rules[1], bet_rules[6]
+    n_boxes, insurance, fresh1 = rules.n_boxes, rules.insurance, rules.fresh1
     seen = np.empty(2 * N_VALUES, np.int64)
     estimate = np.empty((4, 2))
     values = np.zeros((4, 3))
@@ -206,22 +225,22 @@ def _play(action, prison, result, couleur, table, placed, insured, back):
 
 
 @jit.kernel
-def _study_shoes(
-    first, last, seeds, table, full, exact_box, coupled_cards, model, rules_for_bets, lin_base, lin_tags,
-    expected, realised, bets, lin_expected, lin_realised, lin_bets, coups, left, best_ev, method,
-):  # fmt: skip
-    """Shoes ``first..last-1``, each shuffled with its seed and dealt coup by coup by the croupier
-    (:func:`~trente_env.croupier.next_coup`), both counters betting before each coup; per-shoe results
-    and per-coup records go to row ``s`` of the output arrays."""
-    n_boxes, insurance = rules_for_bets[0], rules_for_bets[1]
-    fresh1, fresh2 = rules_for_bets[6], rules_for_bets[7]
+def study_range(first, last, shoes, table, rules, model, records):
+    """Shoes ``first..last-1`` of the :class:`StudyShoes` ``shoes``, each shuffled with its seed and
+    dealt coup by coup by the croupier (:func:`~trente_env.croupier.next_coup`) under ``table``, both
+    counters betting before each coup under the rules ``rules`` (:func:`bet_rules`); per-shoe results and
+    per-coup records go to row ``s`` of the :class:`StudyRecords` ``records``."""
+    expected, realised, bets = records.expected, records.realised, records.bets
+    lin_expected, lin_realised, lin_bets = records.linear_expected, records.linear_realised, records.linear_bets
+    coups, left, best_ev, method = records.coups, records.left, records.best_ev, records.method
+    seeds, full, lin_base, lin_tags = shoes.seeds, shoes.full, shoes.lin_base, shoes.lin_tags
+    odds = (shoes.exact_box, shoes.coupled_cards, model)
+    fresh1, fresh2 = rules.fresh1, rules.fresh2
     n_cards = table.base.size
     deal_to = n_cards - table.dead_cards
     unseen_dead = table.burn + table.dead_cards
-    pn = np.empty(exact_box)
-    joint = np.empty(exact_box * 10)
-    out = np.empty(N_OUT)
-    values = np.empty((4, 3))
+    work = scratch(shoes.exact_box)
+    values = work[3]
     cards = np.empty(n_cards, np.uint8)
     counts = np.empty(2 * N_VALUES, np.int64)
     seen = np.zeros(2 * N_VALUES, np.int64)
@@ -244,9 +263,7 @@ def _study_shoes(
             for i in range(2 * N_VALUES):
                 counts[i] = full[i] - seen[i]
                 unseen += counts[i]
-            how, box, ins, best = perfect_bet(
-                counts, unseen_dead, exact_box, coupled_cards, model, rules_for_bets, pn, joint, out, values
-            )
+            how, box, ins, best = perfect_bet(counts, unseen_dead, odds, rules, work)
             left[s, k] = deal_to - pos
             best_ev[s, k] = best
             method[s, k] = how
@@ -257,7 +274,7 @@ def _study_shoes(
                 bets[s] += 1
             _bet_row(action, box, ins, stake, values)
             linear_estimate(seen, unseen, n_cards, lin_base, lin_tags, estimate)
-            lin_box, lin_ins, lin_best = best_bet(estimate, n_boxes, insurance)
+            lin_box, lin_ins, lin_best = best_bet(estimate, rules.n_boxes, rules.insurance)
             lin_stake = 0.0
             if lin_best > 0.0:
                 lin_stake = 1.0
@@ -281,22 +298,14 @@ def _study_shoes(
 
 
 @jit.parallel
-def _study(
-    seeds, table, full, exact_box, coupled_cards, pre_counts, pre_size, pre_total, pre_child,
-    pre_n_values, pre_values, node_n, node_ref, wr_corr, wr_removal, cp_corr, cp_removal, rules_for_bets, lin_base,
-    lin_tags, chunks, expected, realised, bets, lin_expected, lin_realised, lin_bets, coups, left, best_ev, method,
-):  # fmt: skip
-    """:func:`_study_shoes` on numba's threads, shoes ``chunks[c]..chunks[c+1]-1`` a task. The model of
-    :func:`~trente_env.odds.evaluate_into` comes in pieces (a parallel kernel takes no nested
-    tuple), and every write happens in the called function (see :func:`trente_env.jit.parallel`)."""
+def study_chunks(chunks, shoes, table, rules, prefixes, nodes, records):
+    """:func:`study_range` on numba's threads, shoes ``chunks[c]..chunks[c+1]-1`` a task. The model of
+    :func:`~trente_env.odds.evaluate_into` comes in two flat tuples, the prefix states and the nodes
+    (a parallel kernel takes no nested tuple), and every write happens in the called function (see
+    :func:`trente_env.jit.parallel`)."""
     for c in numba.prange(chunks.size - 1):
-        prefixes = (pre_counts, pre_size, pre_total, pre_child, pre_n_values, pre_values)
-        model = (prefixes, node_n, node_ref, wr_corr, wr_removal, cp_corr, cp_removal)
-        _study_shoes(
-            chunks[c], chunks[c + 1], seeds, table, full, exact_box, coupled_cards, model,
-            rules_for_bets, lin_base, lin_tags, expected, realised, bets, lin_expected, lin_realised, lin_bets,
-            coups, left, best_ev, method,
-        )  # fmt: skip
+        model = (prefixes, nodes[0], nodes[1], nodes[2], nodes[3], nodes[4], nodes[5])
+        study_range(chunks[c], chunks[c + 1], shoes, table, rules, model, records)
 
 
 @dataclass(frozen=True)
@@ -447,22 +456,20 @@ def study_shoes(
     count = count or linear_count(effects_of_removal(rules))
     seeds = shuffle_seeds(np.random.default_rng(seed), shoes)
     room = (rules.n_cards - rules.burn) // 8 + 2
-    per_shoe = [np.zeros(shoes) for _ in range(6)]
-    coups = np.zeros(shoes, np.int64)
-    left = np.zeros((shoes, room), np.int16)
-    best_ev = np.zeros((shoes, room))
-    method = np.zeros((shoes, room), np.int8)
+    records = StudyRecords(
+        *(np.zeros(shoes) for _ in range(6)),
+        coups=np.zeros(shoes, np.int64),
+        left=np.zeros((shoes, room), np.int16),
+        best_ev=np.zeros((shoes, room)),
+        method=np.zeros((shoes, room), np.int8),
+    )
+    played = StudyShoes(seeds, full_counts(rules.decks), max(exact_box, 1), coupled_cards, count.base, count.tags)
     chunks = np.linspace(0, shoes, min(shoes, 64 * numba.get_num_threads()) + 1).astype(np.int64)
     model = nodes().model()
     start = time.perf_counter()
-    _study(
-        seeds, table_rules(rules), full_counts(rules.decks), max(exact_box, 1), coupled_cards, *model[0],
-        *model[1:], bet_rules(rules), count.base, count.tags, chunks, *per_shoe, coups, left, best_ev, method,
-    )  # fmt: skip
+    study_chunks(chunks, played, table_rules(rules), bet_rules(rules), model[0], model[1:], records)
     seconds = time.perf_counter() - start
-    return ShoeStudy(
-        rules, rules.dead_cards, seed, exact_box, coupled_cards, *per_shoe, coups, left, best_ev, method, seconds
-    )
+    return ShoeStudy(rules, rules.dead_cards, seed, exact_box, coupled_cards, *records, seconds)
 
 
 @dataclass(frozen=True)

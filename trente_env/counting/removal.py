@@ -24,10 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from trente_env.codes import BOXES, COULEUR
-from trente_env.counting.advantage import EV, EV_INSURED, box_values_into, fresh_prisoner, odds_summary
+from trente_env.counting.advantage import EV, EV_INSURED, BetRules, bet_rules, box_values_into, odds_summary
 from trente_env.odds import N_VALUES, QUARTER, exact_values, full_counts, nodes
 from trente_env.rules import RuleSet
-from trente_env.settle import rule_codes
 
 #: The 20 kinds of card, in the order of the environment's ``observe_shoe``.
 KINDS = tuple(f"{colour} {value}" for colour in ("black", "red") for value in range(1, N_VALUES + 1))
@@ -75,16 +74,12 @@ class RemovalEffects:
         }
 
 
-def _values(vector: np.ndarray, counts: np.ndarray, rules: RuleSet, fresh: tuple[float, float]) -> np.ndarray:
+def _values(vector: np.ndarray, counts: np.ndarray, rules: BetRules, couleur_inverse: bool) -> np.ndarray:
     """(4, 2) expected gains (uninsured, insured) from an odds vector and the shoe's 20 counts."""
-    refait_rule, second, spares, rate = rule_codes(rules)
     out = np.empty((4, 3))
-    payouts = np.array(rules.payouts)
-    box_values_into(
-        *odds_summary(vector, counts), refait_rule, second, spares, rules.insurance, rate, *fresh, payouts, out
-    )
+    box_values_into(odds_summary(vector, counts), rules, out)
     table = out[:, [EV, EV_INSURED]]
-    if not rules.couleur_inverse:
+    if not couleur_inverse:
         table[COULEUR:] = np.nan
     return table
 
@@ -106,16 +101,16 @@ def effects_of_removal(rules: RuleSet, *, recompute: bool = False) -> RemovalEff
         table = nodes()
         i = int(np.flatnonzero(table.cards == 13 * k)[0])
         base, removed = table.exact[i], table.exact_removed[i]
-    fresh = fresh_prisoner(rules)
+    kernel_rules = bet_rules(rules)
     full = full_counts(rules.decks)
-    ev = _values(base, full, rules, fresh)
+    ev = _values(base, full, kernel_rules, rules.couleur_inverse)
     d_ev = np.empty((2 * N_VALUES, 4, 2))
     d_refait = np.empty(2 * N_VALUES)
     for kind in range(2 * N_VALUES):
         counts = full.copy()
         counts[kind] -= 1
         vector = removed[kind % N_VALUES]
-        d_ev[kind] = _values(vector, counts, rules, fresh) - ev
+        d_ev[kind] = _values(vector, counts, kernel_rules, rules.couleur_inverse) - ev
         d_refait[kind] = vector[0] - base[0]
     return RemovalEffects(rules.decks, rules, float(base[0]), ev, d_refait, d_ev)
 
