@@ -62,7 +62,8 @@ def paired(
     return statistics.median(a), statistics.median(b), statistics.median(ratios)
 
 
-def _rate(x: float) -> str:
+def rate_text(x: float) -> str:
+    """A rate as the tables print it: millions to two decimals, else thousands."""
     return f"{x / 1e6:.2f} M" if x >= 1e6 else f"{x / 1e3:.0f} k"
 
 
@@ -101,8 +102,8 @@ def _table(args: argparse.Namespace, doing: Callable[[str], None]) -> None:
                 )
                 how = ", one thread" if threads is False else ""
                 print(
-                    f"| native vector env, {n:,} tables, {form}{how} | {_rate(ours)} table-steps/s "
-                    f"| CartPoleVectorEnv, {n:,} envs: {_rate(ref)} | {ratio:.2f}x |",
+                    f"| native vector env, {n:,} tables, {form}{how} | {rate_text(ours)} table-steps/s "
+                    f"| CartPoleVectorEnv, {n:,} envs: {rate_text(ref)} | {ratio:.2f}x |",
                     flush=True,
                 )
     for form, kwargs in FORMS.items():
@@ -114,7 +115,7 @@ def _table(args: argparse.Namespace, doing: Callable[[str], None]) -> None:
             doing,
         )
         print(
-            f"| single env via gym.make, {form} | {_rate(ours)} | CartPole-v1 via gym.make: {_rate(ref)} "
+            f"| single env via gym.make, {form} | {rate_text(ours)} | CartPole-v1 via gym.make: {rate_text(ref)} "
             f"| {ratio:.2f}x |",
             flush=True,
         )

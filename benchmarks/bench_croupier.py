@@ -86,7 +86,8 @@ def _coups(cards, seeds, rules, n_coups):
 
 
 @jit.hot
-def _settlements(actions, results, couleurs, rules, bankroll0, prison, placed, insured, back):
+def _settlements(actions, results, couleurs, rules, bankroll0, table):
+    prison, placed, insured, back = table
     prison[:] = 0.0
     bankroll = bankroll0
     last = results[0:1]  # the scoreboard bet_and_settle reads: the previous coup
@@ -146,9 +147,9 @@ def main() -> None:
         "shuffle": (_shuffles, (cards, rules.base, seeds)),
         "deal_next": (_deals, (shoes, rules.burn, rules.cut_card, rules.dead_cards)),
         "next_coup": (_coups, (cards, seeds, rules, 200_000)),
-        "bet_and_settle, full": (_settlements, (full, results, couleurs, rules, BANKROLL, *table)),
-        "bet_and_settle, one box": (_settlements, (one_box, results, couleurs, rules, BANKROLL, *table)),
-        "bet_and_settle, small": (_settlements, (small, results, couleurs, rules, BANKROLL, *table)),
+        "bet_and_settle, full": (_settlements, (full, results, couleurs, rules, BANKROLL, table)),
+        "bet_and_settle, one box": (_settlements, (one_box, results, couleurs, rules, BANKROLL, table)),
+        "bet_and_settle, small": (_settlements, (small, results, couleurs, rules, BANKROLL, table)),
     }
     print(f"{'CPU ns a call':26} {'min':>7} {'median':>7}  checksum")
     for name, (low, mid, check) in _timed(loops, args.repeats).items():

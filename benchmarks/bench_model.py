@@ -127,7 +127,7 @@ def stages(model: ModelPolicy, observation, threads: int) -> dict:  # noqa: ANN0
     nothing, on ``threads`` torch threads (SB3's own modules, in the order ``act`` runs them)."""
     from stable_baselines3.common.policies import BasePolicy
 
-    from strategies.model import _most_likely_parts
+    from strategies.model import most_likely_parts
 
     policy = model._greedy_network
     torch.set_num_threads(threads)
@@ -149,7 +149,7 @@ def stages(model: ModelPolicy, observation, threads: int) -> dict:  # noqa: ANN0
         "features": run(lambda: BasePolicy.extract_features(policy, tensor, policy.pi_features_extractor)),
         "actor": run(lambda: policy.mlp_extractor.forward_actor(features)),
         "action net": run(lambda: policy.action_net(hidden)),
-        "most likely": run(lambda: _most_likely_parts(policy, logits)),
+        "most likely": run(lambda: most_likely_parts(policy, logits)),
         "act": lambda: model.act(observation),
         "tanh": run(lambda: torch.tanh(square)),
     }

@@ -133,7 +133,7 @@ def rows(tables: list[int], repeats: int, rollouts: int = 4) -> list[str]:
     turning each repeat); medians of the rates and of the ratios of each repeat."""
     import torch
 
-    from benchmarks.__main__ import _rate
+    from benchmarks.__main__ import rate_text
 
     torch.set_num_threads(1)
     out = []
@@ -149,8 +149,8 @@ def rows(tables: list[int], repeats: int, rollouts: int = 4) -> list[str]:
             ratio = statistics.median([a / b for a, b in zip(ours, rates[ref], strict=True)])
             out.append(
                 f"| PPO (SB3, MlpPolicy, 1 torch thread) on sb3_vec_env, {n:,} tables | "
-                f"{_rate(statistics.median(ours))} env-steps/s | the same PPO on {label}: "
-                f"{_rate(statistics.median(rates[ref]))} | {ratio:.2f}x |"
+                f"{rate_text(statistics.median(ours))} env-steps/s | the same PPO on {label}: "
+                f"{rate_text(statistics.median(rates[ref]))} | {ratio:.2f}x |"
             )
     return out
 

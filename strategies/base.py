@@ -337,7 +337,7 @@ class Strategy:
 
     def params(self) -> dict[str, Any]:
         """The parameters as plain values (enums by value, no rules)."""
-        return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self) if not f.metadata.get("table")}
+        return {f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self) if not f.metadata.get("table")}
 
     def spec(self) -> str:
         """The spec string that recreates this strategy with :func:`~strategies.registry.make_strategy`
@@ -463,11 +463,12 @@ def _coerce_fields(strategy: Strategy) -> None:
         object.__setattr__(strategy, f.name, value)
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
+    """A parameter's value as plain data (JSON, TOML): an enum's value, a tuple as a list."""
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, tuple):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     return value
 
 

@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from strategies.base import _plain
+from strategies.base import plain
 from strategies.policy import Observation
 from strategies.registry import register_counter
 from trente_env.codes import ACTION_WIDTH, SHOE_SIZE, unflatten
@@ -100,7 +100,7 @@ class CardCounter:
 
     def params(self) -> dict[str, Any]:
         """The parameters as plain values (no rules)."""
-        return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self) if not f.metadata.get("table")}
+        return {f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self) if not f.metadata.get("table")}
 
     def spec(self) -> str:
         """The spec string that makes this counter again (:func:`~strategies.registry.make_strategy`)."""

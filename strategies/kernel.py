@@ -102,7 +102,7 @@ for _i in range(2, FIBONACCI.size):
 
 
 @jit.hot
-def _mix(x: np.uint64) -> np.uint64:
+def mix(x: np.uint64) -> np.uint64:
     """SplitMix64's finaliser: a well-mixed 64-bit number from a 64-bit input."""
     x = x ^ (x >> np.uint64(30))
     x = x * MIX1
@@ -118,10 +118,10 @@ def uniform(seed: int, row: int, episode: int, coup: int, stream: int) -> float:
     session's key (:func:`strategies.sessions.session_keys`: one number per session seed, whatever
     block or batch the session is played in), or the batch row where no key was given."""
     x = np.uint64(seed) * GOLDEN
-    x = _mix(x ^ (np.uint64(row) + GOLDEN))
-    x = _mix(x ^ (np.uint64(episode) + GOLDEN))
-    x = _mix(x ^ (np.uint64(coup) + GOLDEN))
-    x = _mix(x ^ (np.uint64(stream) + GOLDEN))
+    x = mix(x ^ (np.uint64(row) + GOLDEN))
+    x = mix(x ^ (np.uint64(episode) + GOLDEN))
+    x = mix(x ^ (np.uint64(coup) + GOLDEN))
+    x = mix(x ^ (np.uint64(stream) + GOLDEN))
     return float(x >> np.uint64(11)) * 2.0**-53
 
 

@@ -328,7 +328,7 @@ class ModelPolicy:
             else:  # the most likely action of each part, as SB3's (Multi)CategoricalDistribution.mode
                 features = BasePolicy.extract_features(policy, tensor, policy.pi_features_extractor)
                 logits = policy.action_net(policy.mlp_extractor.forward_actor(features))
-                actions = _most_likely_parts(policy, logits)
+                actions = most_likely_parts(policy, logits)
         return actions.numpy().reshape(-1, *self.model.action_space.shape)
 
     def action_masks(self, observation: np.ndarray | dict[str, np.ndarray]) -> np.ndarray:
@@ -346,7 +346,7 @@ class ModelPolicy:
         return f"{self.path}:algo={self.algo}"
 
 
-def _most_likely_parts(policy: Any, logits: Any) -> Any:
+def most_likely_parts(policy: Any, logits: Any) -> Any:
     """The most likely action of each part of the action (one part for a discrete action), ``(n, parts)``."""
     import torch
 

@@ -59,7 +59,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from strategies.base import Strategy, _plain
+from strategies.base import Strategy, plain
 from strategies.model import ModelError, ModelPolicy
 from strategies.policy import Policy
 from trente_env.rules import RuleSet, get_rules
@@ -340,7 +340,7 @@ def describe(cls: type) -> dict[str, Any]:
             continue
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
         kind = _type_name(hints[f.name])
-        params.append({"name": f.name, "type": kind, "default": _plain(default), "help": f.metadata.get("help", "")})
+        params.append({"name": f.name, "type": kind, "default": plain(default), "help": f.metadata.get("help", "")})
     return {"name": cls.name, "summary": cls.summary, "doc": _dedent(cls.__doc__ or ""), "params": params}
 
 

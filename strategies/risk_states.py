@@ -32,12 +32,12 @@ N_FLOATS = ACTION + ACTION_WIDTH
 def hash_state(row, floats):
     """A well-mixed 64-bit hash of a state: its int64 row and its floats (to a millionth of a unit:
     equal states hash alike; the rare others are told apart by comparing them whole). Each number is
-    folded in through SplitMix64's finaliser (:func:`strategies.kernel._mix`)."""
+    folded in through SplitMix64's finaliser (:func:`strategies.kernel.mix`)."""
     h = np.uint64(0x9E3779B97F4A7C15)
     for x in row:
-        h = kernel._mix(h ^ np.uint64(x)) + np.uint64(0x9E3779B97F4A7C15)
+        h = kernel.mix(h ^ np.uint64(x)) + np.uint64(0x9E3779B97F4A7C15)
     for x in floats:
-        h = kernel._mix(h ^ np.uint64(np.int64(x * 1048576.0))) + np.uint64(0x9E3779B97F4A7C15)
+        h = kernel.mix(h ^ np.uint64(np.int64(x * 1048576.0))) + np.uint64(0x9E3779B97F4A7C15)
     return h
 
 

@@ -5,6 +5,7 @@ with the engine's."""
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -127,3 +128,135 @@ def test_every_file_is_written_by_the_atomic_writer() -> None:
 def test_the_normal_quantile_has_one_home() -> None:
     for name, text in _sources("stats.py").items():
         assert not re.search(r"1\.9599|1\.96\b|NormalDist", text), name
+
+
+# -- the shape of the code: signatures, private names, module sizes ----------------------------------
+
+PACKAGES = ("trente_env", "strategies", "experiments", "benchmarks")
+MAX_LINES = 600  #: no source module longer
+MAX_POSITIONAL = 8  #: no function with more required positional parameters
+
+#: Modules allowed over :data:`MAX_LINES`, each with its reason.
+LONG_MODULES = {
+    "trente_env/tables.py": "being split",
+}
+
+#: Functions allowed more than :data:`MAX_POSITIONAL` required positionals, each with its reason.
+LONG_SIGNATURES = {
+    "trente_env/tables.py:_play_rows": "owned by tables split",
+    "trente_env/tables.py:_hold": "owned by tables split",
+    "trente_env/tables.py:_restart_row": "owned by tables split",
+    "trente_env/tables.py:_prefetch_rows": "owned by tables split",
+    "trente_env/dealer.py:_deal_shoe": "owned by tables split",
+    "trente_env/dealer.py:_deal_shoes": "owned by tables split",
+    "trente_env/settle.py:_settle_tables": "owned by tables split",
+    "trente_env/settle.py:settle_box": "owned by tables split",
+    "trente_env/croupier.py:bet_and_settle": "owned by tables split",
+    "strategies/kernel.py:step": "the systems' compiled step, shared with the session loop: not bundled yet",
+    "strategies/kernel.py:act_rows": "the systems' compiled step, shared with the session loop: not bundled yet",
+    "strategies/risk_states.py:advance": "the risk chain's compiled state rows: not bundled yet",
+    "strategies/risk_states.py:decide": "the risk chain's compiled state rows: not bundled yet",
+    "strategies/money.py:_probe": "the risk chain's compiled money walk: not bundled yet",
+    "strategies/money.py:apply": "the risk chain's compiled money walk: not bundled yet",
+    "strategies/money.py:_move": "the risk chain's compiled money walk: not bundled yet",
+    "trente_env/odds/joint.py:joint_forward": "the joint walk's compiled arrays: not bundled yet",
+}
+
+#: Private names (a leading underscore) used by another module, each with its reason.
+PRIVATE_CROSSINGS = {
+    "trente_env/croupier.py -> trente_env.settle._paid": "owned by tables split",
+    "trente_env/croupier.py -> trente_env.settle._rig_payout": "owned by tables split",
+    "trente_env/croupier.py -> trente_env.settle._settle_box": "owned by tables split",
+    "strategies/sessions.py -> trente_env.settle._rig_payout": "owned by tables split",
+    "benchmarks/bench_croupier.py -> trente_env.dealer._fresh_shoe": "owned by tables split",
+}
+
+
+def _package_sources() -> dict[str, ast.Module]:
+    """Every module of the packages (path relative to the root -> its syntax tree)."""
+    return {
+        path.relative_to(ROOT).as_posix(): ast.parse(path.read_text(encoding="utf-8"))
+        for package in PACKAGES
+        for path in sorted((ROOT / package).rglob("*.py"))
+    }
+
+
+def _module_name(path: str) -> str:
+    parts = path.removesuffix(".py").split("/")
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _crossings(path: str, tree: ast.Module) -> set[str]:
+    """The private names of the packages' other modules that ``path`` imports or reads as attributes."""
+    here = _module_name(path)
+    package = here.split(".") if path.endswith("__init__.py") else here.split(".")[:-1]
+    found, aliases = set(), {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
+            for alias in node.names:
+                if _private(alias.name) and base != here and base.split(".")[0] in PACKAGES:
+                    found.add(f"{base}.{alias.name}")
+                aliases[alias.asname or alias.name] = f"{base}.{alias.name}"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                aliases[alias.asname or alias.name.split(".")[0]] = (
+                    alias.name if alias.asname else alias.name.split(".")[0]
+                )
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _private(node.attr):
+            chain, value = [], node.value
+            while isinstance(value, ast.Attribute):
+                chain.append(value.attr)
+                value = value.value
+            if isinstance(value, ast.Name) and value.id in aliases:
+                module = ".".join([aliases[value.id], *reversed(chain)])
+                if module != here and module.split(".")[0] in PACKAGES:
+                    found.add(f"{module}.{node.attr}")
+    return found
+
+
+def _long_signatures(path: str, tree: ast.Module) -> dict[str, int]:
+    """Every function of ``path`` with more than :data:`MAX_POSITIONAL` required positionals
+    (``self`` and ``cls`` not counted) -> that number."""
+    found = {}
+
+    def walk(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                args = child.args.posonlyargs + child.args.args
+                required = len(args) - len(child.args.defaults) - (bool(args) and args[0].arg in ("self", "cls"))
+                if required > MAX_POSITIONAL:
+                    found[f"{path}:{prefix}{child.name}"] = required
+                walk(child, f"{prefix}{child.name}.")
+            elif isinstance(child, ast.ClassDef):
+                walk(child, f"{prefix}{child.name}.")
+            else:
+                walk(child, prefix)
+
+    walk(tree, "")
+    return found
+
+
+def test_no_module_is_over_600_lines() -> None:
+    lengths = {path: len((ROOT / path).read_text(encoding="utf-8").splitlines()) for path in _package_sources()}
+    long = {path: n for path, n in lengths.items() if n > MAX_LINES}
+    assert set(long) == set(LONG_MODULES), long
+
+
+def test_no_function_takes_more_than_8_required_positionals() -> None:
+    long = {}
+    for path, tree in _package_sources().items():
+        long |= _long_signatures(path, tree)
+    assert set(long) == set(LONG_SIGNATURES), {name: n for name, n in long.items() if name not in LONG_SIGNATURES}
+
+
+def test_no_private_name_crosses_a_module() -> None:
+    crossings = {f"{path} -> {name}" for path, tree in _package_sources().items() for name in _crossings(path, tree)}
+    assert crossings == set(PRIVATE_CROSSINGS), crossings ^ set(PRIVATE_CROSSINGS)

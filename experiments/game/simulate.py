@@ -157,11 +157,14 @@ def _first_coup_events(noir, rouge, result, couleur, into):
 
 
 @jit.released
-def _reference_shoes(first, last, seeds, table, full, exact_box, model, expected, dealt_first):
+def _reference_shoes(first, last, seeds, table, odds, records):
     """Shoes ``first..last-1``, each shuffled with its seed and dealt coup by coup by the croupier to
-    its cut card; before each coup the odds of the unseen cards (:func:`~trente_env.odds.evaluate_into`)
-    go into ``expected[s]`` (:func:`_coup_expectations`), and the shoe's first coup as dealt into
-    ``dealt_first[s]`` (:func:`_first_coup_events`)."""
+    its cut card; before each coup the odds of the unseen cards (:func:`~trente_env.odds.evaluate_into`
+    with ``odds`` = (a full shoe's counts, exact box, model)) go into ``expected[s]``
+    (:func:`_coup_expectations`), and the shoe's first coup as dealt into ``dealt_first[s]``
+    (:func:`_first_coup_events`), ``records`` = (expected, dealt_first)."""
+    full, exact_box, model = odds
+    expected, dealt_first = records
     n_cards = table.base.size
     unseen_dead = table.burn + table.dead_cards
     pn = np.empty(exact_box)
@@ -209,7 +212,7 @@ def whole_shoe_reference(rules, shoes: int, seed: int) -> tuple[np.ndarray, np.n
     model, table, full = nodes().model(), table_rules(rules), full_counts(rules.decks)
     with ThreadPoolExecutor(threads) as pool:  # each thread its own shoes, in one compiled kernel
         tasks = [
-            pool.submit(_reference_shoes, lo, hi, seeds, table, full, EXACT_BOX, model, expected, first)
+            pool.submit(_reference_shoes, lo, hi, seeds, table, (full, EXACT_BOX, model), (expected, first))
             for lo, hi in zip(chunks[:-1].tolist(), chunks[1:].tolist())
         ]
         for task in tasks:
