@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from experiments.console import out
-from experiments.errors import LabError, load_rules
+from experiments.errors import LabError
+from experiments.rules import load_rules
 
 #: The largest bankroll :func:`bankroll_for_ruin` tries before it gives up.
 MAX_SEARCH_BANKROLL = 1_000_000

@@ -183,8 +183,8 @@ def test_simulate_counts_the_same_coups_as_before_its_dealer_was_made_faster(mon
     # (per-shoe rows summed by numpy): 250,000 coups in four shards of 70,000, seed 7
     import hashlib
 
-    from experiments.errors import load_rules
     from experiments.game import simulate
+    from experiments.rules import load_rules
 
     monkeypatch.setattr(simulate, "SHARD", 70_000)
     counts = simulate.count_outcomes(load_rules(preset), 250_000, 7)

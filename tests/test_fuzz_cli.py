@@ -25,9 +25,10 @@ from typer.testing import CliRunner
 
 from experiments.cli import app
 from experiments.cli.options import path_value
-from experiments.errors import LabError, TournamentError, rules_name
+from experiments.errors import LabError, TournamentError
 from experiments.files import atomic_write_bytes, check_output_file, check_output_folder, file_kind
 from experiments.limits import MAX_MONEY, MAX_SEED, MAX_SESSION_COUPS, MAX_SESSIONS
+from experiments.rules import rules_name
 from experiments.tournament.checkpoints import Checkpoints, DamagedBlock, run_identity, task_path
 from experiments.tournament.config import make_config
 from experiments.tournament.output import verdict_table

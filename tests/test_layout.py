@@ -260,3 +260,24 @@ def test_no_function_takes_more_than_8_required_positionals() -> None:
 def test_no_private_name_crosses_a_module() -> None:
     crossings = {f"{path} -> {name}" for path, tree in _package_sources().items() for name in _crossings(path, tree)}
     assert crossings == set(PRIVATE_CROSSINGS), crossings ^ set(PRIVATE_CROSSINGS)
+
+
+def test_the_report_resolves_its_preset_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the command line turns --rules into a RuleSet once; below it only the rule set travels
+    import experiments.rules
+
+    names = []
+    resolve = experiments.rules.get_rules
+
+    def counted(preset, **changes):
+        if isinstance(preset, str):
+            names.append(preset)
+        return resolve(preset, **changes)
+
+    monkeypatch.setattr(experiments.rules, "get_rules", counted)
+    page = tmp_path / "page.html"
+    args = ["report", "-o", str(page), "--rules", "partage", "--coups", "1000", "--sessions", "0"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert names == ["partage"]
+    assert "rules partage" in page.read_text(encoding="utf-8")

@@ -46,8 +46,9 @@ from experiments.classroom.streaks import (
     streaks_before,
 )
 from experiments.classroom.systems import SYSTEMS, Books
-from experiments.errors import LabError, load_rules
+from experiments.errors import LabError
 from experiments.files import atomic_write_json
+from experiments.rules import load_rules
 
 SURE = (1, 2, 3)  #: how sure: a guess, fairly sure, certain
 MAX_NAME = 24  #: characters in a student's name

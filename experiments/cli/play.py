@@ -26,7 +26,8 @@ def command(
     ] = 0.12,
 ) -> None:
     """Sit at an interactive table: bet with short commands (r 10, n 5, c 2, i 2, ins, deal, help, quit)."""
+    from experiments.rules import load_rules
     from experiments.teaching import play
 
     interactive = sys.stdin.isatty()
-    play.play_session(rules, bankroll, seed, sys.stdin, out, delay if interactive else 0.0)
+    play.play_session(load_rules(rules), bankroll, seed, sys.stdin, out, delay if interactive else 0.0)

@@ -39,7 +39,9 @@ def command(
     ] = 1000,
 ) -> None:
     """Write one self-contained HTML page: tournament, fallacy table, rules and a bilingual glossary."""
+    from experiments.rules import load_rules
     from experiments.teaching import report
 
-    path = report.build_report(folder, output, rules, coups, seed, sessions)
+    table = load_rules(rules) if rules is not None else None  # the preset resolved once, here
+    path = report.build_report(folder, output, table, coups, seed, sessions, name=rules)
     out.print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB); open it in any browser, no network needed")

@@ -28,8 +28,8 @@ def command(
     Showing a plugin loads it, and loading runs its code: name only ones you trust. A model file not
     saved by train is unpickled, which runs its code too: it needs --trust-model.
     """
-    from experiments.errors import load_rules
     from experiments.game import listings
+    from experiments.rules import load_rules
 
     load_rules(rules)  # the table is checked even where the listing does not depend on it
     if spec is not None:

@@ -28,9 +28,10 @@ from rich.table import Table
 
 from experiments.backends import LOCAL, Backend, run_shards, shard_sizes
 from experiments.console import out, progress_bar
-from experiments.errors import LabError, load_rules
+from experiments.errors import LabError
 from experiments.files import atomic_write_json, pyplot, save_figure
 from experiments.memory import check_memory
+from experiments.rules import load_rules
 from trente_env.codes import BOXES
 from trente_env.counting.counters import QUANTILES, ShoeStudy, best_ev_by_depth, study_shoes
 from trente_env.counting.removal import KINDS, effects_of_removal, linear_count

@@ -9,8 +9,8 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 from rich.text import Text
 
-from experiments.errors import load_rules
 from experiments.files import json_default
+from experiments.rules import load_rules
 from trente_env.cards import card_name, is_black
 from trente_env.coup import Coup
 from trente_env.dealer import Shoe

@@ -7,7 +7,7 @@ from typing import Any
 from rich.table import Table
 
 from experiments.console import out
-from experiments.errors import load_rules
+from experiments.rules import load_rules
 from trente_env.codes import BOXES
 from trente_env.odds import first_coup, house_edges, infinite_odds, rig_expectations
 from trente_env.rules import PRESETS, rig_payouts

@@ -12,7 +12,8 @@ import numpy as np
 
 from experiments.backends import LOCAL, Backend, run_shards, shard_generator, shard_sizes
 from experiments.console import out, progress_bar
-from experiments.errors import LabError, load_rules, rules_name
+from experiments.errors import LabError
+from experiments.rules import load_rules, rules_name
 from trente_env import jit
 from trente_env.cards import CARD_BLACK, CARD_VALUE
 from trente_env.codes import Result

@@ -49,10 +49,10 @@ from rich.text import Text
 
 from experiments.backends import LOCAL, Backend, run_shards, shard_generator, shard_sizes
 from experiments.console import out, progress_bar
-from experiments.errors import load_rules
 from experiments.files import atomic_write_json, pyplot, save_figure
 from experiments.memory import check_memory
 from experiments.plotting import edge_label
+from experiments.rules import load_rules
 from experiments.stats import binomial_quantile, honest_return, wilson
 from strategies.registry import make_strategy
 from strategies.runner import play, session_seeds

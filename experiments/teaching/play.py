@@ -28,13 +28,14 @@ from rich.table import Table
 from rich.text import Text
 
 from experiments.console import out
-from experiments.errors import LabError, load_rules
+from experiments.errors import LabError
+from experiments.rules import load_rules
 from trente_env.cards import card_name, is_black
 from trente_env.codes import BOXES, COULEUR, INVERSE, NOIR, ROUGE
 from trente_env.coup import Result
 from trente_env.dealer import Shoe
 from trente_env.odds import house_edges, insured_edges
-from trente_env.rules import MAX_MONEY, Refait
+from trente_env.rules import MAX_MONEY, Refait, RuleSet
 from trente_env.settle import imprisoned, partage_words, refait_code, refait_words, settle
 
 #: What a student may type for each box.
@@ -113,7 +114,7 @@ class Game:
     :param delay: seconds between two cards (0: no animation).
     """
 
-    def __init__(self, rules: Any, bankroll: float, shoe: Any, console: Console, delay: float = 0.0) -> None:
+    def __init__(self, rules: RuleSet, bankroll: float, shoe: Any, console: Console, delay: float = 0.0) -> None:
         self.rules = rules
         self.shoe = shoe
         self.console = console
@@ -446,7 +447,7 @@ class Game:
 
 
 def play_session(
-    preset: str = "classic",
+    rules: RuleSet | str = "classic",
     bankroll: float = 1000.0,
     seed: int | None = None,
     stream: TextIO | None = None,
@@ -454,13 +455,14 @@ def play_session(
     delay: float = 0.0,
     shoe: Any = None,
 ) -> Summary:
-    """Play one session: read commands from ``stream`` until ``quit``, the end of the input, or ruin.
+    """Play one session at the table ``rules`` (a rule set the command line resolved, or a preset's
+    name): read commands from ``stream`` until ``quit``, the end of the input, or ruin.
 
     :param shoe: the shoe to deal from (default: a :class:`~trente_env.dealer.Shoe` seeded ``seed``);
         tests may pass a scripted one (anything with ``deal() -> Coup``).
     :raises LabError: an unknown preset, or a bankroll below the table minimum or above the most money.
     """
-    rules = load_rules(preset)
+    rules = load_rules(rules)
     if not rules.table_min <= bankroll <= MAX_MONEY:
         raise LabError(
             f"--bankroll must be from the table minimum {rules.table_min:g} to {MAX_MONEY:g}, got {bankroll:g}"

@@ -37,8 +37,9 @@ from typing import Any
 
 from experiments import version
 from experiments.console import say
-from experiments.errors import LabError, load_rules
+from experiments.errors import LabError
 from experiments.files import atomic_write_text, check_output_file
+from experiments.rules import load_rules
 from experiments.teaching.fallacy import fallacy_report, plot_streaks, plot_systems, system_label
 from experiments.teaching.page import CHECK_SCRIPT, CSP, STYLE, glossary, rules_text
 from trente_env.odds import first_coup, house_edges
@@ -263,9 +264,10 @@ REPORT_SESSION_COUPS = 300
 
 
 def fallacy_document(
-    folder: Path | None, preset: str, coups: int, seed: int, sessions: int = 1000
+    folder: Path | None, rules: RuleSet, name: str, coups: int, seed: int, sessions: int = 1000
 ) -> tuple[dict[str, Any], str]:
-    """The fallacy analysis: ``folder/fallacy.json`` if usable, else a run made now. Returns (doc, source);
+    """The fallacy analysis: ``folder/fallacy.json`` if usable, else a run made now at the table
+    ``rules`` (called ``name`` on the page). Returns (doc, source);
     the source says why a run was made and how its sizes differ from ``trente-lab fallacy``'s defaults.
     A ``fallacy.json`` that cannot be used is said in one line (:func:`experiments.console.say`)."""
     problem = None
@@ -293,8 +295,8 @@ def fallacy_document(
     source += ")"
     if problem:
         source = f"{source}, because fallacy.json could not be read ({problem})"
-    document = fallacy_report(preset, coups, 8, seed, sessions=sessions, session_coups=REPORT_SESSION_COUPS)
-    return document, source
+    document = fallacy_report(rules, coups, 8, seed, sessions=sessions, session_coups=REPORT_SESSION_COUPS)
+    return document | {"rules": name}, source
 
 
 def _png(figure_writer: Any, *args: Any) -> bytes:
@@ -387,6 +389,18 @@ def _played_table(results: Mapping[str, Any] | None) -> tuple[RuleSet, str]:
             if isinstance(name, str):
                 return load_rules(name), name
         except (TypeError, ValueError):  # written by another version: describe the classic table instead
+            pass
+    return load_rules("classic"), "classic"
+
+
+def _played_preset(results: Mapping[str, Any] | None) -> tuple[RuleSet, str]:
+    """The preset a tournament's results name (its rules without overrides: what the fallacy's fresh
+    run deals) and its name; the classic table for a preset this version does not know."""
+    name = results.get("rules") if results else None
+    if isinstance(name, str):
+        try:
+            return load_rules(name), name
+        except LabError:
             pass
     return load_rules("classic"), "classic"
 
@@ -493,16 +507,20 @@ def classroom_section(path: Path) -> str:
 def build_report(
     folder: Path | None = None,
     output: Path | None = None,
-    preset: str | None = None,
+    rules: RuleSet | str | None = None,
     coups: int = 1_000_000,
     seed: int = 0,
     sessions: int = 1000,
+    *,
+    name: str | None = None,
 ) -> Path:
     """Write the HTML report and return its path.
 
     :param folder: a tournament (or fallacy) output folder, or None for the fallacy and rules only.
     :param output: the HTML file (default ``folder/report.html``, or ``report.html`` here).
-    :param preset: the rules to describe (default: the tournament's, else classic).
+    :param rules: the rules to describe and deal the fallacy's run at (a rule set the command line
+        resolved, or a preset's name; default: the tournament's, else classic).
+    :param name: what the page calls ``rules`` (default: the preset's name, else their description).
     :param coups: coups for the fallacy run when ``folder`` has no ``fallacy.json``.
     :param sessions: sessions per system in that run's companion (0: none).
     """
@@ -510,18 +528,16 @@ def build_report(
         raise LabError(f"{folder} is not a folder (give the folder a tournament wrote, or nothing)")
     output = check_output_file(output or ((folder / "report.html") if folder is not None else Path("report.html")))
     results, results_problem = read_results(folder) if folder is not None else (None, None)
-    if preset is None:
+    if rules is None:
         table, table_name = _played_table(results)
-        preset = str(results.get("rules")) if results and isinstance(results.get("rules"), str) else "classic"
-        try:  # the fallacy's fresh run, if any, deals the tournament's preset
-            load_rules(preset)
-        except LabError:  # a preset this version does not know
-            preset = "classic"
+        dealt, dealt_name = _played_preset(results)  # the fallacy's fresh run, if any
     else:
-        table, table_name = load_rules(preset), preset
+        table = load_rules(rules)
+        table_name = name or (rules if isinstance(rules, str) else table.describe())
+        dealt, dealt_name = table, table_name
     plots = folder_plots(folder) if folder is not None else []
-    png_names = {name for name, _ in plots}
-    fallacy_doc, source = fallacy_document(folder, preset, coups, seed, sessions)
+    png_names = {png for png, _ in plots}
+    fallacy_doc, source = fallacy_document(folder, dealt, dealt_name, coups, seed, sessions)
     sections: list[tuple[str, str, str]] = []
     if folder is not None:
         has_csv = (folder / "results.csv").exists()

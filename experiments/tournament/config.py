@@ -14,9 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from experiments.errors import TournamentError, rules_name
+from experiments.errors import TournamentError
 from experiments.files import read_toml
 from experiments.limits import MAX_MONEY, MAX_SEED, MAX_SESSION_COUPS, MAX_SESSIONS, MAX_WORKERS
+from experiments.rules import rules_name
 from experiments.tournament.defaults import (
     DEFAULT_BANKROLL,
     DEFAULT_BLOCK,
