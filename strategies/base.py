@@ -54,6 +54,7 @@ from strategies.kernel import Kind
 from strategies.policy import Observation
 from trente_env.codes import COULEUR_CODES, PRISON_SIZE, RESULT_CODES, Box, flat_layout, flat_offsets, no_actions
 from trente_env.rules import Refait, RuleSet, get_rules
+from trente_env.whole import checked_whole
 
 #: Units never grow past this (a doubling progression capped at the table keeps counting).
 MAX_UNITS = kernel.MAX_UNITS
@@ -166,8 +167,7 @@ class Strategy:
     def __post_init__(self) -> None:
         _coerce_fields(self)
         rules = self.rules
-        if isinstance(self.base, bool) or not isinstance(self.base, (int, np.integer)) or self.base < 1:
-            raise ValueError(f"base must be a whole number of units >= 1, got {self.base!r}")
+        checked_whole(self.base, f"base must be a whole number of units >= 1, got {self.base!r}", 1)
         if not rules.table_min <= self.base <= rules.table_max:
             raise ValueError(f"base {self.base} is outside the table limits {rules.table_min:g}-{rules.table_max:g}")
         for name in ("stop_win", "stop_loss"):

@@ -39,6 +39,7 @@ from trente_env.counting.counters import bet_rules, counter_actions, linear_acti
 from trente_env.counting.removal import effects_of_removal, linear_count
 from trente_env.odds import COUPLED_CARDS, EXACT_BOX, check_tiers, full_counts, nodes
 from trente_env.rules import RuleSet
+from trente_env.whole import checked_whole
 
 
 @dataclass(frozen=True)
@@ -56,8 +57,7 @@ class CardCounter:
 
     def __post_init__(self) -> None:
         rules, base = self.rules, self.base
-        if isinstance(base, bool) or not isinstance(base, (int, np.integer)) or base < 1:
-            raise ValueError(f"base must be a whole number of units >= 1, got {base!r}")
+        checked_whole(base, f"base must be a whole number of units >= 1, got {base!r}", 1)
         if not rules.table_min <= base <= rules.table_max:
             raise ValueError(f"base {base} is outside the table limits {rules.table_min:g}-{rules.table_max:g}")
         if isinstance(self.threshold, bool) or not isinstance(self.threshold, (int, float)):

@@ -33,6 +33,7 @@ import numpy as np
 
 from trente_env.codes import ACTION_WIDTH, flat_layout, flat_offsets, flatten, unflatten
 from trente_env.rules import MAX_MONEY
+from trente_env.whole import is_whole
 
 #: Algorithm names accepted by ``algo=``, and where their class lives.
 ALGORITHMS: dict[str, tuple[str, str]] = {
@@ -509,7 +510,7 @@ def _env_items(document: dict[str, Any], meta: Path) -> list[tuple[str, Any]]:
 
 
 def _whole(low: int, high: int):
-    return lambda v: isinstance(v, int) and not isinstance(v, bool) and low <= v <= high
+    return lambda v: is_whole(v, low, high, numpy=False)
 
 
 def _number(low: float, high: float):

@@ -12,13 +12,12 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import ClassVar
 
-import numpy as np
-
 from strategies import kernel
 from strategies.base import Strategy
 from strategies.kernel import Kind
 from strategies.registry import register
 from trente_env.codes import Box
+from trente_env.whole import checked_whole
 
 
 class Column(str, Enum):
@@ -50,8 +49,8 @@ class _RunReader(Strategy):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if isinstance(self.k, bool) or not isinstance(self.k, int) or not 1 <= self.k <= kernel.MAX_UNITS:
-            raise ValueError(f"k must be a whole number from 1 to 2**40, got {self.k!r}")
+        message = f"k must be a whole number from 1 to 2**40, got {self.k!r}"
+        checked_whole(self.k, message, 1, kernel.MAX_UNITS, numpy=False)
 
     def boxes_played(self) -> tuple[Box, ...]:
         return self.column.boxes
@@ -133,8 +132,7 @@ class RandomBettor(Strategy):
         super().__post_init__()
         if not self.boxes:
             raise ValueError("boxes must name at least one box")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or not 0 <= self.seed < 2**63:
-            raise ValueError(f"seed must be a whole number from 0 to 2**63 - 1, got {self.seed!r}")
+        checked_whole(self.seed, f"seed must be a whole number from 0 to 2**63 - 1, got {self.seed!r}", 0, 2**63 - 1)
         if not 0.0 <= self.p_bet <= 1.0:
             raise ValueError(f"p_bet must be a probability in [0, 1], got {self.p_bet}")
 

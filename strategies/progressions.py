@@ -19,6 +19,7 @@ from strategies.base import SessionState, Strategy
 from strategies.kernel import FIBONACCI, Kind
 from strategies.registry import register
 from trente_env.codes import Box
+from trente_env.whole import checked_whole, is_whole
 
 
 @dataclass(frozen=True)
@@ -152,8 +153,7 @@ class Paroli(_Sequence):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if isinstance(self.steps, bool) or not isinstance(self.steps, int) or not 1 <= self.steps <= 40:
-            raise ValueError(f"steps must be a whole number from 1 to 40, got {self.steps!r}")
+        checked_whole(self.steps, f"steps must be a whole number from 1 to 40, got {self.steps!r}", 1, 40, numpy=False)
 
     def units_sequence(self) -> tuple[int, ...]:
         return tuple(2**i for i in range(self.steps))
@@ -324,9 +324,7 @@ class OneThreeTwoSix(_Sequence):
 def _check_units(name: str, values: tuple[int, ...]) -> None:
     """Whole numbers from 1 to :data:`strategies.kernel.MAX_UNITS` (2**40), which keeps the kernel's
     arithmetic inside int64 (see the note in :mod:`strategies.kernel`)."""
-    if not values or any(
-        isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 1 <= v <= kernel.MAX_UNITS for v in values
-    ):
+    if not values or not all(is_whole(v, 1, kernel.MAX_UNITS) for v in values):
         raise ValueError(f"{name} must be whole numbers from 1 to 2**40, got {values!r}")
 
 

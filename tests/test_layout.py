@@ -281,3 +281,28 @@ def test_the_report_resolves_its_preset_once(tmp_path: Path, monkeypatch: pytest
     assert result.exit_code == 0, result.output
     assert names == ["partage"]
     assert "rules partage" in page.read_text(encoding="utf-8")
+
+
+#: Hand-written whole-number checks left, each with its reason (every other goes through trente_env.whole).
+WHOLE_CHECKS_LEFT = {
+    "trente_env/tables.py": "owned by tables split",
+    "trente_env/vector.py": "owned by tables split",
+    "strategies/sessions.py": "owned by the seeding work",
+}
+
+
+def test_whole_numbers_are_checked_in_one_place() -> None:
+    # "a bool is not a number, an int is": written once, in trente_env/whole.py
+    copy = re.compile(
+        r"isinstance\((\S+), bool\) or not isinstance\(\1, \(?int\b(?!, float)"
+        r"|isinstance\((\S+), int\) and not isinstance\(\2, bool\)"
+        r"|not isinstance\((\S+), int\) or isinstance\(\3, bool\)"
+    )
+    found = {
+        path
+        for package in PACKAGES
+        for file in (ROOT / package).rglob("*.py")
+        if copy.search(file.read_text(encoding="utf-8"))
+        and (path := file.relative_to(ROOT).as_posix()) != "trente_env/whole.py"
+    }
+    assert found == set(WHOLE_CHECKS_LEFT), found ^ set(WHOLE_CHECKS_LEFT)

@@ -13,6 +13,7 @@ from fractions import Fraction
 
 from trente_env.cards import CARDS_PER_DECK
 from trente_env.codes import BOXES, NOIR
+from trente_env.whole import checked_whole
 
 #: The largest bankroll, stake or table limit anything accepts, in units: float64 holds every whole
 #: unit below it exactly, and stakes counted in int64 units cannot overflow.
@@ -104,8 +105,7 @@ class RuleSet:
             raise ValueError(f"{exc}; choose one of {_choices(Refait)} / {_choices(SecondRefait)}") from None
         for name in ("decks", "cut_card", "burn", "dead_cards"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"{name} must be a whole number, got {value!r}")
+            checked_whole(value, f"{name} must be a whole number, got {value!r}", numpy=False)
         if not 1 <= self.decks <= 8:
             raise ValueError(f"decks must be between 1 and 8, got {self.decks}")
         if self.cut_card < 0 or self.burn < 0 or self.dead_cards < 0:

@@ -49,6 +49,7 @@ from experiments.classroom.systems import SYSTEMS, Books
 from experiments.errors import LabError
 from experiments.files import atomic_write_json
 from experiments.rules import load_rules
+from trente_env.whole import is_whole
 
 SURE = (1, 2, 3)  #: how sure: a guess, fairly sure, certain
 MAX_NAME = 24  #: characters in a student's name
@@ -564,7 +565,7 @@ def _read_picks(entries: object, students: list[Student], coups: int) -> dict[in
         if not (isinstance(entry, list) and len(entry) == 3):
             raise ValueError("systems: an entry is not [student, system, coup]")
         student, system, start = entry
-        if isinstance(student, bool) or not isinstance(student, int) or not 0 <= student < len(students):
+        if not is_whole(student, 0, len(students) - 1, numpy=False):
             raise ValueError(f"systems: no student {student!r}")
         if students[student].kicked:
             raise ValueError(f"systems: no student {student!r}")
@@ -572,7 +573,7 @@ def _read_picks(entries: object, students: list[Student], coups: int) -> dict[in
             raise ValueError(f"systems: student {student} twice")
         if system not in SYSTEMS:
             raise ValueError("systems: unknown system")
-        if isinstance(start, bool) or not isinstance(start, int) or not 0 <= start <= coups:
+        if not is_whole(start, 0, coups, numpy=False):
             raise ValueError(f"systems: coup {start!r} was not dealt")
         picks[student] = (system, start)
     return picks

@@ -16,6 +16,7 @@ from experiments.rl.algorithms import TRAINABLE
 from strategies.model import ALGORITHMS
 from trente_env.layout import DEFAULT_STAKE_LEVELS
 from trente_env.rules import MAX_MONEY
+from trente_env.whole import is_whole
 
 #: The hyper-parameter file shipped with the project.
 DEFAULT_CONFIG = Path(__file__).parent.parent / "configs" / "rl.toml"
@@ -79,13 +80,13 @@ def load_config(algo: str, path: str | Path | None = None) -> RLConfig:
     settings = TrainSettings(**values)
     for name in ("n_envs", "eval_every", "eval_sessions", "eval_coups", "history"):
         value = getattr(settings, name)
-        if not _whole(value, 1):
+        if not is_whole(value, 1, numpy=False):
             raise RLError(f"config {str(path)!r}: [train] {name} must be a whole number >= 1, got {value!r}")
     if not _number(settings.reward_scale) or not settings.reward_scale > 0:
         raise RLError(f"config {str(path)!r}: [train] reward_scale must be positive, got {settings.reward_scale!r}")
     if not _number(settings.ent_decay) or not 0 <= settings.ent_decay <= 1:
         raise RLError(f"config {str(path)!r}: [train] ent_decay must be from 0 to 1, got {settings.ent_decay!r}")
-    if not isinstance(settings.net_arch, tuple) or not all(_whole(n, 1) for n in settings.net_arch):
+    if not isinstance(settings.net_arch, tuple) or not all(is_whole(n, 1, numpy=False) for n in settings.net_arch):
         raise RLError(f"config {str(path)!r}: [train] net_arch must be a list of layer widths, got {settings.net_arch}")
     levels = settings.stake_levels
     if not isinstance(levels, tuple) or not levels or not all(_number(s) and 0 < s <= MAX_MONEY for s in levels):
@@ -129,7 +130,7 @@ def check_hyper(algo: str, hyper: Mapping[str, Any]) -> None:
             raise RLError(f"bad hyper-parameters for {algo}: {key} must be a finite number, got {value!r}")
         if key in HYPER_COUNTS:
             low = HYPER_COUNTS[key]
-            if not _whole(value, low):
+            if not is_whole(value, low, numpy=False):
                 raise RLError(f"bad hyper-parameters for {algo}: {key} must be a whole number >= {low}, got {value!r}")
         if key in HYPER_RANGES:
             low, high, closed, optional = HYPER_RANGES[key]
@@ -143,10 +144,6 @@ def check_hyper(algo: str, hyper: Mapping[str, Any]) -> None:
                     f"bad hyper-parameters for {algo}: {key} must be a number in {lower}{low:g}, {high:g}{upper}"
                     f"{' or none' if optional else ''}, got {value!r}"
                 )
-
-
-def _whole(value: Any, low: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= low
 
 
 def _number(value: Any) -> bool:

@@ -57,6 +57,7 @@ from experiments.files import (
 from experiments.rl.algorithms import TRAINABLE
 from experiments.rl.config import DEFAULT_CONFIG, algo_class
 from experiments.rl.rig import parse_venue
+from trente_env.whole import checked_whole, is_whole
 
 #: Runs in one sweep at most (a grid that multiplies out to more is refused before any work).
 MAX_RUNS = 10_000
@@ -122,7 +123,7 @@ def parse_seeds(value: Any, where: str) -> list[int]:
             return list(range(int(low), int(high) + 1))
         raise RLError(f"{where}: seeds must be 'A..B' with 0 <= A <= B, a seed or a list of seeds, got {value!r}")
     values = value if isinstance(value, list) else [value]
-    if not values or not all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 2**32 for s in values):
+    if not values or not all(is_whole(s, 0, 2**32 - 1, numpy=False) for s in values):
         raise RLError(f"{where}: seeds must be whole numbers from 0 to 2**32 - 1, got {value!r}")
     return list(values)
 
@@ -155,8 +156,8 @@ def load_sweep(path: str | Path) -> Sweep:
         parse_venue(name)  # an unknown preset is refused here, before any work
     seeds = parse_seeds(table.get("seeds", [0]), where)
     timesteps = table.get("timesteps", 100_000)
-    if not isinstance(timesteps, int) or isinstance(timesteps, bool) or not 1 <= timesteps <= 10**12:
-        raise RLError(f"{where}: timesteps must be a whole number from 1 to 10**12, got {timesteps!r}")
+    message = f"{where}: timesteps must be a whole number from 1 to 10**12, got {timesteps!r}"
+    checked_whole(timesteps, message, 1, 10**12, numpy=False, error=RLError)
     config = table.get("config")
     if config is not None:
         config = str((Path(path).parent / config) if not Path(config).is_absolute() else config)
@@ -171,7 +172,7 @@ def load_sweep(path: str | Path) -> Sweep:
         raise RLError(f"{where}: [sweep.evaluate] takes {', '.join(settings)}")
     settings.update(evaluate)
     for key, value in settings.items():
-        if not isinstance(value, int) or isinstance(value, bool) or value < (0 if key == "seed" else 1):
+        if not is_whole(value, 0 if key == "seed" else 1, numpy=False):
             raise RLError(f"{where}: [sweep.evaluate] {key} must be a whole number, got {value!r}")
     runs = []
     for algo in algos:

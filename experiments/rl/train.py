@@ -48,6 +48,7 @@ from experiments.rl.score import optimum, score
 from strategies.model import ModelPolicy, lab_network, load_weights, trusted
 from trente_env.layout import ACTION_FORMS, Layout
 from trente_env.odds import house_edges
+from trente_env.whole import checked_whole
 
 CURVE_COLUMNS = (
     "timesteps", "reward_per_coup", "return_per_unit", "ci_low", "ci_high", "stakes", "sat_out", "share_of_optimum",
@@ -428,9 +429,8 @@ _NOT_THIS_NETWORK = "its weights do not fit this run's network (its [train] hist
 
 def _saved_timesteps(meta: dict[str, Any]) -> int:
     steps = meta.get("timesteps", 0)
-    if not isinstance(steps, int) or isinstance(steps, bool) or not 0 <= steps <= 10**15:
-        raise RLError(f"the model's model.json gives no number of timesteps it was trained for: {steps!r}")
-    return steps
+    message = f"the model's model.json gives no number of timesteps it was trained for: {steps!r}"
+    return checked_whole(steps, message, 0, 10**15, numpy=False, error=RLError)
 
 
 def _previous_model(

@@ -12,8 +12,6 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from experiments.errors import TournamentError
 from experiments.files import read_toml
 from experiments.limits import MAX_MONEY, MAX_SEED, MAX_SESSION_COUPS, MAX_SESSIONS, MAX_WORKERS
@@ -28,6 +26,7 @@ from experiments.tournament.defaults import (
 from strategies.registry import COUNTERS, LINEUP, StrategyError, make_strategy, parse_spec
 from strategies.sessions import is_compiled
 from trente_env.rules import RuleSet, get_rules
+from trente_env.whole import checked_whole, is_whole
 
 #: At most this many bankroll values per strategy are kept for the trajectory plot (memory bound).
 TRAJECTORY_VALUES = 4_000_000
@@ -197,17 +196,17 @@ def make_config(
         a comma-separated string, or a list of specs and ``{"name": ..., param: value}`` mappings.
     :param rule_changes: rule-set fields overriding the preset's (e.g. ``{"table_max": 500}``).
     """
-    for name, value, low in (("sessions", sessions, 1), ("coups", coups, 1), ("block", block, 1)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise TournamentError(f"{name} must be a whole number, got {value!r}")
-        if value < low:
-            raise TournamentError(f"{name} must be at least {low}, got {value}")
-    if isinstance(trajectories, bool) or not isinstance(trajectories, (int, np.integer)) or trajectories < 0:
-        raise TournamentError(f"trajectories must be a whole number >= 0, got {trajectories!r}")
-    if isinstance(unit, bool) or not isinstance(unit, (int, np.integer)) or unit < 1:
-        raise TournamentError(f"unit must be a whole number of units >= 1, got {unit!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise TournamentError(f"seed must be a whole number >= 0, got {seed!r}")
+    for name, value in (("sessions", sessions), ("coups", coups), ("block", block)):
+        checked_whole(value, f"{name} must be a whole number, got {value!r}", error=TournamentError)
+        if value < 1:
+            raise TournamentError(f"{name} must be at least 1, got {value}")
+    whole = {
+        "trajectories": (trajectories, "a whole number >= 0", 0),
+        "unit": (unit, "a whole number of units >= 1", 1),
+        "seed": (seed, "a whole number >= 0", 0),
+    }
+    for name, (value, what, low) in whole.items():
+        checked_whole(value, f"{name} must be {what}, got {value!r}", low, error=TournamentError)
     if seed > MAX_SEED:  # the engine's seeds are int64
         raise TournamentError(f"seed must be at most {MAX_SEED:,}, got {seed}")
     try:
@@ -360,7 +359,8 @@ def check_ranges(options: Mapping[str, Any], where: str) -> None:
         value = options.get(key)
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)):
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if not (is_whole(value, numpy=False) if whole else number):
             raise TournamentError(f"{where}: {key} must be a {'whole number' if whole else 'number'}, got {value!r}")
         if not value >= low:  # NaN too
             raise TournamentError(f"{where}: {key} must be at least {low}, got {value}")

@@ -43,6 +43,7 @@ from experiments.tournament.summary import summarize
 from strategies.registry import make_strategy
 from strategies.runner import SESSION_FIELDS, play, session_seeds
 from strategies.sessions import SETTLE_LIMIT
+from trente_env.whole import checked_whole
 
 
 class TournamentInterrupted(RuntimeError):
@@ -296,6 +297,12 @@ def collect(
     return results
 
 
+def check_workers(workers: object) -> int:
+    """The number of worker processes: a whole number >= 1, else a :class:`TournamentError`."""
+    message = f"workers must be a whole number >= 1, got {workers!r}"
+    return checked_whole(workers, message, 1, numpy=False, error=TournamentError)
+
+
 def run_tournament(
     config: TournamentConfig,
     out: str | Path | None = None,
@@ -328,8 +335,7 @@ def run_tournament(
     :raises TournamentError: bad input, a run too large for this machine (:func:`check_size`, before
         any work), or an output folder another run holds (:func:`claim_folder`).
     """
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise TournamentError(f"workers must be a whole number >= 1, got {workers!r}")
+    check_workers(workers)
     if isinstance(out, str) and not out.strip():  # Path("") would be the current folder
         raise TournamentError("out is empty: give a folder, or None for a new one")
     check_size(config, workers)
@@ -506,8 +512,7 @@ def resume_tournament(
     folder = Path(folder)
     if not (folder / "manifest.json").is_file():
         raise TournamentError(f"nothing to resume in {str(folder)!r}: no readable manifest.json")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise TournamentError(f"workers must be a whole number >= 1, got {workers!r}")
+    check_workers(workers)
     with claim_folder(folder):
         config = manifest_config(folder)
         finished = finished_document(folder, config)
@@ -565,6 +570,7 @@ def default_workers(config: Mapping[str, Any]) -> int:
 
 __all__ = [
     "TournamentInterrupted",
+    "check_workers",
     "check_size",
     "collect",
     "default_workers",

@@ -13,6 +13,7 @@ import numpy as np
 from trente_env.odds.edges import house_edges, rig_bonus
 from trente_env.odds.first import CoupOdds, first_coup
 from trente_env.rules import RuleSet
+from trente_env.whole import checked_whole
 
 
 def rig_probability(rules: RuleSet, odds: CoupOdds | None = None) -> float:
@@ -107,8 +108,7 @@ def best_with_memory(
     :param insured: whether the policy may insure its stake (the RL's discrete actions do not).
     :param odds: the coup's odds (default: the first coup of a full shoe).
     """
-    if isinstance(memory, bool) or not isinstance(memory, int) or not 0 <= memory <= 8:
-        raise ValueError(f"memory is a number of coups from 0 to 8, got {memory!r}")
+    checked_whole(memory, f"memory is a number of coups from 0 to 8, got {memory!r}", 0, 8, numpy=False)
     odds = odds or first_coup(rules.decks)
     edges = house_edges(rules, odds)
     after, otherwise = rig_bonus(rules, odds)
