@@ -166,7 +166,7 @@ def command(
             if workers is None:
                 workers = runner.default_workers(manifest["config"])
             document = runner.resume_tournament(
-                resume, workers, progress=True, plots=not no_plots, backend=where, keep_blocks=keep_blocks,
+                resume, workers=workers, progress=True, plots=not no_plots, backend=where, keep_blocks=keep_blocks,
                 delta=delta / 100,
             )  # fmt: skip
         else:
@@ -177,8 +177,8 @@ def command(
             if workers is None:
                 workers = file_workers if file_workers is not None else runner.default_workers(chosen.as_dict())
             document = runner.run_tournament(
-                chosen, out_dir, workers, progress=True, plots=not no_plots, backend=where, keep_blocks=keep_blocks,
-                delta=delta / 100,
+                chosen, out_dir, workers=workers, progress=True, plots=not no_plots, backend=where,
+                keep_blocks=keep_blocks, delta=delta / 100,
             )  # fmt: skip
     except runner.TournamentInterrupted as exc:
         err.print(

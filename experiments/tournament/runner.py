@@ -5,6 +5,7 @@ the resume of an interrupted run."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import itertools
 import json
@@ -303,9 +304,24 @@ def check_workers(workers: object) -> int:
     return checked_whole(workers, message, 1, numpy=False, error=TournamentError)
 
 
+@dataclasses.dataclass(frozen=True)
+class RunOptions:
+    """How a run is played and written; no number played depends on them (``delta`` changes only the
+    verdicts). See :func:`run_tournament` for each."""
+
+    workers: int = 1
+    progress: bool = False
+    plots: bool = True
+    max_tasks: int | None = None
+    backend: Backend = LOCAL
+    keep_blocks: bool = False
+    delta: float = DEFAULT_DELTA
+
+
 def run_tournament(
     config: TournamentConfig,
     out: str | Path | None = None,
+    *,
     workers: int = 1,
     progress: bool = False,
     plots: bool = True,
@@ -345,7 +361,8 @@ def run_tournament(
             old = read_manifest(out)
             if old["config"] != json.loads(json.dumps(config.as_dict())):
                 raise TournamentError(f"{str(out)!r} holds another tournament: choose a new --out, or --resume it")
-        return _play(config, out, workers, progress, plots, max_tasks, backend, keep_blocks, delta)
+        options = RunOptions(workers, progress, plots, max_tasks, backend, keep_blocks, delta)
+        return _play(config, out, options)
 
 
 #: Seconds between two updates of the manifest while tasks are being played.
@@ -358,35 +375,16 @@ MANIFEST_EVERY = 1.0
 DRAW_APART_FROM = 5_000_000
 
 
-def _play(
-    config: TournamentConfig,
-    out: Path,
-    workers: int,
-    progress: bool,
-    plots: bool,
-    max_tasks: int | None,
-    backend: Backend = LOCAL,
-    keep_blocks: bool = False,
-    delta: float = DEFAULT_DELTA,
-) -> dict[str, Any]:
+def _play(config: TournamentConfig, out: Path, options: RunOptions) -> dict[str, Any]:
     """:func:`_play_here`, with processes to draw the plots for a run of :data:`DRAW_APART_FROM`
     session-coups or more."""
-    apart = plots and config.sessions * config.coups * len(config.specs) >= DRAW_APART_FROM
+    apart = options.plots and config.sessions * config.coups * len(config.specs) >= DRAW_APART_FROM
     with Drawers() if apart else contextlib.nullcontext() as drawers:
-        return _play_here(config, out, workers, progress, plots, max_tasks, backend, keep_blocks, drawers, delta)
+        return _play_here(config, out, options, drawers)
 
 
 def _play_here(
-    config: TournamentConfig,
-    out: Path,
-    workers: int,
-    progress: bool,
-    plots: bool,
-    max_tasks: int | None,
-    backend: Backend = LOCAL,
-    keep_blocks: bool = False,
-    drawers: Drawers | None = None,
-    delta: float = DEFAULT_DELTA,
+    config: TournamentConfig, out: Path, options: RunOptions, drawers: Drawers | None = None
 ) -> dict[str, Any]:
     """The run, in a folder this process holds: the tasks not yet saved, then every output file,
     then (unless ``keep_blocks``) the block files are removed.
@@ -396,6 +394,8 @@ def _play_here(
     ``complete`` only when every file is written, with the size of each file and whether the
     blocks are kept. Ctrl-C at any point leaves it so (blocks are removed only after that).
     """
+    workers, progress, plots, max_tasks = options.workers, options.progress, options.plots, options.max_tasks
+    backend, keep_blocks, delta = options.backend, options.keep_blocks, options.delta
     identity = run_identity(config)
     blocks = Checkpoints(out, config, identity, in_memory=block_bytes(config) <= IN_MEMORY)
     try:
@@ -493,6 +493,7 @@ def _manifest_seconds(out: Path) -> float | None:
 
 def resume_tournament(
     folder: str | Path,
+    *,
     workers: int = 1,
     progress: bool = False,
     plots: bool = True,
@@ -523,7 +524,7 @@ def resume_tournament(
             )
             return finished
         check_size(config, workers)
-        return _play(config, folder, workers, progress, plots, max_tasks, backend, keep_blocks, delta)
+        return _play(config, folder, RunOptions(workers, progress, plots, max_tasks, backend, keep_blocks, delta))
 
 
 def finished_document(folder: Path, config: TournamentConfig) -> dict[str, Any] | None:
@@ -569,6 +570,7 @@ def default_workers(config: Mapping[str, Any]) -> int:
 
 
 __all__ = [
+    "RunOptions",
     "TournamentInterrupted",
     "check_workers",
     "check_size",
