@@ -159,7 +159,6 @@ LONG_SIGNATURES = {
     "strategies/money.py:_probe": "the risk chain's compiled money walk: not bundled yet",
     "strategies/money.py:apply": "the risk chain's compiled money walk: not bundled yet",
     "strategies/money.py:_move": "the risk chain's compiled money walk: not bundled yet",
-    "trente_env/odds/joint.py:joint_forward": "the joint walk's compiled arrays: not bundled yet",
 }
 
 #: Private names (a leading underscore) used by another module, each with its reason.

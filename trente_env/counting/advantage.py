@@ -201,14 +201,15 @@ def prisoner_exact(counts: np.ndarray, dead: int, rules: RuleSet) -> float:
 def _coup_ties(shoe: np.ndarray, dead: int) -> tuple[float, float, float, dict]:
     """(P(Noir wins), P(Rouge wins), P(void), {(value counts left after the coup, tied total): P})."""
 
-    caps, stride, size = joint_layout(shoe)
+    layout = joint_layout(shoe)
+    caps, stride, size = layout
     if shoe.sum() <= dead:
         return 0.0, 0.0, 1.0, {}
     room = 10 * size
     state, total, chance = np.empty(room, np.int64), np.empty(room, np.int64), np.empty(room)
     out = np.zeros(N_OUT)
-    void, _, _, ties = joint_forward(shoe, dead, caps, stride, size, np.empty(size), np.empty(10 * size), out,
-                                      state, total, chance)  # fmt: skip
+    pn, joint = np.empty(size), np.empty(10 * size)
+    void, _, _, ties = joint_forward(shoe, dead, layout, pn, joint, out, (state, total, chance))
     if ties == room:
         raise ValueError("too many ties to record: the shoe is too large for prisoner_exact")
     pair = out[:100].reshape(10, 10)

@@ -71,13 +71,16 @@ def joint_layout(shoe):
 
 
 @jit.kernel
-def joint_forward(shoe, dead, caps, stride, size_box, pn, joint, out, tie_state, tie_total, tie_p):
-    """The forward passes of :func:`joint_odds`: the Noir row, then the Rouge row. Fills the pair
-    distribution in ``out`` and returns (void, expected cards of complete coups times their chance,
-    the last joint state reached, ties recorded). Every tie (après or refait) is also recorded, up to
-    the length of ``tie_state``: ``10 * (joint state before its last card) + (that card's value - 1)``
-    (the last card may overflow the radix), the Noir total and the chance.
+def joint_forward(shoe, dead, layout, pn, joint, out, ties):
+    """The forward passes of :func:`joint_odds` over the joint states of ``layout`` (:func:`joint_layout`):
+    the Noir row, then the Rouge row. Fills the pair distribution in ``out`` and returns (void,
+    expected cards of complete coups times their chance, the last joint state reached, ties recorded).
+    Every tie (après or refait) is also recorded into ``ties`` = (state, total, chance), up to the
+    length of its arrays: ``10 * (joint state before its last card) + (that card's value - 1)`` (the
+    last card may overflow the radix), the Noir total and the chance.
     """
+    caps, stride, size_box = layout
+    tie_state, tie_total, tie_p = ties
     n = shoe.sum()
     deal = n - dead
     pn[:size_box] = 0.0
@@ -153,12 +156,13 @@ def joint_odds(shoe, dead, pn, joint, out):
     topological order. ``out`` receives the pair distribution (100), the first-card edge (10), the
     chance of a void coup and the expected cards of a complete coup.
     """
-    caps, stride, size_box = joint_layout(shoe)
+    layout = joint_layout(shoe)
+    caps, stride, size_box = layout
     n = shoe.sum()
     deal = n - dead
     m = np.zeros(N_VALUES, np.int64)
     none = np.empty(0, np.int64)
-    void, cards, last, _ = joint_forward(shoe, dead, caps, stride, size_box, pn, joint, out, none, none, np.empty(0))
+    void, cards, last, _ = joint_forward(shoe, dead, layout, pn, joint, out, (none, none, np.empty(0)))
     # backward from the last state: replace each reached (M, t) by P(Noir wins) - P(Rouge wins)
     idx = last
     total = 0
