@@ -21,8 +21,9 @@ through :func:`play`, so the numbers of a system do not depend on the command th
   stands the exact expectation of the very stakes placed:
   ``-``:func:`trente_env.odds.stake_weighted_edge`.
 
-**Seeds.** Session ``i`` of a run with seed ``s`` plays a table seeded :func:`session_seed` ``(s, i)``,
-the ``i``-th child of ``numpy.random.SeedSequence(s)``, in every command. Bets never change the
+**Seeds.** Session ``i`` of a run with seed ``s`` plays a table seeded
+:func:`~trente_env.seeding.session_seed` ``(s, i)``, the ``i``-th child of
+``numpy.random.SeedSequence(s)``, in every command (:mod:`trente_env.seeding` derives every seed). Bets never change the
 cards, so every system sees the same coups in session ``i`` (common random numbers), and the seed of
 a session does not depend on how the work is split.
 
@@ -44,9 +45,10 @@ import numpy as np
 
 from strategies.base import Strategy
 from strategies.policy import Policy
-from strategies.sessions import SETTLE_LIMIT, is_compiled, play_compiled, session_keys
+from strategies.sessions import SETTLE_LIMIT, is_compiled, play_compiled
 from trente_env.codes import NOIR, no_actions
 from trente_env.rules import RuleSet
+from trente_env.seeding import session_keys, session_seed, session_seeds
 from trente_env.settle import rig_holds
 
 #: The per-session results of :func:`play`, one array each (one entry per session).
@@ -64,32 +66,6 @@ SESSION_FIELDS = (
     "table_max_hits",
     "bankroll_hits",
 )
-
-
-def session_seed(seed: int, i: int) -> int:
-    """The table seed of session ``i``: the ``i``-th child of ``SeedSequence(seed)`` as a 128-bit int."""
-    words = np.random.SeedSequence(seed, spawn_key=(i,)).generate_state(2, np.uint64)
-    return int(words[0]) | (int(words[1]) << 64)
-
-
-def session_seeds(seed: int, sessions: int, first: int = 0) -> list[int]:
-    """The table seeds of ``sessions`` sessions of a run with seed ``seed``, from session ``first`` on:
-    :func:`session_seed` of each.
-
-    The run's seed is read into its 32-bit words once (as ``SeedSequence`` reads an integer, at least
-    as many words as its pool, which it pads with zero words: the same pool, the same children), and
-    each child's four words are read as one 128-bit integer.
-    """
-    seed = int(seed)
-    if seed < 0:  # SeedSequence's own error
-        return [session_seed(seed, i) for i in range(first, first + sessions)]
-    length = max(4, -(-seed.bit_length() // 32))
-    entropy = np.frombuffer(seed.to_bytes(4 * length, "little"), dtype="<u4")
-    words = b"".join(
-        np.random.SeedSequence(entropy, spawn_key=(i,)).generate_state(4, np.uint32).astype("<u4").tobytes()
-        for i in range(first, first + sessions)
-    )
-    return [int.from_bytes(words[k : k + 16], "little") for k in range(0, len(words), 16)]
 
 
 @dataclass(frozen=True)

@@ -36,8 +36,8 @@ from trente_env import jit
 from trente_env.codes import ACTION_WIDTH, NO_COUP, PRISON_SIZE, UNDECIDED, scoreboard_couleur
 from trente_env.croupier import bet_and_settle, is_free, next_coup, table_rules
 from trente_env.rules import MAX_MONEY, RuleSet
+from trente_env.seeding import session_shuffle_seeds
 from trente_env.settle import _rig_payout
-from trente_env.tables import shuffling_generators
 
 #: Coups allowed after the end of a session for prisoners to settle (no new stakes).
 SETTLE_LIMIT = 1000
@@ -230,22 +230,6 @@ def _play_block(systems, rules, plan, rows, seeds, out, short):  # fmt: skip
 def is_compiled(policy: object) -> bool:
     """Whether a policy plays on the compiled session loop (a built-in system, not a model or hooks)."""
     return getattr(policy, "kind", Kind.HOOKS) != Kind.HOOKS
-
-
-def session_shuffle_seeds(session_seeds: Sequence[int], shuffles: int) -> np.ndarray:
-    """(sessions, shuffles) uint64: the seeds of each session's first shuffles, as its table draws
-    them (the raw outputs of ``numpy.random.default_rng(session seed)``)."""
-    out = np.empty((len(session_seeds), shuffles), dtype=np.uint64)
-    for i, generator in enumerate(shuffling_generators(session_seeds)):
-        out[i] = generator.random_raw(shuffles)
-    return out
-
-
-def session_keys(session_seeds: Sequence[int]) -> np.ndarray:
-    """(sessions,) int64: each session's key for the random system's draws, from its seed alone
-    (its first shuffle seed, halved to fit int64), so a session draws the same numbers in whatever
-    block, batch or row it is played."""
-    return (session_shuffle_seeds(session_seeds, 1)[:, 0] >> np.uint64(1)).astype(np.int64)
 
 
 def play_compiled(
