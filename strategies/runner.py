@@ -45,27 +45,12 @@ import numpy as np
 
 from strategies.base import Strategy
 from strategies.policy import Policy
+from strategies.results import SESSION_FIELDS, SessionResults
 from strategies.sessions import SETTLE_LIMIT, is_compiled, play_compiled
 from trente_env.codes import NOIR, no_actions
 from trente_env.rules import RuleSet
 from trente_env.seeding import session_keys, session_seed, session_seeds
 from trente_env.settle import rig_holds
-
-#: The per-session results of :func:`play`, one array each (one entry per session).
-SESSION_FIELDS = (
-    "net",
-    "staked",
-    "square_staked",
-    "final_bankroll",
-    "coups",
-    "ahead",
-    "ruined",
-    "walked",
-    "max_drawdown",
-    "longest_losing_run",
-    "table_max_hits",
-    "bankroll_hits",
-)
 
 
 @dataclass(frozen=True)
@@ -103,8 +88,8 @@ def play(
     env_factory: EnvFactory | None = None,
     observer: Observer | None = None,
     threads: int = 1,
-) -> list[dict[str, np.ndarray]]:
-    """Play one session per seed with every policy; the per-session results of each.
+) -> list[SessionResults]:
+    """Play one session per seed with every policy; the results of each.
 
     The compiled loop runs when every policy is a built-in system (:func:`~strategies.sessions.is_compiled`)
     and neither ``env_factory`` nor ``observer`` is given; otherwise each policy plays on the vector
@@ -122,10 +107,11 @@ def play(
     :param observer: called after every coup with a :class:`CoupView` (each policy's sessions in
         turn; it sends play to the vector env).
     :param threads: threads of the compiled loop (the numbers do not depend on it).
-    :return: per policy, the :data:`SESSION_FIELDS` arrays, ``box_stakes`` ((2, 4): uninsured and
-        insured new stakes per box, summed over sessions), ``rig_staked`` (the Noir units staked right
-        after a coup won by Noir, summed: what a rigged table pays differently) and ``trajectories``
-        ((keep, coups + 1) float32; a finished session keeps its final bankroll).
+    :return: per policy, its :class:`~strategies.results.SessionResults`: the :data:`SESSION_FIELDS`
+        arrays, ``box_stakes`` ((2, 4): uninsured and insured new stakes per box, summed over
+        sessions), ``rig_staked`` (the Noir units staked right after a coup won by Noir, summed: what a
+        rigged table pays differently) and ``trajectories`` ((keep, coups + 1) float32; a finished
+        session keeps its final bankroll).
     """
     if env_factory is None and observer is None and policies and all(is_compiled(p) for p in policies):
         return play_compiled(policies, rules, bankroll, coups, seeds, keep, threads)
@@ -151,7 +137,7 @@ def play_on_env(
     keep: int = 0,
     env_factory: EnvFactory | None = None,
     observer: Observer | None = None,
-) -> dict[str, np.ndarray]:
+) -> SessionResults:
     """Play one session per seed with ``policy`` on the native vector env through its ``act``.
 
     The convention of the module docstring; the arguments and the result are those of :func:`play`.
@@ -254,23 +240,25 @@ def play_on_env(
     if keep:  # a finished session keeps its final bankroll (prisoners settled after the end too)
         trajectories[:, min(c, coups - 1) + 1 :] = final[:keep, None]
     uninsured = box_total.sum(axis=0) - box_insured
-    return {
-        "net": net,
-        "staked": box_total.sum(axis=1),
-        "square_staked": square,
-        "final_bankroll": final,
-        "coups": played,
-        "ahead": net > 0,
-        "ruined": final < rules.table_min,
-        "walked": walked,
-        "max_drawdown": drawdown,
-        "longest_losing_run": longest,
-        "table_max_hits": table_hits,
-        "bankroll_hits": bank_hits,
-        "box_stakes": np.stack([uninsured, box_insured]),
-        "rig_staked": np.float64(rig_staked),
-        "trajectories": trajectories,
-    }
+    return SessionResults(
+        net=net,
+        staked=box_total.sum(axis=1),
+        square_staked=square,
+        final_bankroll=final,
+        coups=played,
+        ahead=net > 0,
+        ruined=final < rules.table_min,
+        walked=walked,
+        max_drawdown=drawdown,
+        longest_losing_run=longest,
+        table_max_hits=table_hits,
+        bankroll_hits=bank_hits,
+        box_stakes=np.stack([uninsured, box_insured]),
+        rig_staked=np.float64(rig_staked),
+        trajectories=trajectories,
+        rules=rules,
+        to_prison=getattr(policy, "to_prison", None),
+    )
 
 
 def _prison(obs: Any, venv: Any) -> np.ndarray:
@@ -283,6 +271,7 @@ def _prison(obs: Any, venv: Any) -> np.ndarray:
 __all__ = [
     "SESSION_FIELDS",
     "CoupView",
+    "SessionResults",
     "EnvFactory",
     "Observer",
     "is_compiled",
