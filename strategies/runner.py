@@ -17,15 +17,17 @@ through :func:`play`, so the numbers of a system do not depend on the command th
 * The session's **total staked** ``x`` is the sum of the new stakes it placed; a prisoner is not
   staked again, and an insurance premium is not a stake.
 * The **return per unit staked** is ``R = sum(y) / sum(x)`` over the sessions, the independent
-  units, with the delta-method interval of :func:`experiments.stats.ratio_estimate`. Beside it
-  stands the exact expectation of the very stakes placed:
-  ``-``:func:`trente_env.odds.stake_weighted_edge`.
+  units, with the delta-method interval of :func:`trente_env.estimate.ratio_estimate`, never
+  narrower than the noise the stakes imply. Beside it stands the exact expectation of the very
+  stakes placed, ``-``:func:`trente_env.odds.stake_weighted_edge`. Both are methods of the
+  :class:`~strategies.results.SessionResults` every play path returns (``return_per_unit``,
+  ``expected_return``).
 
 **Seeds.** Session ``i`` of a run with seed ``s`` plays a table seeded
 :func:`~trente_env.seeding.session_seed` ``(s, i)``, the ``i``-th child of
-``numpy.random.SeedSequence(s)``, in every command (:mod:`trente_env.seeding` derives every seed). Bets never change the
-cards, so every system sees the same coups in session ``i`` (common random numbers), and the seed of
-a session does not depend on how the work is split.
+``numpy.random.SeedSequence(s)``, in every command (:mod:`trente_env.seeding` derives every seed).
+Bets never change the cards, so every system sees the same coups in session ``i`` (common random
+numbers), and the seed of a session does not depend on how the work is split.
 
 **Two ways to play, one set of numbers.** :func:`play` plays built-in systems together on the
 compiled session loop (:func:`strategies.sessions.play_compiled`: each session dealt once, no
