@@ -59,9 +59,7 @@ def _block_seeds(seed: int, start: int, stop: int) -> tuple[int, ...]:
     return tuple(session_seeds(seed, stop - start, start))
 
 
-def run_task(
-    config: TournamentConfig, b: int, group: tuple[int, ...], threads: int = 1
-) -> dict[int, SessionResults]:
+def run_task(config: TournamentConfig, b: int, group: tuple[int, ...], threads: int = 1) -> dict[int, SessionResults]:
     """Play block ``b`` of the strategies ``group``: the same result wherever and whenever it runs.
 
     The session runner (:func:`strategies.runner.play`) plays built-in systems together on the
