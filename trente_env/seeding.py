@@ -13,6 +13,7 @@ shoe:
 * **Batches and blocks of shoes** (``count``, the levels' counting figure): :func:`batch_seeds`,
   :func:`block_seed`.
 * **The classroom's fast-forwards**: :func:`fast_forward_seed`.
+* **The whole-shoe reference of ``simulate``**: :func:`reference_generator`.
 * **Fresh entropy** (a vector env reset without a seed): :func:`fresh_generators`.
 
 numpy reads an integer seed as its 32-bit words, least significant first (:func:`seed_words`);
@@ -124,6 +125,16 @@ def block_seed(seed: int, block: int) -> int:
     """The seed of block ``block`` of shoes of a study seeded ``seed`` (the levels' counting
     figure): the first 32-bit word of ``SeedSequence([seed, block])``'s state."""
     return int(np.random.SeedSequence([seed, block]).generate_state(1)[0])
+
+
+#: The whole-shoe reference's own stream beside a run's seed (:func:`reference_generator`).
+REFERENCE_STREAM = 0x5EF
+
+
+def reference_generator(seed: int) -> np.random.Generator:
+    """The generator of the shoes that ``simulate``'s whole-shoe reference deals for a run seeded
+    ``seed``: a stream apart from the run's own shards (``default_rng([seed, 0x5EF])``)."""
+    return np.random.default_rng([seed, REFERENCE_STREAM])
 
 
 def fast_forward_seed(seed: int, table: int, run: int) -> int:

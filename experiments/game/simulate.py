@@ -20,6 +20,7 @@ from trente_env.coup import REFAIT_TOTAL, ROW_TOTALS
 from trente_env.croupier import next_coup, table_rules
 from trente_env.dealer import TALLY_NOIR, TALLY_RESULTS, TALLY_ROUGE, TALLY_SIZE, shuffle_seeds, tally_coups
 from trente_env.odds import EXACT_BOX, N_OUT, N_VALUES, evaluate_into, first_coup, full_counts, nodes
+from trente_env.seeding import reference_generator
 
 #: Coups in a shard: the unit of work, the same on every backend (the last shard is shorter).
 SHARD = 2_000_000
@@ -201,7 +202,7 @@ def whole_shoe_reference(rules, shoes: int, seed: int) -> tuple[np.ndarray, np.n
     the same layout (0/1 counts). By the tower rule the expected counts of a shoe have the mean of its
     dealt counts, so their ratio estimates the whole-shoe rates that a long run converges to.
     """
-    seeds = shuffle_seeds(np.random.default_rng([seed, 0x5EF]), shoes)
+    seeds = shuffle_seeds(reference_generator(seed), shoes)
     expected = np.zeros((shoes, N_EVENTS + 1))
     first = np.zeros((shoes, N_EVENTS + 1))
     threads = numba.get_num_threads()
