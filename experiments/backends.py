@@ -259,16 +259,12 @@ def shard_sizes(total: int, size: int) -> list[int]:
 
 
 def shard_generator(seed: int, index: int) -> Any:
-    """The random generator of shard ``index`` of a job seeded ``seed``: from these two numbers only.
+    """The random generator of shard ``index`` of a job seeded ``seed``: from these two numbers only
+    (:func:`trente_env.seeding.shard_generator`, imported here when first used: this module loads no
+    engine)."""
+    from trente_env.seeding import shard_generator as generator
 
-    Shard 0 draws from the root seed's own stream (``numpy.random.default_rng(seed)``), so a job of
-    one shard deals what it dealt before jobs were cut into shards; shard ``i > 0`` draws from the
-    ``i``-th child of the root's :class:`numpy.random.SeedSequence` (``spawn_key=(i,)``), a stream
-    numpy makes independent of the root's and of every other child's.
-    """
-    import numpy as np
-
-    return np.random.default_rng(seed if index == 0 else np.random.SeedSequence(seed, spawn_key=(index,)))
+    return generator(seed, index)
 
 
 def run_shards(

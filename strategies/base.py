@@ -93,7 +93,7 @@ class SessionState:
     ``ints`` holds one row of numbers per session, in the columns of :mod:`strategies.kernel`
     (the last bet, the stake waited for in prison, limit hits, cycles, sessions, then the system's
     own memory); ``start`` the bankroll when each session began; ``keys`` each row's session key,
-    which fixes the random system's draws (:func:`strategies.sessions.session_keys`; by default
+    which fixes the random system's draws (:func:`trente_env.seeding.session_keys`; by default
     the row number). A plugin written as Python hooks keeps its own arrays in ``memory``. The
     counters accumulate over every session played on a row (``episodes`` says how many).
     """
@@ -252,7 +252,7 @@ class Strategy:
     def initial_state(self, n: int, keys: Sequence[int] | np.ndarray | None = None) -> SessionState:
         """A fresh memory for ``n`` sessions (each starts a session at its first observation).
 
-        :param keys: each row's session key (:func:`strategies.sessions.session_keys` of the
+        :param keys: each row's session key (:func:`trente_env.seeding.session_keys` of the
             sessions' seeds), which fixes the random system's draws; None: the row numbers.
         """
         if keys is not None:

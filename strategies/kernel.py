@@ -115,7 +115,7 @@ def mix(x: np.uint64) -> np.uint64:
 def uniform(seed: int, row: int, episode: int, coup: int, stream: int) -> float:
     """A uniform in [0, 1) fixed by (seed, row, session on that row, coup, stream): counter-based,
     so a row draws the same numbers whatever the batch size or the other rows do. ``row`` is the
-    session's key (:func:`strategies.sessions.session_keys`: one number per session seed, whatever
+    session's key (:func:`trente_env.seeding.session_keys`: one number per session seed, whatever
     block or batch the session is played in), or the batch row where no key was given."""
     x = np.uint64(seed) * GOLDEN
     x = mix(x ^ (np.uint64(row) + GOLDEN))

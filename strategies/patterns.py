@@ -111,7 +111,7 @@ class RandomBettor(Strategy):
     no information in, the house edge out. Seeded and reproducible per session: a session's draws
     depend only on (``seed``, the session, the coup number), never on the batch, the block or the
     row it is played in: the session runner and the tournament key them by the session's seed
-    (:func:`strategies.sessions.session_keys`; played directly, row ``i`` with its session count
+    (:func:`trente_env.seeding.session_keys`; played directly, row ``i`` with its session count
     stands for the session, see :func:`strategies.kernel.uniform`). Flat stake: a refait changes
     nothing (``wait`` sits out while the stake is in prison); an après changes nothing.
 

@@ -17,14 +17,17 @@ through :func:`play`, so the numbers of a system do not depend on the command th
 * The session's **total staked** ``x`` is the sum of the new stakes it placed; a prisoner is not
   staked again, and an insurance premium is not a stake.
 * The **return per unit staked** is ``R = sum(y) / sum(x)`` over the sessions, the independent
-  units, with the delta-method interval of :func:`experiments.stats.ratio_estimate`. Beside it
-  stands the exact expectation of the very stakes placed:
-  ``-``:func:`trente_env.odds.stake_weighted_edge`.
+  units, with the delta-method interval of :func:`trente_env.estimate.ratio_estimate`, never
+  narrower than the noise the stakes imply. Beside it stands the exact expectation of the very
+  stakes placed, ``-``:func:`trente_env.odds.stake_weighted_edge`. Both are methods of the
+  :class:`~strategies.results.SessionResults` every play path returns (``return_per_unit``,
+  ``expected_return``).
 
-**Seeds.** Session ``i`` of a run with seed ``s`` plays a table seeded :func:`session_seed` ``(s, i)``,
-the ``i``-th child of ``numpy.random.SeedSequence(s)``, in every command. Bets never change the
-cards, so every system sees the same coups in session ``i`` (common random numbers), and the seed of
-a session does not depend on how the work is split.
+**Seeds.** Session ``i`` of a run with seed ``s`` plays a table seeded
+:func:`~trente_env.seeding.session_seed` ``(s, i)``, the ``i``-th child of
+``numpy.random.SeedSequence(s)``, in every command (:mod:`trente_env.seeding` derives every seed).
+Bets never change the cards, so every system sees the same coups in session ``i`` (common random
+numbers), and the seed of a session does not depend on how the work is split.
 
 **Two ways to play, one set of numbers.** :func:`play` plays built-in systems together on the
 compiled session loop (:func:`strategies.sessions.play_compiled`: each session dealt once, no
@@ -44,52 +47,12 @@ import numpy as np
 
 from strategies.base import Strategy
 from strategies.policy import Policy
-from strategies.sessions import SETTLE_LIMIT, is_compiled, play_compiled, session_keys
+from strategies.results import SESSION_FIELDS, SessionResults
+from strategies.sessions import SETTLE_LIMIT, is_compiled, play_compiled
 from trente_env.codes import NOIR, no_actions
 from trente_env.rules import RuleSet
+from trente_env.seeding import session_keys, session_seed, session_seeds
 from trente_env.settle import rig_holds
-
-#: The per-session results of :func:`play`, one array each (one entry per session).
-SESSION_FIELDS = (
-    "net",
-    "staked",
-    "square_staked",
-    "final_bankroll",
-    "coups",
-    "ahead",
-    "ruined",
-    "walked",
-    "max_drawdown",
-    "longest_losing_run",
-    "table_max_hits",
-    "bankroll_hits",
-)
-
-
-def session_seed(seed: int, i: int) -> int:
-    """The table seed of session ``i``: the ``i``-th child of ``SeedSequence(seed)`` as a 128-bit int."""
-    words = np.random.SeedSequence(seed, spawn_key=(i,)).generate_state(2, np.uint64)
-    return int(words[0]) | (int(words[1]) << 64)
-
-
-def session_seeds(seed: int, sessions: int, first: int = 0) -> list[int]:
-    """The table seeds of ``sessions`` sessions of a run with seed ``seed``, from session ``first`` on:
-    :func:`session_seed` of each.
-
-    The run's seed is read into its 32-bit words once (as ``SeedSequence`` reads an integer, at least
-    as many words as its pool, which it pads with zero words: the same pool, the same children), and
-    each child's four words are read as one 128-bit integer.
-    """
-    seed = int(seed)
-    if seed < 0:  # SeedSequence's own error
-        return [session_seed(seed, i) for i in range(first, first + sessions)]
-    length = max(4, -(-seed.bit_length() // 32))
-    entropy = np.frombuffer(seed.to_bytes(4 * length, "little"), dtype="<u4")
-    words = b"".join(
-        np.random.SeedSequence(entropy, spawn_key=(i,)).generate_state(4, np.uint32).astype("<u4").tobytes()
-        for i in range(first, first + sessions)
-    )
-    return [int.from_bytes(words[k : k + 16], "little") for k in range(0, len(words), 16)]
 
 
 @dataclass(frozen=True)
@@ -127,8 +90,8 @@ def play(
     env_factory: EnvFactory | None = None,
     observer: Observer | None = None,
     threads: int = 1,
-) -> list[dict[str, np.ndarray]]:
-    """Play one session per seed with every policy; the per-session results of each.
+) -> list[SessionResults]:
+    """Play one session per seed with every policy; the results of each.
 
     The compiled loop runs when every policy is a built-in system (:func:`~strategies.sessions.is_compiled`)
     and neither ``env_factory`` nor ``observer`` is given; otherwise each policy plays on the vector
@@ -146,10 +109,11 @@ def play(
     :param observer: called after every coup with a :class:`CoupView` (each policy's sessions in
         turn; it sends play to the vector env).
     :param threads: threads of the compiled loop (the numbers do not depend on it).
-    :return: per policy, the :data:`SESSION_FIELDS` arrays, ``box_stakes`` ((2, 4): uninsured and
-        insured new stakes per box, summed over sessions), ``rig_staked`` (the Noir units staked right
-        after a coup won by Noir, summed: what a rigged table pays differently) and ``trajectories``
-        ((keep, coups + 1) float32; a finished session keeps its final bankroll).
+    :return: per policy, its :class:`~strategies.results.SessionResults`: the :data:`SESSION_FIELDS`
+        arrays, ``box_stakes`` ((2, 4): uninsured and insured new stakes per box, summed over
+        sessions), ``rig_staked`` (the Noir units staked right after a coup won by Noir, summed: what a
+        rigged table pays differently) and ``trajectories`` ((keep, coups + 1) float32; a finished
+        session keeps its final bankroll).
     """
     if env_factory is None and observer is None and policies and all(is_compiled(p) for p in policies):
         return play_compiled(policies, rules, bankroll, coups, seeds, keep, threads)
@@ -175,7 +139,7 @@ def play_on_env(
     keep: int = 0,
     env_factory: EnvFactory | None = None,
     observer: Observer | None = None,
-) -> dict[str, np.ndarray]:
+) -> SessionResults:
     """Play one session per seed with ``policy`` on the native vector env through its ``act``.
 
     The convention of the module docstring; the arguments and the result are those of :func:`play`.
@@ -278,23 +242,25 @@ def play_on_env(
     if keep:  # a finished session keeps its final bankroll (prisoners settled after the end too)
         trajectories[:, min(c, coups - 1) + 1 :] = final[:keep, None]
     uninsured = box_total.sum(axis=0) - box_insured
-    return {
-        "net": net,
-        "staked": box_total.sum(axis=1),
-        "square_staked": square,
-        "final_bankroll": final,
-        "coups": played,
-        "ahead": net > 0,
-        "ruined": final < rules.table_min,
-        "walked": walked,
-        "max_drawdown": drawdown,
-        "longest_losing_run": longest,
-        "table_max_hits": table_hits,
-        "bankroll_hits": bank_hits,
-        "box_stakes": np.stack([uninsured, box_insured]),
-        "rig_staked": np.float64(rig_staked),
-        "trajectories": trajectories,
-    }
+    return SessionResults(
+        net=net,
+        staked=box_total.sum(axis=1),
+        square_staked=square,
+        final_bankroll=final,
+        coups=played,
+        ahead=net > 0,
+        ruined=final < rules.table_min,
+        walked=walked,
+        max_drawdown=drawdown,
+        longest_losing_run=longest,
+        table_max_hits=table_hits,
+        bankroll_hits=bank_hits,
+        box_stakes=np.stack([uninsured, box_insured]),
+        rig_staked=np.float64(rig_staked),
+        trajectories=trajectories,
+        rules=rules,
+        to_prison=getattr(policy, "to_prison", None),
+    )
 
 
 def _prison(obs: Any, venv: Any) -> np.ndarray:
@@ -307,6 +273,7 @@ def _prison(obs: Any, venv: Any) -> np.ndarray:
 __all__ = [
     "SESSION_FIELDS",
     "CoupView",
+    "SessionResults",
     "EnvFactory",
     "Observer",
     "is_compiled",

@@ -32,12 +32,13 @@ import numpy as np
 
 from strategies import kernel
 from strategies.kernel import Kind
+from strategies.results import SessionResults
 from trente_env import jit
 from trente_env.codes import ACTION_WIDTH, NO_COUP, PRISON_SIZE, UNDECIDED, scoreboard_couleur
 from trente_env.croupier import bet_and_settle, is_free, next_coup, table_rules
 from trente_env.rules import MAX_MONEY, RuleSet
+from trente_env.seeding import session_shuffle_seeds
 from trente_env.settle import _rig_payout
-from trente_env.tables import shuffling_generators
 
 #: Coups allowed after the end of a session for prisoners to settle (no new stakes).
 SETTLE_LIMIT = 1000
@@ -61,7 +62,7 @@ class SessionPlan(NamedTuple):
 
 class SessionTotals(NamedTuple):
     """The results of every system (first axis) in every session (second axis), one array each;
-    the names are those of :data:`strategies.runner.SESSION_FIELDS`."""
+    the names are those of :data:`strategies.results.SESSION_FIELDS`."""
 
     net: np.ndarray
     staked: np.ndarray
@@ -232,22 +233,6 @@ def is_compiled(policy: object) -> bool:
     return getattr(policy, "kind", Kind.HOOKS) != Kind.HOOKS
 
 
-def session_shuffle_seeds(session_seeds: Sequence[int], shuffles: int) -> np.ndarray:
-    """(sessions, shuffles) uint64: the seeds of each session's first shuffles, as its table draws
-    them (the raw outputs of ``numpy.random.default_rng(session seed)``)."""
-    out = np.empty((len(session_seeds), shuffles), dtype=np.uint64)
-    for i, generator in enumerate(shuffling_generators(session_seeds)):
-        out[i] = generator.random_raw(shuffles)
-    return out
-
-
-def session_keys(session_seeds: Sequence[int]) -> np.ndarray:
-    """(sessions,) int64: each session's key for the random system's draws, from its seed alone
-    (its first shuffle seed, halved to fit int64), so a session draws the same numbers in whatever
-    block, batch or row it is played."""
-    return (session_shuffle_seeds(session_seeds, 1)[:, 0] >> np.uint64(1)).astype(np.int64)
-
-
 def play_compiled(
     policies: Sequence[object],
     rules: RuleSet,
@@ -257,7 +242,7 @@ def play_compiled(
     keep: int = 0,
     threads: int = 1,
     shuffles: int | None = None,
-) -> list[dict[str, np.ndarray]]:
+) -> list[SessionResults]:
     """Play one session per seed with every (built-in) policy: the results of
     :func:`strategies.runner.play_on_env` for each, in one compiled loop.
 
@@ -330,13 +315,15 @@ def play_compiled(
     totals = ("box_stakes", "rig_staked", "trajectories")
     per_session = {key: value for key, value in out._asdict().items() if key not in totals}
     return [
-        {
+        SessionResults(
             **{key: value[j] for key, value in per_session.items()},
-            "ahead": out.net[j] > 0,
-            "ruined": out.final_bankroll[j] < rules.table_min,
-            "box_stakes": out.box_stakes[j].sum(axis=0),
-            "rig_staked": out.rig_staked[j].sum(),  # a float64 scalar, as box_stakes is an array
-            "trajectories": out.trajectories[j],
-        }
-        for j in range(n_systems)
+            ahead=out.net[j] > 0,
+            ruined=out.final_bankroll[j] < rules.table_min,
+            box_stakes=out.box_stakes[j].sum(axis=0),
+            rig_staked=out.rig_staked[j].sum(),  # a float64 scalar, as box_stakes is an array
+            trajectories=out.trajectories[j],
+            rules=rules,
+            to_prison=getattr(policy, "to_prison", None),
+        )
+        for j, policy in enumerate(policies)
     ]

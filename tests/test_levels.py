@@ -112,6 +112,27 @@ def test_every_policy_reading_fewer_than_three_coups_loses_on_rig_3(insured: boo
     assert best[0].best_gain == best[1].best_gain == best[2].best_gain == pytest.approx(max(fair_boxes))
 
 
+def test_on_rig_3_every_partial_view_says_noir_loses() -> None:
+    # Why a learner that builds its view coup by coup meets a trap on rig-3 (docs/levels.md): Noir's
+    # best expected gain per unit after any history of m coups, by hand. The pattern N R N (oldest
+    # first) is complete with the chance of its unseen letters: P(N) P(R) P(N) with nothing seen,
+    # P(N) P(R) after the right last coup, P(N) after the right two; Noir pays 1.5 when it is, 0.5
+    # otherwise, so its gain is q 1.5 p + (1 - q) 0.5 p - P(Noir loses) with q the pattern's chance.
+    rules = LEVELS["rig-3"].rules
+    best = memory_proof(rules)
+    p_n, p_r = ODDS.p_noir, ODDS.p_rouge
+    edge = house_edges(rules).noir  # of a 1:1 Noir: P(loses) - P(wins), the refait's half loss included
+
+    def noir(q: float) -> float:
+        return -edge + q * 0.5 * p_n - (1 - q) * 0.5 * p_n
+
+    for m, q in enumerate([p_n * p_r * p_n, p_r * p_n, p_n, 1.0]):
+        assert best[m].noir_gain == pytest.approx(noir(q), rel=1e-12), m
+    assert best[0].noir_gain < best[1].noir_gain < best[2].noir_gain < 0 < best[3].noir_gain
+    # on rig-1 one coup in view already shows the whole bonus
+    assert memory_proof(LEVELS["rig-1"].rules)[1].noir_gain == pytest.approx(best[3].noir_gain, rel=1e-12)
+
+
 def test_rig_1_needs_one_coup_and_no_more() -> None:
     rules = LEVELS["rig-1"].rules
     best = memory_proof(rules)

@@ -92,6 +92,13 @@ def test_the_shipped_config_has_every_algorithm(algo: str) -> None:
     assert config.train.n_envs >= 1 and config.train.stake_levels == (1, 5, 25, 100)
 
 
+def test_a_config_file_that_leaves_a_train_key_out_gets_the_shipped_value(tmp_path: Path) -> None:
+    # a user's file with only [ppo] must not fall back to other run settings than the witness's
+    path = tmp_path / "mine.toml"
+    path.write_text("[ppo]\nlearning_rate = 0.001\ngamma = 0.0\n", encoding="utf-8")
+    assert load_config("ppo", path).train == load_config("ppo").train
+
+
 def test_config_errors_are_one_line(tmp_path: Path) -> None:
     with pytest.raises(RLError, match="unknown algo"):
         load_config("sac")

@@ -18,6 +18,8 @@ from trente_env.codes import Result
 ROW_LIMIT = 30
 #: Both rows on this total: the refait.
 REFAIT_TOTAL = 31
+#: The totals a row can end on: above :data:`ROW_LIMIT` by one card of at most 10.
+ROW_TOTALS = range(ROW_LIMIT + 1, ROW_LIMIT + 11)
 NUMBERS = ("un", "deux", "trois", "quatre", "cinq", "six", "sept", "huit", "neuf", "dix")
 
 

@@ -43,6 +43,7 @@ from trente_env import LEVEL_NAMES, env_id
 from trente_env.codes import ACTION_WIDTH, NOIR, unflatten
 from trente_env.odds import best_with_memory, house_edges
 from trente_env.rules import RIG, RIG3, RuleSet, get_rules
+from trente_env.seeding import block_seed
 from trente_env.settle import rig_holds
 
 #: The stakes the levels' environments offer (the discrete action form): those of the RL's config,
@@ -247,8 +248,7 @@ def shoe_optimum(
     seconds = 0.0
     for block, start in enumerate(range(0, shoes, SHOE_BLOCK)):
         n = min(SHOE_BLOCK, shoes - start)
-        block_seed = int(np.random.SeedSequence([seed, block]).generate_state(1)[0])
-        study = study_shoes(counter_rules, n, block_seed)
+        study = study_shoes(counter_rules, n, block_seed(seed, block))
         for key, values in parts.items():
             values.append(getattr(study, key).astype(float))
         seconds += study.seconds

@@ -54,6 +54,7 @@ from trente_env.codes import (
 )
 from trente_env.croupier import bet_and_settle, is_free, next_coup, table_rules
 from trente_env.rules import MAX_MONEY, RuleSet
+from trente_env.seeding import REFILL_FROM, SEED_BATCH, shuffling_generators
 
 #: Columns of :attr:`Tables.coup`: what was dealt on each table in the last coup.
 COUP_COLUMNS = ("noir", "rouge", "result", "couleur", "start", "middle", "end", "reshuffle")
@@ -529,30 +530,6 @@ _play_held = jit.kernel(_play_held)
 _play_serial = jit.kernel(_play)
 _play_parallel = jit.parallel(_play_threads)
 _restart_serial = jit.kernel(_restart)
-
-#: Seeds drawn at once from a table's generator (the seeds of its next shuffles, used in order).
-SEED_BATCH = 64
-#: A table that has used this many of its batch of seeds is refilled with the others (:meth:`Tables._draw_seeds`).
-REFILL_FROM = SEED_BATCH * 3 // 4
-
-
-def shuffling_generators(seeds: Sequence[int]) -> list[np.random.BitGenerator]:
-    """The bit generators of ``numpy.random.default_rng(seed)`` for each seed: the same streams, the
-    same shoes.
-
-    numpy's :class:`~numpy.random.SeedSequence` reads an integer seed as its 32-bit words, least
-    significant first, one Python step per word; for seeds below ``2**128`` (a session seed) the
-    words of every seed are taken here in one pass and handed to it as an array, which gives the
-    same pool (an entropy shorter than the pool is padded with zero words). The
-    :class:`~numpy.random.Generator` around each bit generator is left out: a table draws only raw
-    outputs. Other seeds (negative, larger) go through ``default_rng`` itself.
-    """
-    seeds = [int(s) for s in seeds]
-    if not all(0 <= s < 2**128 for s in seeds):
-        return [np.random.default_rng(s).bit_generator for s in seeds]
-    words = np.frombuffer(b"".join(s.to_bytes(16, "little") for s in seeds), dtype="<u4").reshape(-1, 4)
-    return [np.random.PCG64(np.random.SeedSequence(w)) for w in words]
-
 
 #: What a table owns beyond its arrays, bytes: its shuffling generator (a numpy ``Generator``, some
 #: 940 bytes) and its entries in the lists that hold the generators.

@@ -7,9 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from experiments.classroom.state import MAX_STREAK
+from trente_env.seeding import fast_forward_seed as fast_seed
 
 #: Shards of a fast-forward: the progress shown moves once a shard.
 STEPS = 20
@@ -29,11 +28,6 @@ class _Progress:
     def advance(self, _task: int, step: int) -> None:
         self.count += step
         self.done(self.count, self.total)
-
-
-def fast_seed(seed: int, table: int, run: int) -> int:
-    """The seed of the ``run``-th fast-forward of table ``table``: apart from the live shoe's stream."""
-    return int(np.random.SeedSequence([seed, table, 1 + run]).generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
 def fast_forward(rules: Any, n_coups: int, seed: int, progress: Callable[[int, int], None]) -> dict[str, Any]:

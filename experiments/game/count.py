@@ -36,6 +36,7 @@ from trente_env.codes import BOXES
 from trente_env.counting.counters import QUANTILES, ShoeStudy, best_ev_by_depth, study_shoes
 from trente_env.counting.removal import KINDS, effects_of_removal, linear_count
 from trente_env.rules import RuleSet
+from trente_env.seeding import batch_seeds
 
 DEFAULT_SHOES = 500  #: shoes per stop rule by default: about half a minute for the three on two cores
 DEFAULT_DEAD = 5  #: dead cards of the ``dead-cards`` stop rule by default (the preset's)
@@ -134,7 +135,7 @@ def count_report(
         shoes * record * (len(variants) + 1), f"{shoes:,} shoes x {len(variants)} stop rules",
         "deal fewer shoes (--shoes) or study fewer stop rules (--stop)",
     )  # fmt: skip
-    seeds = np.random.SeedSequence(seed).generate_state(-(-shoes // BATCH), np.uint64)
+    seeds = batch_seeds(seed, -(-shoes // BATCH))
     # the shards: a batch of shoes of one stop rule, seeded from the root seed and the batch's index
     shards = [
         (variants[name], size, int(batch_seed), count)

@@ -9,6 +9,7 @@ from rich.table import Table
 from experiments.console import out
 from experiments.rules import load_rules
 from trente_env.codes import BOXES
+from trente_env.coup import ROW_TOTALS
 from trente_env.odds import first_coup, house_edges, infinite_odds, rig_expectations
 from trente_env.rules import PRESETS, rig_payouts
 
@@ -29,8 +30,8 @@ def edge_report(preset: str = "classic", decks: int | None = None) -> dict[str, 
         "rules": preset,
         "decks": rules.decks,
         "description": rules.describe(),
-        "p_total": {str(t): p for t, p in zip(range(31, 41), odds.p_total)},
-        "p_total_infinite": {str(t): p for t, p in zip(range(31, 41), infinite.p_total)},
+        "p_total": {str(t): p for t, p in zip(ROW_TOTALS, odds.p_total)},
+        "p_total_infinite": {str(t): p for t, p in zip(ROW_TOTALS, infinite.p_total)},
         "p_refait": odds.p_refait,
         "p_apres": odds.p_apres,
         "p_win": {box: getattr(odds, f"p_{box}") for box in BOXES},

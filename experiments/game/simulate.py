@@ -17,10 +17,11 @@ from experiments.rules import load_rules, rules_name
 from trente_env import jit
 from trente_env.cards import CARD_BLACK, CARD_VALUE
 from trente_env.codes import Result
-from trente_env.coup import REFAIT_TOTAL
+from trente_env.coup import REFAIT_TOTAL, ROW_TOTALS
 from trente_env.croupier import next_coup, table_rules
 from trente_env.dealer import TALLY_NOIR, TALLY_RESULTS, TALLY_ROUGE, TALLY_SIZE, shuffle_seeds, tally_coups
 from trente_env.odds import EXACT_BOX, N_OUT, N_VALUES, evaluate_into, first_coup, full_counts, nodes
+from trente_env.seeding import reference_generator
 
 #: Coups in a shard: the unit of work, the same on every backend (the last shard is shorter).
 SHARD = 2_000_000
@@ -62,8 +63,8 @@ def count_outcomes(
     run_shards(play, [(rules, seed, i, n) for i, n in enumerate(sizes)], add, backend, workers)
     counts: dict[str, int] = {}
     for row, first in (("noir", TALLY_NOIR), ("rouge", TALLY_ROUGE)):
-        for t in range(31, 41):
-            counts[f"{row} row ends on {t}"] = int(total[first + t - REFAIT_TOTAL])
+        for t in ROW_TOTALS:
+            counts[f"{row} row ends on {t}"] = int(total[first + t - ROW_TOTALS.start])
     joint = total[TALLY_RESULTS:]  # (result, couleur) pairs
 
     def wins(result: Result) -> int:
@@ -84,8 +85,8 @@ def count_outcomes(
 
 #: The events counted, in the order of the report: each row's total, then the results and Couleur/Inverse.
 EVENTS: tuple[str, ...] = (
-    *(f"noir row ends on {t}" for t in range(31, 41)),
-    *(f"rouge row ends on {t}" for t in range(31, 41)),
+    *(f"noir row ends on {t}" for t in ROW_TOTALS),
+    *(f"rouge row ends on {t}" for t in ROW_TOTALS),
     "refait",
     "après",
     "noir wins",
@@ -205,7 +206,7 @@ def whole_shoe_reference(rules, shoes: int, seed: int) -> tuple[np.ndarray, np.n
     the same layout (0/1 counts). By the tower rule the expected counts of a shoe have the mean of its
     dealt counts, so their ratio estimates the whole-shoe rates that a long run converges to.
     """
-    seeds = shuffle_seeds(np.random.default_rng([seed, 0x5EF]), shoes)
+    seeds = shuffle_seeds(reference_generator(seed), shoes)
     expected = np.zeros((shoes, N_EVENTS + 1))
     first = np.zeros((shoes, N_EVENTS + 1))
     threads = numba.get_num_threads()

@@ -24,7 +24,8 @@ DEFAULT_CONFIG = Path(__file__).parent.parent / "configs" / "rl.toml"
 
 @dataclass(frozen=True)
 class TrainSettings:
-    """Settings of a training run that are not the algorithm's own (the ``[train]`` table)."""
+    """Settings of a training run that are not the algorithm's own (the ``[train]`` table). The
+    defaults are the shipped file's, so a config file that leaves a key out gets the witness's value."""
 
     n_envs: int = 8
     reward_scale: float = 0.01
@@ -36,7 +37,7 @@ class TrainSettings:
     history: int = 10
     #: fraction of the run over which the entropy coefficient falls linearly from the algorithm's
     #: ``ent_coef`` to 0 (0: it stays as it is); see :func:`experiments.rl.train.entropy_schedule`
-    ent_decay: float = 0.0
+    ent_decay: float = 0.8
 
 
 @dataclass(frozen=True)

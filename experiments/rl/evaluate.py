@@ -28,7 +28,7 @@ plugin runs its code: evaluate only files you trust.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -39,13 +39,14 @@ from experiments import stats
 from experiments.console import out
 from experiments.errors import RLError
 from experiments.rl.config import set_threads
-from experiments.rl.rig import Venue, expected_return, parse_venue
+from experiments.rl.rig import Venue, parse_venue
 from experiments.stats import Z95, ratio_estimate, z_pvalue
 from strategies.model import ModelPolicy
 from strategies.registry import StrategyError, make_strategy
+from strategies.results import SessionResults
 from strategies.runner import CoupView, play_on_env, session_seeds
 from trente_env.codes import BOXES, NO_COUP, NOIR, RESULT_CODES, Result
-from trente_env.odds import first_coup, house_edges, rig_expectations, stake_weighted_edge
+from trente_env.odds import first_coup, house_edges, rig_expectations
 
 #: Starting bankroll of a strategy's sessions (a model plays with the bankroll it was trained with).
 DEFAULT_BANKROLL = 1000.0
@@ -97,17 +98,17 @@ class Behaviour:
 class SessionTotals:
     """What ``n`` sessions of one policy did: the runner's per-session results and the behaviour."""
 
-    results: dict[str, np.ndarray]  #: the per-session arrays of :func:`strategies.runner.play`
+    results: SessionResults  #: what the sessions did (:func:`strategies.runner.play_on_env`)
     behaviour: Behaviour
-    to_prison: bool | None = None  #: under the choice rule, what the policy does on a refait (None: unknown)
 
-    n = property(lambda self: int(self.results["net"].size), doc="sessions")
-    net = property(lambda self: self.results["net"], doc="net result per session, units (prisoners settled)")
-    staked = property(lambda self: self.results["staked"], doc="new stakes per session, units")
-    coups = property(lambda self: self.results["coups"], doc="coups played per session")
-    box_stakes = property(lambda self: self.results["box_stakes"], doc="(2, 4) uninsured, insured units per box")
-    rig_staked = property(lambda self: self.results["rig_staked"], doc="Noir units staked right after a Noir win")
-    ruined = property(lambda self: int(self.results["ruined"].sum()), doc="sessions that ended in ruin")
+    n = property(lambda self: self.results.n, doc="sessions")
+    net = property(lambda self: self.results.net, doc="net result per session, units (prisoners settled)")
+    staked = property(lambda self: self.results.staked, doc="new stakes per session, units")
+    coups = property(lambda self: self.results.coups, doc="coups played per session")
+    box_stakes = property(lambda self: self.results.box_stakes, doc="(2, 4) uninsured, insured units per box")
+    rig_staked = property(lambda self: self.results.rig_staked, doc="Noir units staked right after a Noir win")
+    ruined = property(lambda self: int(self.results.ruined.sum()), doc="sessions that ended in ruin")
+    to_prison = property(lambda self: self.results.to_prison, doc="under the choice rule, what it does on a refait")
 
 
 def watch_sessions(
@@ -125,18 +126,20 @@ def watch_sessions(
     behaviour = Behaviour()
     seeds = session_seeds(seed, sessions)
     results = play_on_env(policy, venue.rules, bankroll, coups, seeds, observer=behaviour)
-    return SessionTotals(results, behaviour, getattr(policy, "to_prison", None))
+    return SessionTotals(results, behaviour)
 
 
 def evaluation_report(totals: SessionTotals, venue: Venue) -> dict[str, Any]:
-    """The evaluation as plain data: behaviour, return per unit staked with its interval, verdict."""
+    """The evaluation as plain data: behaviour, return per unit staked with its interval, verdict,
+    all judged at ``venue``'s table (the one the sessions were played at, or another)."""
     b = totals.behaviour
-    estimate = ratio_estimate(totals.net, totals.staked)
+    results = replace(totals.results, rules=venue.rules)
+    estimate = results.session_estimate()
     coups = int(totals.coups.sum())
     edge = house_edges(venue.rules).noir
     box_stakes = totals.box_stakes
     staked = float(totals.staked.sum())
-    expected = expected_return(venue, box_stakes, totals.rig_staked, totals.to_prison)
+    expected = results.expected_return()
     box_staked = box_stakes.sum(axis=0)
     behaviour = {
         "coups": coups,
@@ -153,7 +156,7 @@ def evaluation_report(totals: SessionTotals, venue: Venue) -> dict[str, Any]:
     }
     reward_per_coup = float(totals.net.sum() / coups) if coups else float("nan")
     per_coup_se = ratio_estimate(totals.net, totals.coups).se if coups else float("nan")
-    noise = stake_noise(float(totals.results["square_staked"].sum()), staked, venue)
+    noise = results.stake_noise()
     n_stakes = sum(b.stakes.values())
     se, low, high = honest_interval(estimate.ratio, estimate.se, noise, n_stakes)
     judged = verdict(estimate.ratio, estimate.se, low, high, expected, staked, venue, noise, n_stakes)
@@ -180,7 +183,7 @@ def evaluation_report(totals: SessionTotals, venue: Venue) -> dict[str, Any]:
             "estimable": n_stakes >= MIN_STAKES,
         },
         "house_edge": edge,
-        "edge": stake_weighted_edge(venue.rules, box_stakes, totals.to_prison, totals.rig_staked),
+        "edge": results.edge(),
         "expected_return_per_unit": expected,
         "reward_per_coup": {
             "agent": reward_per_coup,

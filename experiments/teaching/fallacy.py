@@ -53,13 +53,13 @@ from experiments.files import atomic_write_json, pyplot, save_figure
 from experiments.memory import check_memory
 from experiments.plotting import edge_label
 from experiments.rules import load_rules
-from experiments.stats import binomial_quantile, honest_return, wilson
+from experiments.stats import binomial_quantile, wilson
 from strategies.registry import make_strategy
 from strategies.runner import play, session_seeds
 from trente_env import jit
 from trente_env.codes import Result
 from trente_env.dealer import deal_coups
-from trente_env.odds import first_coup, stake_weighted_edge
+from trente_env.odds import first_coup
 
 #: Coups in a shard: the unit of work, the same on every backend (the last shard is shorter).
 SHARD = 2_000_000
@@ -266,19 +266,16 @@ def compare_systems(
     policies = [make_strategy(spec, rules) for spec in specs]
     check_companion(sessions, coups, len(specs))
     results = play(policies, rules, bankroll, coups, session_seeds(seed, sessions))
-    first = first_coup(rules.decks)
-    decided = first.p_noir + first.p_rouge
     systems = []
     for spec, policy, r in zip(specs, policies, results):
-        estimate = honest_return(r["net"], r["staked"], r["square_staked"], decided)
-        edge = stake_weighted_edge(rules, r["box_stakes"], getattr(policy, "to_prison", None), r.get("rig_staked"))
+        estimate, edge = r.return_per_unit(), r.edge()
         systems.append(
             {
                 "spec": spec,
                 "summary": type(policy).summary,
-                "mean_staked": float(r["staked"].mean()),
-                "staked": float(r["staked"].sum()),
-                "net": float(r["net"].sum()),
+                "mean_staked": float(r.staked.mean()),
+                "staked": float(r.staked.sum()),
+                "net": float(r.net.sum()),
                 "return_per_unit": estimate.ratio,
                 "se": estimate.se,
                 "low": estimate.ci_low,

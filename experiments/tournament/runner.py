@@ -42,6 +42,7 @@ from experiments.tournament.folder import claim_folder, default_out_dir, manifes
 from experiments.tournament.output import write_outputs
 from experiments.tournament.summary import summarize
 from strategies.registry import make_strategy
+from strategies.results import SessionResults
 from strategies.runner import SESSION_FIELDS, play, session_seeds
 from strategies.sessions import SETTLE_LIMIT
 from trente_env.whole import checked_whole
@@ -60,9 +61,7 @@ def _block_seeds(seed: int, start: int, stop: int) -> tuple[int, ...]:
     return tuple(session_seeds(seed, stop - start, start))
 
 
-def run_task(
-    config: TournamentConfig, b: int, group: tuple[int, ...], threads: int = 1
-) -> dict[int, dict[str, np.ndarray]]:
+def run_task(config: TournamentConfig, b: int, group: tuple[int, ...], threads: int = 1) -> dict[int, SessionResults]:
     """Play block ``b`` of the strategies ``group``: the same result wherever and whenever it runs.
 
     The session runner (:func:`strategies.runner.play`) plays built-in systems together on the

@@ -10,11 +10,12 @@ from typing import Any
 import numpy as np
 
 from experiments import version
-from experiments.stats import honest_estimate, ratio_estimate, stake_noise, verdicts
+from experiments.stats import verdicts
 from experiments.tournament.config import TournamentConfig
 from experiments.tournament.defaults import DEFAULT_DELTA
 from strategies.registry import make_strategy
-from trente_env.odds import first_coup, house_edges, rig_expectations, stake_weighted_edge
+from strategies.results import SessionResults
+from trente_env.odds import house_edges, rig_expectations
 from trente_env.rules import Refait, RuleSet, rig_payouts
 
 RESULTS_SCHEMA = "trente-lab/tournament-results/1"
@@ -36,22 +37,17 @@ def summarize(
     rules = config.ruleset()
     edges = house_edges(rules)
     labels = list(config.strategies)
-    first = first_coup(rules.decks)
-    decided = first.p_noir + first.p_rouge
-    noises = [stake_noise(sessions[k]["square_staked"].sum(), sessions[k]["staked"].sum(), decided) for k in labels]
-    session_estimates = [ratio_estimate(sessions[k]["net"], sessions[k]["staked"]) for k in labels]
-    estimates = [honest_estimate(e, noise) for e, noise in zip(session_estimates, noises)]
-    strategy_edges = [
-        stake_weighted_edge(rules, sessions[k]["box_stakes"], _to_prison(spec, rules), sessions[k].get("rig_staked"))
-        for k, spec in zip(labels, config.specs)
-    ]
+    results = [SessionResults.of(sessions[k], rules, _to_prison(spec, rules)) for k, spec in zip(labels, config.specs)]
+    noises = [r.stake_noise() for r in results]
+    session_estimates = [r.session_estimate() for r in results]
+    estimates = [r.return_per_unit() for r in results]
+    strategy_edges = [r.edge() for r in results]
     tests, correction = verdicts(estimates, strategy_edges, delta=delta)
     table: dict[str, dict[str, Any]] = {}
-    for label, spec, est, edge, test, alone, noise in zip(
-        labels, config.specs, estimates, strategy_edges, tests, session_estimates, noises
+    for label, spec, s, est, edge, test, alone, noise in zip(
+        labels, config.specs, results, estimates, strategy_edges, tests, session_estimates, noises
     ):  # fmt: skip
-        s = sessions[label]
-        n = s["net"].size
+        n = s.n
         row: dict[str, Any] = {
             "spec": spec,
             "sessions": n,

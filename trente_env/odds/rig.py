@@ -86,6 +86,9 @@ class MemoryOptimum:
     bet_share: float  #: the share of coups on which it stakes
     best_gain: float  #: the largest expected gain per unit that any history offers on any box (<= 0: it never bets)
     histories: dict[str, tuple[str, float]]  #: per history it bets on (oldest first, N/R/T): (box, gain per unit)
+    #: Noir's largest expected gain per unit over the histories: how close a view of ``memory`` coups
+    #: comes to the rig (on ``rig-3`` Noir loses after every history of fewer than three coups)
+    noir_gain: float = float("nan")
 
     @property
     def per_unit(self) -> float:
@@ -119,7 +122,7 @@ def best_with_memory(
     fair = {box: gain for box, gain in fair.items() if box in rules.boxes}
     can_insure = insured and rules.insurance
     per_coup = bet_share = 0.0
-    best_gain = -np.inf
+    best_gain = noir_gain = -np.inf
     bets: dict[str, tuple[str, float]] = {}
     for history in itertools.product("NRT", repeat=memory):  # most recent first
         weight = float(np.prod([p[c] for c in history]))
@@ -135,9 +138,10 @@ def best_with_memory(
             gains["noir insured"] = -edges.insured + bonus
             gains["rouge insured"] = -(odds.p_noir - odds.p_rouge + rules.insurance_rate)
         box = max(gains, key=gains.__getitem__)
+        noir_gain = max(noir_gain, gains["noir"])
         best_gain = max(best_gain, gains[box])
         if gains[box] > 0:
             per_coup += weight * gains[box]
             bet_share += weight
             bets["".join(reversed(history))] = (box, gains[box])
-    return MemoryOptimum(memory, can_insure, per_coup, bet_share, float(best_gain), bets)
+    return MemoryOptimum(memory, can_insure, per_coup, bet_share, float(best_gain), bets, float(noir_gain))
