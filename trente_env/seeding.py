@@ -12,7 +12,7 @@ shoe:
 * **Shards** of long jobs (``simulate``, ``fallacy``): :func:`shard_generator` ``(s, index)``.
 * **Batches and blocks of shoes** (``count``, the levels' counting figure): :func:`batch_seeds`,
   :func:`block_seed`.
-* **The classroom's fast-forwards**: :func:`fast_forward_seed`.
+* **The classroom's tables and their fast-forwards**: :func:`table_generator`, :func:`fast_forward_seed`.
 * **The whole-shoe reference of ``simulate``**: :func:`reference_generator`.
 * **Fresh entropy** (a vector env reset without a seed): :func:`fresh_generators`.
 
@@ -137,10 +137,16 @@ def reference_generator(seed: int) -> np.random.Generator:
     return np.random.default_rng([seed, REFERENCE_STREAM])
 
 
+def table_generator(seed: int, table: int) -> np.random.Generator:
+    """The generator of the live shoes of the classroom's table ``table`` in a room seeded ``seed``
+    (``default_rng([seed, table])``)."""
+    return np.random.default_rng([seed, table])
+
+
 def fast_forward_seed(seed: int, table: int, run: int) -> int:
     """The seed of the ``run``-th fast-forward of the classroom's table ``table`` in a room seeded
     ``seed``: the first 64-bit word of ``SeedSequence([seed, table, 1 + run])``'s state, halved to fit
-    int64; apart from the live shoe's stream (``default_rng([seed, table])``)."""
+    int64; apart from the live shoe's stream (:func:`table_generator`)."""
     return int(np.random.SeedSequence([seed, table, 1 + run]).generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 

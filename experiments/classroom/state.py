@@ -32,8 +32,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from experiments.classroom.streaks import (
     MAX_STREAK,
     SIDES,
@@ -49,6 +47,7 @@ from experiments.classroom.systems import SYSTEMS, Books
 from experiments.errors import LabError
 from experiments.files import atomic_write_json
 from experiments.rules import load_rules
+from trente_env.seeding import table_generator
 from trente_env.whole import is_whole
 
 SURE = (1, 2, 3)  #: how sure: a guess, fairly sure, certain
@@ -131,7 +130,7 @@ class Classroom:
     def _new_shoe(self) -> Any:
         from trente_env.dealer import Shoe
 
-        return Shoe(self.rules, np.random.default_rng([self.seed, self.table]))
+        return Shoe(self.rules, table_generator(self.seed, self.table))
 
     def deal(self) -> dict[str, Any]:
         """Deal the next coup from the table's shoe; the open predictions are kept with it."""
