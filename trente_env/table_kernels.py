@@ -103,6 +103,9 @@ class ObservationRows(NamedTuple):
 #: restarts it, :meth:`~trente_env.tables.Tables.play`), start the new session on the next call instead of playing
 #: (Gymnasium's ``NEXT_STEP``), or start it in the same call, its last observation kept (``SAME_STEP``).
 NO_AUTORESET, NEXT_STEP, SAME_STEP = 0, 1, 2
+#: An ``autoreset`` that plays no coup: a new session starts on every table not skipped (the single
+#: table's restart, through the kernel of its step: no kernel of its own to compile).
+RESTART = 3
 
 
 class PlayArgs(NamedTuple):
@@ -149,7 +152,8 @@ def _check_play(actions, choices, skip, autoreset, args):  # fmt: skip
     if spent == 0:  # (the vector env's case: its tables draw as soon as one has spent its seeds)
         return
     for t in range(n):
-        if needs_shuffle[t] & ~skip[t] & ~((autoreset == NEXT_STEP) & pending[t]) & (used[t] >= n_seeds):
+        shuffles = needs_shuffle[t] & ~skip[t] & ~((autoreset == NEXT_STEP) & pending[t]) & (autoreset != RESTART)
+        if shuffles & (used[t] >= n_seeds):
             raise ValueError("_play: a table has no seed left for its shuffle")
 
 
@@ -196,6 +200,11 @@ def _play_rows(lo, hi, actions, choices, skip, autoreset, limit, args):  # fmt: 
     k = results.shape[1]
     by_choice = choices.shape[0] > 0
     for t in range(lo, hi):
+        if autoreset == RESTART:
+            if not skip[t]:
+                _restart_row(t, state, record, args.bankroll0)
+                _observe_row(t, args)
+            continue
         if t + PREFETCH_AHEAD < hi:  # beyond a few thousand tables their rows no longer stay in cache
             u = t + PREFETCH_AHEAD
             _prefetch_rows(u, flat, results, couleurs, shoes, pos[u], prison, coup, placed, back, insured)
@@ -380,8 +389,8 @@ _observe_numbers = jit.inline(_observe_numbers)
 _observe_row = jit.inner(_observe_row)
 _keep_final = jit.inner(_keep_final)
 _restart_row = jit.inner(_restart_row)
-_check_play = jit.inner(_check_play)
-_spent = jit.inner(_spent)
+_check_play = jit.inline(_check_play)  # (run once a call: a kernel of its own cost a compile, not time)
+_spent = jit.inline(_spent)
 _play_rows = jit.inner(_play_rows)
 
 #: The fields of :class:`PlayCall`: a step's own arguments, then the tables' (:class:`PlayArgs`).
@@ -494,6 +503,7 @@ __all__ = [
     "COUP_COLUMNS",
     "NEXT_STEP",
     "NO_AUTORESET",
+    "RESTART",
     "SAME_STEP",
     "CoupRecord",
     "FinalObservation",
