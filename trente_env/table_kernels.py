@@ -103,9 +103,6 @@ class ObservationRows(NamedTuple):
 #: restarts it, :meth:`~trente_env.tables.Tables.play`), start the new session on the next call instead of playing
 #: (Gymnasium's ``NEXT_STEP``), or start it in the same call, its last observation kept (``SAME_STEP``).
 NO_AUTORESET, NEXT_STEP, SAME_STEP = 0, 1, 2
-#: An ``autoreset`` that plays no coup: a new session starts on every table not skipped (the single
-#: table's restart, through the kernel of its step: no kernel of its own to compile).
-RESTART = 3
 
 
 class PlayArgs(NamedTuple):
@@ -124,12 +121,9 @@ class PlayArgs(NamedTuple):
     bankroll0: float  #: the bankroll a session starts with
 
 
-def _check_play(actions, choices, skip, autoreset, args):  # fmt: skip
+def _check_play(actions, choices, skip, autoreset, seeds, used, needs_shuffle, pending):  # fmt: skip
     """ValueError unless :func:`_play`'s arrays fit the tables (every index the loop takes is in range)."""
-    seeds, used = args.seeds, args.used
-    n = args.state.bankroll.shape[0]
-    needs_shuffle = args.state.needs_shuffle
-    pending = args.record.pending
+    n = needs_shuffle.shape[0]
     # the passes over every table count what is wrong and raise after the loop: loops without a branch,
     # which the compiler runs several tables at a time (a branch a table cost 1 to 4 ns a table, run
     # serially before the threads start)
@@ -152,8 +146,7 @@ def _check_play(actions, choices, skip, autoreset, args):  # fmt: skip
     if spent == 0:  # (the vector env's case: its tables draw as soon as one has spent its seeds)
         return
     for t in range(n):
-        shuffles = needs_shuffle[t] & ~skip[t] & ~((autoreset == NEXT_STEP) & pending[t]) & (autoreset != RESTART)
-        if shuffles & (used[t] >= n_seeds):
+        if needs_shuffle[t] & ~skip[t] & ~((autoreset == NEXT_STEP) & pending[t]) & (used[t] >= n_seeds):
             raise ValueError("_play: a table has no seed left for its shuffle")
 
 
@@ -173,6 +166,9 @@ def _play_rows(lo, hi, actions, choices, skip, autoreset, limit, args):  # fmt: 
     seeds = args.seeds
     used = args.used
     target = args.target
+    bankroll0 = args.bankroll0
+    burn = rules.burn
+    dead_cards = rules.dead_cards
     shoes = state.shoes
     pos = state.pos
     needs_shuffle = state.needs_shuffle
@@ -200,11 +196,6 @@ def _play_rows(lo, hi, actions, choices, skip, autoreset, limit, args):  # fmt: 
     k = results.shape[1]
     by_choice = choices.shape[0] > 0
     for t in range(lo, hi):
-        if autoreset == RESTART:
-            if not skip[t]:
-                _restart_row(t, state, record, args.bankroll0)
-                _observe_row(t, args)
-            continue
         if t + PREFETCH_AHEAD < hi:  # beyond a few thousand tables their rows no longer stay in cache
             u = t + PREFETCH_AHEAD
             _prefetch_rows(u, flat, results, couleurs, shoes, pos[u], prison, coup, placed, back, insured)
@@ -216,8 +207,9 @@ def _play_rows(lo, hi, actions, choices, skip, autoreset, limit, args):  # fmt: 
             ended[t] = False
             continue
         if (autoreset == NEXT_STEP) & pending[t]:  # the session ended last time: a new one instead of a coup
-            _restart_row(t, state, record, args.bankroll0)
-            _observe_row(t, args)
+            _restart_row(t, state, bankroll0)
+            terminated[t] = False
+            _observe_row(t, state, view, at, burn, dead_cards)
             reward[t] = 0.0
             truncated[t] = False
             pending[t] = False
@@ -275,16 +267,16 @@ def _play_rows(lo, hi, actions, choices, skip, autoreset, limit, args):  # fmt: 
         terminated[t] = over
         truncated[t] = cut
         played[t] = True
-        _observe_numbers(t, state, view, at, rules.burn, rules.dead_cards)
+        _observe_numbers(t, state, view, at, burn, dead_cards)
         ended[t] = False
         if over | cut:
             if autoreset == NEXT_STEP:
                 pending[t] = True
             elif autoreset == SAME_STEP:
-                _keep_final(t, flat, state, final)
+                _keep_final(t, flat, results, couleurs, final)
                 ended[t] = True
-                _restart_row(t, state, record, args.bankroll0)
-                _observe_row(t, args)
+                _restart_row(t, state, bankroll0)
+                _observe_row(t, state, view, at, burn, dead_cards)
                 terminated[t] = over  # what the step reports: the session that ended
 
 
@@ -343,21 +335,19 @@ def _observe_numbers(t, state, view, at, burn, dead_cards):  # fmt: skip
             row[at.shoe + i] = view.full_shoe[i] - seen[i]
 
 
-def _observe_row(t, args):  # fmt: skip
-    """Write table ``t``'s whole observation into its row of ``args.rows.flat``, each part where
-    ``args.at`` places it (the parts at -1 are left out): the numbers, and the scoreboard one-hot if asked."""
-    state, view, at = args.state, args.rows, args.at
-    _observe_numbers(t, state, view, at, args.rules.burn, args.rules.dead_cards)
+def _observe_row(t, state, view, at, burn, dead_cards):  # fmt: skip
+    """Write table ``t``'s whole observation into row ``t`` of ``view.flat``, each part where ``at``
+    places it (the parts at -1 are left out): the numbers, and the scoreboard one-hot if asked."""
+    _observe_numbers(t, state, view, at, burn, dead_cards)
     if view.one_hot:
         flat = view.flat
         _write_one_hot(flat[t], at.results, RESULT_CODES, state.results[t])
         _write_one_hot(flat[t], at.couleur, COULEUR_CODES, state.couleurs[t])
 
 
-def _keep_final(t, flat, state, final):  # fmt: skip
+def _keep_final(t, flat, results, couleurs, final):  # fmt: skip
     """Copy table ``t``'s observation (its row of ``flat`` and its scoreboard) into row ``t`` of
     ``final``, before its new session overwrites it."""
-    results, couleurs = state.results, state.couleurs
     final_flat, final_results, final_couleurs = final.flat, final.results, final.couleurs
     for i in range(flat.shape[1]):
         final_flat[t, i] = flat[t, i]
@@ -366,9 +356,11 @@ def _keep_final(t, flat, state, final):  # fmt: skip
         final_couleurs[t, j] = couleurs[t, j]
 
 
-def _restart_row(t, state, record, bankroll0):  # fmt: skip
+def _restart_row(t, state, bankroll0):  # fmt: skip
     """Start a new session on table ``t``: the bankroll back to ``bankroll0``, no prisoners, an empty
-    scoreboard, no cards seen, a shoe to be shuffled before the next coup, not terminated nor pending."""
+    scoreboard, no cards seen, a shoe to be shuffled before the next coup (the caller clears the
+    record's ``terminated`` and ``pending``). Helpers that are called take few arrays: each array
+    passed is a dozen numbers to every call, which the first compile pays for."""
     state.bankroll[t] = bankroll0
     state.prison[t, :, :] = 0.0
     state.coups[t] = 0
@@ -377,8 +369,6 @@ def _restart_row(t, state, record, bankroll0):  # fmt: skip
     state.seen[t, :] = 0
     state.needs_shuffle[t] = True
     state.pos[t] = state.shoes.shape[1]
-    record.terminated[t] = False
-    record.pending[t] = False
 
 
 # What every coup of every table runs stays inlined (called, they cost 10 to 25% of a vector step);
@@ -389,8 +379,8 @@ _observe_numbers = jit.inline(_observe_numbers)
 _observe_row = jit.inner(_observe_row)
 _keep_final = jit.inner(_keep_final)
 _restart_row = jit.inner(_restart_row)
-_check_play = jit.inline(_check_play)  # (run once a call: a kernel of its own cost a compile, not time)
-_spent = jit.inline(_spent)
+_check_play = jit.inner(_check_play)  # (inlined, they made each caller's compile longer than their own)
+_spent = jit.inner(_spent)
 _play_rows = jit.inner(_play_rows)
 
 #: The fields of :class:`PlayCall`: a step's own arguments, then the tables' (:class:`PlayArgs`).
@@ -449,7 +439,7 @@ def _play(actions, choices, skip, autoreset, limit, call):  # fmt: skip
     only those that just did).
     """
     args = call.args
-    _check_play(actions, choices, skip, autoreset, args)
+    _check_play(actions, choices, skip, autoreset, args.seeds, args.used, args.state.needs_shuffle, args.record.pending)
     _play_rows(0, args.state.bankroll.shape[0], actions, choices, skip, autoreset, limit, args)
     return _spent(args.used, args.seeds.shape[1])
 
@@ -460,7 +450,7 @@ def _play_threads(actions, choices, skip, autoreset, limit, call):  # fmt: skip
     writes the arrays in an ordinary function: see :func:`trente_env.jit.parallel` on numba's
     parallel loop and named tuples."""
     args = call.args
-    _check_play(actions, choices, skip, autoreset, args)
+    _check_play(actions, choices, skip, autoreset, args.seeds, args.used, args.state.needs_shuffle, args.record.pending)
     n = args.state.bankroll.shape[0]
     blocks = min(THREAD_BLOCKS, n)
     for c in numba.prange(blocks):
@@ -474,7 +464,7 @@ def _play_held(call):  # fmt: skip
     compiled layer fewer on the single table's path."""
     actions, choices, skip, autoreset, limit, args = call.actions, call.choices, call.skip, call.autoreset, \
         call.limit, call.args  # fmt: skip
-    _check_play(actions, choices, skip, autoreset, args)
+    _check_play(actions, choices, skip, autoreset, args.seeds, args.used, args.state.needs_shuffle, args.record.pending)
     _play_rows(0, args.state.bankroll.shape[0], actions, choices, skip, autoreset, limit, args)
     return _spent(args.used, args.seeds.shape[1])
 
@@ -488,8 +478,10 @@ def _restart(rows, call):  # fmt: skip
         raise ValueError("_restart: rows need one flag per table")
     for t in range(rows.shape[0]):
         if rows[t]:
-            _restart_row(t, state, record, args.bankroll0)
-            _observe_row(t, args)
+            _restart_row(t, state, args.bankroll0)
+            record.terminated[t] = False
+            record.pending[t] = False
+            _observe_row(t, state, args.rows, args.at, args.rules.burn, args.rules.dead_cards)
 
 
 # Reading a structref needs numba's reference counting: these are not hot (the coup loop they call is).
@@ -503,7 +495,6 @@ __all__ = [
     "COUP_COLUMNS",
     "NEXT_STEP",
     "NO_AUTORESET",
-    "RESTART",
     "SAME_STEP",
     "CoupRecord",
     "FinalObservation",

@@ -52,7 +52,6 @@ from trente_env.table_kernels import (
     COUP_COLUMNS,
     NEXT_STEP,
     NO_AUTORESET,
-    RESTART,
     SAME_STEP,
     CoupRecord,
     FinalObservation,
@@ -253,7 +252,6 @@ class Tables:
         self._seeds = np.zeros((n, 1 if n == 1 else SEED_BATCH), dtype=np.uint64)
         self._used = np.full(n, self._seeds.shape[1], dtype=np.int64)
         self._no_skip = np.zeros(n, dtype=np.bool_)
-        self._restart_skip = np.zeros(n, dtype=np.bool_)  # the single table's restart: skip it or not
         self._no_choice = np.zeros(0, dtype=np.int64)
         self._one_action = np.zeros((1, ACTION_WIDTH))  # the single table's action, in a buffer of fixed type
         self._action_shape = (n, ACTION_WIDTH)
@@ -296,10 +294,6 @@ class Tables:
         shuffled before the next coup. The observations of those tables are rewritten.
         """
         mask = self._all if rows is None else self._mask(rows, "rows")
-        if self.n == 1:  # through the kernel of the single table's step (one kernel to compile, not two)
-            self._restart_skip[0] = not mask[0]
-            (self._held or self._hold_calls())[2]()
-            return
         self._call(self._restart_kernel, (mask, self._tables_call()))
 
     def play(self, actions: np.ndarray, skip: np.ndarray | None = None) -> None:
@@ -341,16 +335,14 @@ class Tables:
 
     def _hold_calls(self) -> list[Callable[[], Any]]:
         """The single table's calls of the kernel, as functions of no argument: its own action row
-        (:meth:`play_one`), its row of the menu (:meth:`choose_one`), and its restart (:data:`RESTART`:
-        :meth:`reset_rows`). Each holds its arguments in
+        (:meth:`play_one`), and its row of the menu (:meth:`choose_one`). Each holds its arguments in
         one :class:`~trente_env.table_kernels.PlayCall` and calls the compiled entry point of
         :func:`~trente_env.table_kernels.play_held` on it (a pointer to convert instead of every array)."""
         if self.n != 1:
             raise ValueError(f"play_one and choose_one play a single table; these are {self.n}")
         menu = self._one_action if self.menu is None else self.menu
         choose = hold(menu, self._one_choice, *self._one_args[2:])
-        restart = hold(self._one_action, self._no_choice, self._restart_skip, RESTART, NO_LIMIT, self.args)
-        for held in (self._tables_call(), choose, restart):
+        for held in (self._tables_call(), choose):
             self._held.append(functools.partial(jit.compiled_entry(play_held, (held,)), held))
         return self._held
 
