@@ -19,7 +19,8 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 from trente_env import env_id
-from trente_env.tables import PARALLEL_FROM, _play_parallel, _play_serial
+from trente_env.table_kernels import play_parallel, play_serial
+from trente_env.tables import PARALLEL_FROM
 
 #: (preset, action_form, observation, extra kwargs): every preset once, both forms, the shoe and a
 #: target on some, prisons (classic, choice, second-prison), insurance (classic) and none (family).
@@ -213,4 +214,4 @@ def test_threads_on_or_off_play_the_same_rollout() -> None:
         threads: gym.make_vec("TrenteEtQuarante-v0", num_envs=3, threads=threads).unwrapped.tables._play_kernel
         for threads in (False, True)
     }
-    assert kernels == {False: _play_serial, True: _play_parallel}
+    assert kernels == {False: play_serial, True: play_parallel}

@@ -84,9 +84,9 @@ def test_the_cache_folder_is_a_fingerprint_folder_of_the_users_choice(tmp_path: 
 
 
 def test_the_dispatchers_cache_in_the_fingerprint_folder() -> None:
-    from trente_env.tables import _play_serial
+    from trente_env.table_kernels import play_serial
 
-    cache_path = Path(_play_serial.stats.cache_path)
+    cache_path = Path(play_serial.stats.cache_path)
     assert jit.CACHE_DIR in cache_path.parents
     assert str(jit.CACHE_DIR) != numba.config.CACHE_DIR  # the user's setting is back once the kernels exist
 
@@ -112,7 +112,7 @@ ONE_BET = """
     import numpy as np
     from trente_env.croupier import table_rules
     from trente_env.rules import get_rules
-    from trente_env.tables import bet_and_settle
+    from trente_env.croupier import bet_and_settle
 
     action = np.zeros(12)
     action[:2] = 10
@@ -123,7 +123,7 @@ ONE_BET = """
     print(json.dumps({"noir": back[0], "hits": hits}))
 """
 
-# The same, through the environments' kernel (Tables.play -> tables._play) and the tournament's
+# The same, through the environments' kernel (Tables.play -> table_kernels._play) and the tournament's
 # (sessions.play_compiled -> sessions._play_block): flat 10 units on Noir for one coup, which Noir wins.
 ONE_COUP = """
     import json
@@ -131,7 +131,8 @@ ONE_COUP = """
     from strategies.sessions import _play_block, play_compiled
     from strategies import make_strategy
     from trente_env.rules import get_rules
-    from trente_env.tables import Tables, _play_serial
+    from trente_env.table_kernels import play_serial
+    from trente_env.tables import Tables
 
     rules = get_rules("classic")
     tables = Tables(rules, 1, 100.0, 1)
@@ -142,7 +143,7 @@ ONE_COUP = """
     tables.play(action)
     assert int(tables.coup[0, 2]) == 0  # the first coup of seed 3: Noir wins
     net = play_compiled([make_strategy("flat:base=10", rules)], rules, 100.0, 1, [3])[0]["net"][0]
-    hits = sum(_play_serial.stats.cache_hits.values()) + sum(_play_block.stats.cache_hits.values())
+    hits = sum(play_serial.stats.cache_hits.values()) + sum(_play_block.stats.cache_hits.values())
     print(json.dumps({"noir": tables.back[0, 0], "net": net, "hits": hits}))
 """
 
@@ -245,9 +246,9 @@ def test_the_entry_point_falls_back_to_the_dispatcher() -> None:
 def test_a_kernel_compiled_serial_and_parallel_keeps_two_caches() -> None:
     """numba keys cache entries by signature only: the serial and the parallel variants of one
     function must not share a cache file, or whichever was cached first serves both."""
-    from trente_env import tables
+    from trente_env import table_kernels
 
-    pairs = ((tables._play_serial, tables._play_parallel),)
+    pairs = ((table_kernels.play_serial, table_kernels.play_parallel),)
     for serial, threaded in pairs:
         files = {serial._cache._cache_file._index_path, threaded._cache._cache_file._index_path}
         assert len(files) == 2, files
@@ -258,13 +259,14 @@ def test_the_compiled_entry_is_made_without_running_the_kernel() -> None:
     import numpy as np
 
     from trente_env.rules import get_rules
-    from trente_env.tables import Tables, _hold, _play_held
+    from trente_env.table_kernels import hold, play_held
+    from trente_env.tables import Tables
 
     tables = Tables(get_rules("classic"), 1, 100.0, 1)
     tables.seed([np.random.default_rng(0)])
-    held = _hold(*tables._one_args)
-    entry = jit.compiled_entry(_play_held, (held,))
-    assert entry is not _play_held and tables.coups[0] == 0  # compiled (or loaded), nothing played
+    held = hold(*tables._one_args)
+    entry = jit.compiled_entry(play_held, (held,))
+    assert entry is not play_held and tables.coups[0] == 0  # compiled (or loaded), nothing played
     tables._draw_seeds()
     entry(held)
     assert tables.coups[0] == 1  # the held arguments are the tables' own arrays
@@ -331,9 +333,9 @@ def test_the_tables_play_on_tbbs_threads() -> None:
         import gymnasium as gym, numba, numpy as np
         import trente_env
         from trente_env import jit
-        from trente_env.tables import _play_parallel
+        from trente_env.table_kernels import play_parallel
         venv = gym.make_vec("TrenteEtQuarante-v0", num_envs=3, threads=True)
-        assert venv.unwrapped.tables._play_kernel is _play_parallel
+        assert venv.unwrapped.tables._play_kernel is play_parallel
         venv.reset(seed=0)
         venv.step(venv.action_space.sample())
         print(numba.threading_layer(), numba.config.THREADING_LAYER_PRIORITY == list(jit.THREADING_LAYERS))
@@ -377,7 +379,7 @@ ANNOUNCED = """
     import numpy as np
     from trente_env.croupier import table_rules
     from trente_env.rules import get_rules
-    from trente_env.tables import bet_and_settle
+    from trente_env.croupier import bet_and_settle
 
     action = np.zeros(12)
     action[:2] = 10

@@ -111,7 +111,8 @@ def test_a_model_plays_on_tables_of_one_thread_with_the_same_numbers() -> None:
     """A model's block is stepped by one thread even where the tables would take threads (from
     PARALLEL_FROM tables): its network runs between the coups on this thread. The numbers are the
     same (the flat model against the flat system on the compiled loop)."""
-    from trente_env.tables import PARALLEL_FROM, _play_parallel, _play_serial
+    from trente_env.table_kernels import play_parallel, play_serial
+    from trente_env.tables import PARALLEL_FROM
     from trente_env.vector import TrenteEtQuaranteVectorEnv
 
     made: list[TrenteEtQuaranteVectorEnv] = []
@@ -127,8 +128,8 @@ def test_a_model_plays_on_tables_of_one_thread_with_the_same_numbers() -> None:
     (want,) = play([make_strategy("flat", rules)], rules, 1000.0, 3, seeds)
     _same(got, want, "flat model")
     _same(system, want, "flat on the vector env")
-    assert made[0].tables._play_kernel is _play_serial  # the model's tables: one thread
-    assert made[1].tables._play_kernel is _play_parallel  # a system's, as many tables: threads
+    assert made[0].tables._play_kernel is play_serial  # the model's tables: one thread
+    assert made[1].tables._play_kernel is play_parallel  # a system's, as many tables: threads
 
 
 def test_maskable_models_get_masks_computed_from_the_observation() -> None:

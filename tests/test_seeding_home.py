@@ -17,7 +17,6 @@ SOURCES = ("trente_env", "strategies", "experiments", "benchmarks", "examples")
 #: Modules that still build a SeedSequence, each with its reason (none may be added).
 EXCEPTIONS = {
     "trente_env/seeding.py": "the home of every seed",
-    "trente_env/vector.py": "a reset without a seed: to call seeding.fresh_generators (the env's owner moves it)",
 }
 
 

@@ -135,18 +135,19 @@ def test_the_multithreaded_kernel_plays_every_table_as_the_serial_one() -> None:
     # of every table exactly as the serial kernel does (a write lost in the parallel loop, which numba
     # has done to arrays held in named tuples, would show here), with skips, restarts, insurance and
     # the player's choice of prison, the shoe observed and the scoreboard one-hot.
-    from trente_env import tables as kernels
+    from trente_env import table_kernels as kernels
     from trente_env.layout import Layout
     from trente_env.rules import get_rules
+    from trente_env.tables import PARALLEL_FROM, Tables
 
-    n = kernels.PARALLEL_FROM
+    n = PARALLEL_FROM
     layout = Layout(get_rules("choice"), "full", "flat", 3, True, (1.0,))
 
-    def play(serial: bool) -> tuple[kernels.Tables, np.ndarray]:
+    def play(serial: bool) -> tuple[Tables, np.ndarray]:
         tables = layout.new_tables(n, 60.0, 90.0)
         if serial:
-            tables._play_kernel, tables._restart_kernel = kernels._play_serial, kernels._restart_serial
-        assert (tables._play_kernel is kernels._play_parallel) != serial
+            tables._play_kernel, tables._restart_kernel = kernels.play_serial, kernels.restart_serial
+        assert (tables._play_kernel is kernels.play_parallel) != serial
         tables.seed([np.random.default_rng(i) for i in range(n)])
         tables.reset_rows()
         rng = np.random.default_rng(0)
@@ -159,7 +160,7 @@ def test_the_multithreaded_kernel_plays_every_table_as_the_serial_one() -> None:
         return tables, seen
 
     (threaded, events), (serial, serial_events) = play(False), play(True)
-    assert layout.new_tables(n - 1, 60.0, 90.0)._play_kernel is kernels._play_serial  # threads from n on
+    assert layout.new_tables(n - 1, 60.0, 90.0)._play_kernel is kernels.play_serial  # threads from n on
     for name, a, b in zip(
         (*kernels.TableState._fields, *kernels.CoupRecord._fields, "flat"),
         (*threaded.state, *threaded.record, threaded.flat),

@@ -28,7 +28,7 @@ from trente_env.dealer import deal_next, shuffle
 from trente_env.rules import RuleSet
 from trente_env.settle import _paid, _rig_payout, _settle_box, noir_payouts, rig_codes, rule_codes
 
-_decide = jit.kernel(decide)
+_decide = jit.inner(decide)  # (compiled callers only, like _make_legal: no entry point for Python)
 
 
 class TableRules(NamedTuple):
@@ -101,7 +101,7 @@ def make_legal(
     return stake, insured
 
 
-_make_legal = jit.kernel(make_legal)
+_make_legal = jit.inner(make_legal)
 
 
 def next_coup(cards, pos, needs_shuffle, seed, rules):  # fmt: skip

@@ -93,7 +93,7 @@ KERNEL_SOURCES: tuple[str, ...] = (
     "trente_env/odds/rows.py",
     "trente_env/odds/shoe.py",
     "trente_env/settle.py",
-    "trente_env/tables.py",
+    "trente_env/table_kernels.py",
     "strategies/kernel.py",
     "experiments/game/simulate.py",
     "experiments/teaching/fallacy.py",
@@ -306,7 +306,7 @@ def parallel(fn: Callable) -> Callable:
     ``prange`` loop straight into an array of a named tuple (an argument bundle), or into an array
     unpacked with ``a, b = ...`` (even ``a, b = bundle.a, bundle.b``), and takes no named tuple
     nested in another. Take each array written in the loop from its bundle before the loop, one
-    attribute a statement (``a = bundle.a``: :func:`trente_env.tables._play_rows`), or make the body a
+    attribute a statement (``a = bundle.a``: :func:`trente_env.table_kernels._play_rows`), or make the body a
     call to a function that does the work, where such a write is an ordinary one.
     ``tests/test_vector.py`` plays the parallel and the serial kernel of the tables side by side, and
     fails if a write is lost.

@@ -85,7 +85,7 @@ def rig_codes(rules: RuleSet) -> np.ndarray:
     return np.array([letter[c] for c in reversed(rules.rig_pattern)], dtype=np.int64)
 
 
-_rig_payout = jit.kernel(rig_payout)
+_rig_payout = jit.inner(rig_payout)  # (compiled callers only: no entry point for Python)
 
 
 @jit.kernel
@@ -262,7 +262,7 @@ def settle_box(
     return 0.0, 0.0, 0.0, stake + premium + prison1 + prison2
 
 
-_settle_box = jit.kernel(settle_box)
+_settle_box = jit.inner(settle_box)
 _paid = jit.kernel(paid)
 
 

@@ -19,11 +19,10 @@ of :mod:`trente_env.codes`: stakes from :data:`~trente_env.codes.STAKE`, insure 
 :data:`~trente_env.codes.INSURE`, prison flags from :data:`~trente_env.codes.PRISON`). Before the
 deal every row is made legal, box by box in layout order (:func:`~trente_env.croupier.make_legal`).
 
-**The kernels' arguments** travel in bundles (named tuples of arrays and numbers, which numba
-compiles like separate arguments): :class:`~trente_env.croupier.TableRules` (the rules as numbers,
-shared with the tournament's session loop), :class:`TableState` (every table's shoe, money and scoreboard),
-:class:`CoupRecord` (what the last coup did at each table) and :class:`ObservationRows` (where each
-table's observation is written).
+The compiled kernels live in :mod:`trente_env.table_kernels`, with the bundles they take:
+:class:`TableState` (every table's shoe, money and scoreboard), :class:`CoupRecord` (what the last
+coup did at each table), :class:`ObservationRows` (where each table's observation is written) and
+:class:`~trente_env.table_kernels.PlayArgs` (all of them, as the kernels take them).
 """
 
 from __future__ import annotations
@@ -31,505 +30,51 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
-import numba
 import numpy as np
-from numba.experimental import structref
 
 from trente_env import jit
-from trente_env.cards import CARD_BLACK, CARD_VALUE, composition
+from trente_env.cards import composition
 from trente_env.codes import (
     ACTION_WIDTH,
-    COULEUR_CODES,
     NO_COUP,
     OBS_PARTS,
-    RESULT_CODES,
     SCOREBOARD_PARTS,
     SHOE_PARTS,
     SHOE_SIZE,
     UNDECIDED,
     part_size,
-    scoreboard_couleur,
 )
-from trente_env.croupier import bet_and_settle, is_free, next_coup, table_rules
+from trente_env.croupier import table_rules
 from trente_env.rules import MAX_MONEY, RuleSet
 from trente_env.seeding import REFILL_FROM, SEED_BATCH, shuffling_generators
+from trente_env.table_kernels import (
+    COUP_COLUMNS,
+    NEXT_STEP,
+    NO_AUTORESET,
+    SAME_STEP,
+    CoupRecord,
+    FinalObservation,
+    FlatOffsets,
+    ObservationRows,
+    PlayArgs,
+    PlayCall,
+    TableState,
+    hold,
+    play_held,
+    play_parallel,
+    play_serial,
+    restart_serial,
+)
 
-#: Columns of :attr:`Tables.coup`: what was dealt on each table in the last coup.
-COUP_COLUMNS = ("noir", "rouge", "result", "couleur", "start", "middle", "end", "reshuffle")
 #: No limit of coups per session (the kernel's ``limit``).
 NO_LIMIT = np.iinfo(np.int64).max
-#: Blocks of tables the multi-threaded kernel shares among numba's threads.
-THREAD_BLOCKS = 64
 #: Tables at or above this count are played by the multi-threaded kernels (by default). numba's threads
 #: run on TBB (:mod:`trente_env.jit`), which enters a parallel loop in a few microseconds: 1,000 tables,
 #: about 280 us of one thread's work a step, gain from a second idle core; ``python -m
 #: benchmarks.bench_kernel`` measures both.
 PARALLEL_FROM = 1000
-#: How many tables ahead the kernel starts fetching a table's rows into cache (:func:`_prefetch_rows`).
-PREFETCH_AHEAD = 4
-
-
-class TableState(NamedTuple):
-    """Every table's state, one row per table; the kernels update it in place."""
-
-    shoes: np.ndarray  #: (n, n_cards) uint8, each table's shoe in dealing order
-    pos: np.ndarray  #: (n,) int64, the next card to deal
-    needs_shuffle: np.ndarray  #: (n,) bool, the shoe is shuffled before the next coup
-    bankroll: np.ndarray  #: (n,) float64, money in hand, units
-    prison: np.ndarray  #: (n, 4, 2) float64, stakes in first and second prison per box
-    coups: np.ndarray  #: (n,) int64, coups played this session
-    results: np.ndarray  #: (n, history) int64, the scoreboard's result codes, most recent first
-    couleurs: np.ndarray  #: (n, history) int64, the scoreboard's Couleur codes
-    seen: np.ndarray  #: (n, 20) int64, cards seen since the shuffle: black values 1..10, then red
-
-
-class CoupRecord(NamedTuple):
-    """What the last coup did at every table (rows of skipped tables keep their last values)."""
-
-    reward: np.ndarray  #: (n,) the change of the bankroll, units
-    placed: np.ndarray  #: (n, 4) the stakes taken per box, after making them legal
-    insured: np.ndarray  #: (n, 4) bool, which of them are insured
-    back: np.ndarray  #: (n, 4) what each box returned to the bankroll
-    coup: np.ndarray  #: (n, 8) int64, the columns of :data:`COUP_COLUMNS`
-    clipped: np.ndarray  #: (n,) bool, a wanted stake was changed
-    terminated: np.ndarray  #: (n,) bool, the session is over (ruin or target, nothing in prison)
-    truncated: np.ndarray  #: (n,) bool, the session reached its limit of coups
-    pending: np.ndarray  #: (n,) bool, the session ended: the next step starts a new one (``NEXT_STEP``)
-    played: np.ndarray  #: (n,) bool, the table played a coup in the last step (not skipped nor restarted)
-    ended: np.ndarray  #: (n,) bool, the session ended and a new one started in the same step (``SAME_STEP``)
-
-
-class FinalObservation(NamedTuple):
-    """Where the kernel keeps the last observation of a session it restarts in the same step: the
-    row of :attr:`ObservationRows.flat` and the scoreboard, in row ``t`` for table ``t``."""
-
-    flat: np.ndarray  #: (n, width) float32
-    results: np.ndarray  #: (n, history) int64
-    couleurs: np.ndarray  #: (n, history) int64
-
-
-#: Where each part of :data:`~trente_env.codes.OBS_PARTS` starts in a row of :attr:`Tables.flat`
-#: (-1: the part is left out), one field per part. (A kernel argument of its own: numba's parallel
-#: loops take no named tuple nested in another.)
-FlatOffsets = NamedTuple("FlatOffsets", [(part, int) for part in OBS_PARTS])  # noqa: UP014
-
-
-class ObservationRows(NamedTuple):
-    """How the kernels write each table's observation: row ``t`` of ``flat``, each part where a
-    :class:`FlatOffsets` places it."""
-
-    flat: np.ndarray  #: (n, width) float32
-    one_hot: bool  #: write the scoreboard one-hot (else it is read from the state)
-    full_shoe: np.ndarray  #: (20,) int64, a full shoe's cards: black values 1..10, then red
-    track_shoe: bool  #: count the cards seen (for the ``shoe`` and ``cards_left`` parts)
-
-
-#: What the kernel does after a table's session ends (:func:`_play`'s ``autoreset``): nothing (the caller
-#: restarts it, :meth:`Tables.play`), start the new session on the next call instead of playing
-#: (Gymnasium's ``NEXT_STEP``), or start it in the same call, its last observation kept (``SAME_STEP``).
-NO_AUTORESET, NEXT_STEP, SAME_STEP = 0, 1, 2
-
-
-def _check_play(actions, choices, skip, autoreset, seeds, used, state, record):  # fmt: skip
-    """ValueError unless :func:`_play`'s arrays fit the tables (every index the loop takes is in range)."""
-    n = state.bankroll.shape[0]
-    needs_shuffle = state.needs_shuffle
-    pending = record.pending
-    # the passes over every table count what is wrong and raise after the loop: loops without a branch,
-    # which the compiler runs several tables at a time (a branch a table cost 1 to 4 ns a table, run
-    # serially before the threads start)
-    if choices.shape[0] > 0:
-        if choices.shape[0] != n:
-            raise ValueError("_play: choices need one entry per table")
-        outside = 0
-        for t in range(n):
-            outside += (choices[t] < 0) | (choices[t] >= actions.shape[0])
-        if outside:
-            raise ValueError("_play: a choice outside the menu of actions")
-    elif actions.shape[0] != n:
-        raise ValueError("_play: actions need one row per table")
-    if (actions.shape[1] != ACTION_WIDTH) | (skip.shape[0] != n) | (seeds.shape[0] != n) | (used.shape[0] != n):
-        raise ValueError("_play: actions of 12 numbers, and skip, seeds and used with one row per table")
-    n_seeds = seeds.shape[1]
-    spent = 0
-    for t in range(n):  # Tables draws the seeds before the call: a guard, never a rule
-        spent += used[t] >= n_seeds
-    if spent == 0:  # (the vector env's case: its tables draw as soon as one has spent its seeds)
-        return
-    for t in range(n):
-        if needs_shuffle[t] & ~skip[t] & ~((autoreset == NEXT_STEP) & pending[t]) & (used[t] >= n_seeds):
-            raise ValueError("_play: a table has no seed left for its shuffle")
-
-
-def _spent(used, n_seeds):  # fmt: skip
-    """How many tables have used every seed of their row."""
-    spent = 0
-    for t in range(used.shape[0]):
-        spent += used[t] == n_seeds
-    return spent
-
-
-def _play_rows(
-    lo, hi, actions, choices, skip, autoreset, seeds, used, rules, state, record, view, final, at, target, limit,
-    bankroll0,
-):  # fmt: skip
-    """:func:`_play` on the tables ``lo`` to ``hi - 1``, its arguments checked."""
-    # The arrays are taken from their bundles once, before the loop over the tables. The loop's body
-    # stays inline: a call per table, taking the bundles, costs some 15% of the coup.
-    shoes = state.shoes
-    pos = state.pos
-    needs_shuffle = state.needs_shuffle
-    seen = state.seen
-    bankroll = state.bankroll
-    prison = state.prison
-    coups = state.coups
-    results = state.results
-    couleurs = state.couleurs
-    reward = record.reward
-    placed = record.placed
-    insured = record.insured
-    back = record.back
-    coup = record.coup
-    clipped = record.clipped
-    terminated = record.terminated
-    truncated = record.truncated
-    pending = record.pending
-    played = record.played
-    ended = record.ended
-    flat = view.flat
-    final_flat = final.flat
-    final_results = final.results
-    final_couleurs = final.couleurs
-    track_shoe = view.track_shoe
-    one_hot = view.one_hot
-    table_min = rules.table_min
-    k = results.shape[1]
-    n_cards = shoes.shape[1]
-    by_choice = choices.shape[0] > 0
-    for t in range(lo, hi):
-        if t + PREFETCH_AHEAD < hi:  # beyond a few thousand tables their rows no longer stay in cache
-            u = t + PREFETCH_AHEAD
-            _prefetch_rows(u, flat, results, couleurs, shoes, pos[u], prison, coup, placed, back, insured)
-            if not by_choice:
-                jit.prefetch(actions, (u, 0))
-                jit.prefetch(actions, (u, actions.shape[1] - 1))
-        if skip[t]:
-            played[t] = False
-            ended[t] = False
-            continue
-        if (autoreset == NEXT_STEP) & pending[t]:  # the session ended last time: a new one instead of a coup
-            _restart_row(
-                t, bankroll, prison, coups, results, couleurs, seen, needs_shuffle, pos, terminated, pending, n_cards,
-                bankroll0,
-            )  # fmt: skip
-            _observe_row(t, state, view, at, rules.burn, rules.dead_cards)
-            reward[t] = 0.0
-            truncated[t] = False
-            pending[t] = False
-            played[t] = False
-            ended[t] = False
-            continue
-        cards = shoes[t]
-        seed = np.uint64(0)
-        if needs_shuffle[t]:
-            seed = seeds[t, used[t]]
-            used[t] += 1
-            if track_shoe:
-                seen[t, :] = 0
-        noir, rouge, result, couleur, start, middle, end, reshuffle = next_coup(
-            cards, pos[t], needs_shuffle[t], seed, rules
-        )
-        row = actions[choices[t]] if by_choice else actions[t]
-        before = bankroll[t]
-        bankroll[t], clipped[t] = bet_and_settle(
-            row, before, prison[t], result, couleur, results[t], rules, placed[t], insured[t], back[t]
-        )
-        reward[t] = bankroll[t] - before
-        coups[t] += 1
-        board = results[t]  # rows as views: numba checks every index of a 2-D array for wraparound
-        column = couleurs[t]
-        for j in range(k - 1, 0, -1):
-            board[j] = board[j - 1]
-            column[j] = column[j - 1]
-        board[0] = result
-        column[0] = scoreboard_couleur(result, couleur)
-        if one_hot:
-            _write_one_hot(flat[t], at.results, RESULT_CODES, board)
-            _write_one_hot(flat[t], at.couleur, COULEUR_CODES, column)
-        if track_shoe:
-            counts = seen[t]
-            if reshuffle:
-                counts[:] = 0
-            else:
-                for i in range(start, end):
-                    c = cards[i]
-                    counts[(0 if CARD_BLACK[c] else 10) + CARD_VALUE[c] - 1] += 1
-        pos[t] = end
-        needs_shuffle[t] = reshuffle
-        dealt = coup[t]
-        dealt[0] = noir
-        dealt[1] = rouge
-        dealt[2] = result
-        dealt[3] = couleur
-        dealt[4] = start
-        dealt[5] = middle
-        dealt[6] = end
-        dealt[7] = reshuffle
-        over = is_free(prison[t]) & ((bankroll[t] < table_min) | (bankroll[t] >= target))
-        cut = coups[t] >= limit
-        terminated[t] = over
-        truncated[t] = cut
-        played[t] = True
-        _observe_numbers(t, state, view, at, rules.burn, rules.dead_cards)
-        ended[t] = False
-        if over | cut:
-            if autoreset == NEXT_STEP:
-                pending[t] = True
-            elif autoreset == SAME_STEP:
-                _keep_final(t, flat, results, couleurs, final_flat, final_results, final_couleurs)
-                ended[t] = True
-                _restart_row(
-                    t, bankroll, prison, coups, results, couleurs, seen, needs_shuffle, pos, terminated, pending,
-                    n_cards, bankroll0,
-                )  # fmt: skip
-                _observe_row(t, state, view, at, rules.burn, rules.dead_cards)
-                terminated[t] = over  # what the step reports: the session that ended
-
-
-def _prefetch_rows(u, flat, results, couleurs, shoes, pos, prison, coup, placed, back, insured):  # fmt: skip
-    """Start fetching the lines of table ``u``'s rows that its coup reads or writes (its observation,
-    scoreboard, next cards from ``pos``, prisoners and record), so that they are in cache when the
-    loop reaches it (:func:`~trente_env.jit.prefetch`: values are untouched)."""
-    width = flat.shape[1]
-    for i in range(0, width, 16):  # 16 float32 a line of 64 bytes
-        jit.prefetch(flat, (u, i))
-    jit.prefetch(flat, (u, width - 1))
-    k = results.shape[1]
-    jit.prefetch(results, (u, 0))
-    jit.prefetch(results, (u, k - 1))
-    jit.prefetch(couleurs, (u, 0))
-    jit.prefetch(couleurs, (u, k - 1))
-    n_cards = shoes.shape[1]
-    if pos < n_cards:  # (after the shoe: it is shuffled first, from its first card)
-        jit.prefetch(shoes, (u, pos))
-        jit.prefetch(shoes, (u, min(pos + 15, n_cards - 1)))
-    jit.prefetch(prison, (u, 0, 0))
-    jit.prefetch(prison, (u, prison.shape[1] - 1, prison.shape[2] - 1))
-    jit.prefetch(coup, (u, 0))
-    jit.prefetch(coup, (u, coup.shape[1] - 1))
-    jit.prefetch(placed, (u, 0))
-    jit.prefetch(back, (u, 0))
-    jit.prefetch(insured, (u, 0))
-
-
-def _write_one_hot(row, at, codes, column):  # fmt: skip
-    """Write a scoreboard ``column`` (its codes, the most recent first) one-hot into ``row`` from
-    ``at`` on: each entry a block of ``codes`` zeros with a one at its code (none for a code out of range)."""
-    row[at : at + codes * column.size] = 0.0
-    for j in range(column.size):
-        c = column[j]
-        if (c >= 0) & (c < codes):
-            row[at + codes * j + c] = 1.0
-
-
-def _observe_numbers(t, state, view, at, burn, dead_cards):  # fmt: skip
-    """Write the numbers of table ``t``'s observation (bankroll, coups, prisoners, and the shoe if
-    ``at`` places it) into row ``t`` of ``view.flat``: every part but the scoreboard."""
-    flat = view.flat
-    row = flat[t]
-    jail = state.prison[t]
-    row[at.bankroll] = state.bankroll[t]
-    row[at.coups] = state.coups[t]
-    for b in range(4):
-        row[at.prison + b] = jail[b, 0]
-        row[at.prison + 4 + b] = jail[b, 1]
-    if at.shoe >= 0:
-        n_cards = state.shoes.shape[1] - dead_cards  # the dead cards are never dealt, so not left to deal
-        row[at.cards_left] = n_cards - burn if state.needs_shuffle[t] else n_cards - state.pos[t]
-        seen = state.seen[t]
-        for i in range(SHOE_SIZE):
-            row[at.shoe + i] = view.full_shoe[i] - seen[i]
-
-
-def _observe_row(t, state, view, at, burn, dead_cards):  # fmt: skip
-    """Write table ``t``'s whole observation into row ``t`` of ``view.flat``, each part where ``at``
-    places it (the parts at -1 are left out): the numbers, and the scoreboard one-hot if asked."""
-    _observe_numbers(t, state, view, at, burn, dead_cards)
-    if view.one_hot:
-        flat = view.flat
-        _write_one_hot(flat[t], at.results, RESULT_CODES, state.results[t])
-        _write_one_hot(flat[t], at.couleur, COULEUR_CODES, state.couleurs[t])
-
-
-def _keep_final(t, flat, results, couleurs, final_flat, final_results, final_couleurs):  # fmt: skip
-    """Copy table ``t``'s observation (its row of ``flat`` and its scoreboard) into row ``t`` of the
-    ``final_`` arrays, before its new session overwrites it."""
-    for i in range(flat.shape[1]):
-        final_flat[t, i] = flat[t, i]
-    for j in range(results.shape[1]):
-        final_results[t, j] = results[t, j]
-        final_couleurs[t, j] = couleurs[t, j]
-
-
-def _restart_row(
-    t, bankroll, prison, coups, results, couleurs, seen, needs_shuffle, pos, terminated, pending, n_cards, bankroll0,
-):  # fmt: skip
-    """Start a new session on table ``t``: the bankroll back to ``bankroll0``, no prisoners, an empty
-    scoreboard, no cards seen, a shoe of ``n_cards`` to be shuffled before the next coup, not
-    terminated nor pending. (The arrays come one by one, taken from their bundles by the caller: see
-    :func:`_play` on numba's parallel loop.)"""
-    bankroll[t] = bankroll0
-    prison[t, :, :] = 0.0
-    coups[t] = 0
-    results[t, :] = NO_COUP
-    couleurs[t, :] = UNDECIDED
-    seen[t, :] = 0
-    needs_shuffle[t] = True
-    pos[t] = n_cards
-    terminated[t] = False
-    pending[t] = False
-
-
-# What every coup of every table runs stays inlined (called, they cost 10 to 25% of a vector step);
-# what runs when a session ends is called.
-_prefetch_rows = jit.inline(_prefetch_rows)
-_write_one_hot = jit.inline(_write_one_hot)
-_observe_numbers = jit.inline(_observe_numbers)
-_observe_row = jit.inner(_observe_row)
-_keep_final = jit.inner(_keep_final)
-_restart_row = jit.inner(_restart_row)
-_check_play = jit.inner(_check_play)
-_spent = jit.inner(_spent)
-_play_rows = jit.inner(_play_rows)
-
-#: The arguments of :func:`_play_rows` but the first two, in order: the fields of :class:`PlayCall`.
-#: (``rows`` is the ``view`` argument: numba reads an attribute ``view`` as the arrays' method.)
-PLAY_ARGS: tuple[str, ...] = (
-    "actions", "choices", "skip", "autoreset", "seeds", "used", "rules", "state", "record", "rows", "final", "at",
-    "target", "limit", "bankroll0",
-)  # fmt: skip
-
-
-@structref.register
-class PlayCallType(numba.types.StructRef):
-    """numba's type of a :class:`PlayCall`."""
-
-    def preprocess_fields(self, fields: tuple) -> tuple:
-        return tuple((name, numba.types.unliteral(typ)) for name, typ in fields)
-
-
-class PlayCall(structref.StructRefProxy):
-    """The arguments of the tables' kernels, held by numba as one object (a structref): every argument
-    of a single table's step (:func:`_play_held`), and the tables' arrays and rules that
-    :func:`_play`, :func:`_play_threads` and :func:`_restart` read beside the step's own arguments.
-
-    A call with its ~30 arrays (in their bundles) as arguments pays numba's conversion of each
-    array, about 1 µs; this object is converted as one pointer, and the kernels read the arrays
-    from it. A kernel of few arguments is also quicker to compile, numba's parallel loop most of
-    all. It holds the very arrays of the :class:`Tables` (numba keeps them alive), which the tables
-    update in place, never replace. Made by :func:`_hold`; not picklable (made again)."""
-
-
-structref.define_proxy(PlayCall, PlayCallType, PLAY_ARGS)
-
-
-def _hold(
-    actions, choices, skip, autoreset, seeds, used, rules, state, record, view, final, at, target, limit, bankroll0,
-):  # fmt: skip
-    """A :class:`PlayCall` of :func:`_play`'s arguments (compiled and cached, unlike the proxy's own
-    constructor)."""
-    return PlayCall(
-        actions, choices, skip, autoreset, seeds, used, rules, state, record, view, final, at, target, limit, bankroll0,
-    )  # fmt: skip
-
-
-def _play(actions, choices, skip, autoreset, limit, call):  # fmt: skip
-    """Play one coup on every table not in ``skip``: deal (:func:`~trente_env.croupier.next_coup`),
-    make the bets legal and settle them (:func:`~trente_env.croupier.bet_and_settle`), record, then
-    write the table's observation into its row of ``view.flat`` (parts placed by ``at``) and whether
-    its session is over: ``record.terminated`` (ruin, or ``target`` reached, with nothing in prison)
-    and ``record.truncated`` (``limit`` coups played).
-
-    ``call`` holds the tables' arrays and rules (:class:`PlayCall`, made by :func:`_hold`; its own
-    fields for the step are ignored: the step's arguments are given apart). Table ``t``'s action is
-    ``actions[t]``, or ``actions[choices[t]]`` when ``choices`` holds one entry per table (the
-    discrete form: ``actions`` is then its menu of action rows). A table whose shoe needs a shuffle
-    takes the next seed of its row of ``seeds`` (``used[t]`` of them are taken).
-
-    ``autoreset`` (:data:`NEXT_STEP`, :data:`SAME_STEP` or :data:`NO_AUTORESET`) says what becomes of
-    a table whose session ended: under ``NEXT_STEP`` it is flagged in ``record.pending`` and its
-    next call starts its new session instead of playing (reward 0, neither terminated nor
-    truncated); under ``SAME_STEP`` its observation is copied into row ``t`` of ``final`` (and
-    ``record.ended[t]`` set) before the new session starts at once. ``record.played`` says which
-    tables played a coup. Returns how many tables have used every seed of their row (all of them, not
-    only those that just did).
-    """
-    seeds, used, state, record = call.seeds, call.used, call.state, call.record
-    _check_play(actions, choices, skip, autoreset, seeds, used, state, record)
-    _play_rows(
-        0, state.bankroll.shape[0], actions, choices, skip, autoreset, seeds, used, call.rules, state, record,
-        call.rows, call.final, call.at, call.target, limit, call.bankroll0,
-    )  # fmt: skip
-    return _spent(used, seeds.shape[1])
-
-
-def _play_threads(actions, choices, skip, autoreset, limit, call):  # fmt: skip
-    """:func:`_play` on numba's threads: the tables are cut into :data:`THREAD_BLOCKS` blocks, each
-    played by one call of :func:`_play_rows` on some thread. The loop's body is that call, which
-    reads the arrays from the held arguments (one object: a loop over few variables is quick to
-    compile) and writes them in an ordinary function: see :func:`trente_env.jit.parallel` on numba's
-    parallel loop and named tuples."""
-    seeds, used, state, record = call.seeds, call.used, call.state, call.record
-    _check_play(actions, choices, skip, autoreset, seeds, used, state, record)
-    n = state.bankroll.shape[0]
-    blocks = min(THREAD_BLOCKS, n)
-    for c in numba.prange(blocks):
-        _play_rows(
-            c * n // blocks, (c + 1) * n // blocks, actions, choices, skip, autoreset, call.seeds, call.used,
-            call.rules, call.state, call.record, call.rows, call.final, call.at, call.target, limit, call.bankroll0,
-        )  # fmt: skip
-    return _spent(used, seeds.shape[1])
-
-
-def _play_held(call):  # fmt: skip
-    """:func:`_play` on the arguments held by ``call``, those of the step included (the single
-    table's: its action row, or its choice in the menu). It calls :func:`_play_rows` itself, one
-    compiled layer fewer on the single table's path."""
-    actions, choices, skip, autoreset = call.actions, call.choices, call.skip, call.autoreset
-    seeds, used, state, record = call.seeds, call.used, call.state, call.record
-    _check_play(actions, choices, skip, autoreset, seeds, used, state, record)
-    _play_rows(
-        0, state.bankroll.shape[0], actions, choices, skip, autoreset, seeds, used, call.rules, state, record,
-        call.rows, call.final, call.at, call.target, call.limit, call.bankroll0,
-    )  # fmt: skip
-    return _spent(used, seeds.shape[1])
-
-
-def _restart(rows, call):  # fmt: skip
-    """Start a new session on every table in the ``rows`` mask (:func:`_restart_row`), then write
-    its observation; the tables' arrays are read from ``call``."""
-    state, record, view, at, rules = call.state, call.record, call.rows, call.at, call.rules
-    bankroll = state.bankroll
-    n_cards = state.shoes.shape[1]
-    if rows.shape[0] != bankroll.shape[0]:
-        raise ValueError("_restart: rows need one flag per table")
-    for t in range(rows.shape[0]):
-        if rows[t]:
-            _restart_row(
-                t, bankroll, state.prison, state.coups, state.results, state.couleurs, state.seen, state.needs_shuffle,
-                state.pos, record.terminated, record.pending, n_cards, call.bankroll0,
-            )  # fmt: skip
-            _observe_row(t, state, view, at, rules.burn, rules.dead_cards)
-
-
-# Reading a structref needs numba's reference counting: these are not hot (the coup loop they call is).
-_hold = jit.kernel(_hold)
-_play_held = jit.kernel(_play_held)
-_play_serial = jit.kernel(_play)
-_play_parallel = jit.parallel(_play_threads)
-_restart_serial = jit.kernel(_restart)
 
 #: What a table owns beyond its arrays, bytes: its shuffling generator (a numpy ``Generator``, some
 #: 940 bytes) and its entries in the lists that hold the generators.
@@ -687,13 +232,14 @@ class Tables:
         self._no_choice = np.zeros(0, dtype=np.int64)
         self._one_action = np.zeros((1, ACTION_WIDTH))  # the single table's action, in a buffer of fixed type
         self._action_shape = (n, ACTION_WIDTH)
-        # the kernel's arguments after the autoreset mode (fixed objects, updated in place)
-        self._args = (
+        #: the tables' side of the kernels' arguments (fixed objects, updated in place)
+        self.args = PlayArgs(
             self._seeds, self._used, self.table_rules, state, record, self.view, self.final, self.at, self.target,
+            self.initial_bankroll,
         )  # fmt: skip
         self._one_choice = np.zeros(1, dtype=np.int64)  # the single table's row of the menu
-        self._one_args = (self._one_action, self._no_choice, self._no_skip, NO_AUTORESET, *self._args, NO_LIMIT,
-                          self.initial_bankroll)  # fmt: skip
+        # the single table's step (its own action row, no autoreset, no limit): the arguments of hold
+        self._one_args = (self._one_action, self._no_choice, self._no_skip, NO_AUTORESET, NO_LIMIT, self.args)
         #: the discrete form's action rows, for :meth:`choose_one` (None: no menu)
         self.menu = None if menu is None else _of_one_type(menu, np.float64)
         self._held: list[Callable[[], Any]] = []  # the single table's two calls, once made (_hold_calls)
@@ -702,8 +248,8 @@ class Tables:
         self.generators: list[np.random.Generator | np.random.BitGenerator] = []
         self._bit_generators: list[np.random.BitGenerator] = []  # the generators' bit generators (seed)
         parallel = n >= PARALLEL_FROM if threads is None else bool(threads)
-        self._play_kernel = _play_parallel if parallel else _play_serial
-        self._restart_kernel = _restart_serial  # (some 50 ns a table: not worth numba's threads)
+        self._play_kernel = play_parallel if parallel else play_serial
+        self._restart_kernel = restart_serial  # (some 50 ns a table: not worth numba's threads)
         self._all = np.ones(n, dtype=np.bool_)
         self._spent = n  # tables whose every drawn seed is used (all, before the first draw)
         self.reset_rows()  # every observation written, the one-hot scoreboard included
@@ -767,21 +313,21 @@ class Tables:
     def _hold_calls(self) -> list[Callable[[], Any]]:
         """The single table's calls of the kernel, as functions of no argument: its own action row
         (:meth:`play_one`), and its row of the menu (:meth:`choose_one`). Each holds its arguments in
-        one :class:`PlayCall` and calls :func:`_play_held`'s compiled entry point on it (a pointer
-        to convert instead of every array)."""
+        one :class:`~trente_env.table_kernels.PlayCall` and calls the compiled entry point of
+        :func:`~trente_env.table_kernels.play_held` on it (a pointer to convert instead of every array)."""
         if self.n != 1:
             raise ValueError(f"play_one and choose_one play a single table; these are {self.n}")
         menu = self._one_action if self.menu is None else self.menu
-        choose = _hold(menu, self._one_choice, *self._one_args[2:])
+        choose = hold(menu, self._one_choice, *self._one_args[2:])
         for held in (self._tables_call(), choose):
-            self._held.append(functools.partial(jit.compiled_entry(_play_held, (held,)), held))
+            self._held.append(functools.partial(jit.compiled_entry(play_held, (held,)), held))
         return self._held
 
     def _tables_call(self) -> PlayCall:
-        """The kernels' arguments in one :class:`PlayCall` (those of the single table's step with them:
-        its own action row, no autoreset, no limit), made once."""
+        """The kernels' arguments in one :class:`~trente_env.table_kernels.PlayCall` (those of the single
+        table's step with them: its own action row, no autoreset, no limit), made once."""
         if self._call_held is None:
-            self._call_held = _hold(*self._one_args)
+            self._call_held = hold(*self._one_args)
         return self._call_held
 
     def step(
@@ -919,6 +465,7 @@ __all__ = [
     "FinalObservation",
     "FlatOffsets",
     "ObservationRows",
+    "PlayArgs",
     "TableState",
     "Tables",
     "shuffling_generators",

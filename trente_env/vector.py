@@ -18,7 +18,8 @@ from gymnasium.vector.utils import batch_space
 
 from trente_env.layout import DEFAULT_STAKE_LEVELS, ActionForm, Layout, ObservationForm
 from trente_env.rules import RuleSet, get_rules
-from trente_env.tables import NEXT_STEP, SAME_STEP, Tables, shuffling_generators
+from trente_env.seeding import fresh_generators, shuffling_generators
+from trente_env.tables import NEXT_STEP, SAME_STEP, Tables
 
 _AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
 
@@ -149,7 +150,7 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
                 raise ValueError(f"need {self.num_envs} seeds, got {len(seeds)}")
             self.tables.seed(shuffling_generators(seeds))  # the bit generators of default_rng(s)
         elif not self.tables.generators:
-            self.tables.seed([np.random.default_rng(s) for s in np.random.SeedSequence().spawn(self.num_envs)])
+            self.tables.seed(fresh_generators(self.num_envs))
         mask = None if options is None else options.get("reset_mask")
         if mask is not None:
             mask = np.asarray(mask, dtype=np.bool_)
