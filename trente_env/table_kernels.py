@@ -493,22 +493,3 @@ play_held = jit.kernel(_play_held)
 play_serial = jit.kernel(_play)
 play_parallel = jit.parallel(_play_threads)
 restart_serial = jit.kernel(_restart)
-
-__all__ = [
-    "COUP_COLUMNS",
-    "NEXT_STEP",
-    "NO_AUTORESET",
-    "SAME_STEP",
-    "CoupRecord",
-    "FinalObservation",
-    "FlatOffsets",
-    "ObservationRows",
-    "PlayArgs",
-    "PlayCall",
-    "TableState",
-    "hold",
-    "play_held",
-    "play_parallel",
-    "play_serial",
-    "restart_serial",
-]
