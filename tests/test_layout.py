@@ -141,11 +141,11 @@ LONG_MODULES: dict[str, str] = {}
 
 #: Functions allowed more than :data:`MAX_POSITIONAL` required positionals, each with its reason.
 LONG_SIGNATURES = {
-    "trente_env/dealer.py:_deal_shoe": "owned by tables split",
-    "trente_env/dealer.py:_deal_shoes": "owned by tables split",
-    "trente_env/settle.py:_settle_tables": "owned by tables split",
-    "trente_env/settle.py:settle_box": "owned by tables split",
-    "trente_env/croupier.py:bet_and_settle": "owned by tables split",
+    "trente_env/dealer.py:_deal_shoe": "the dealer's compiled shoe loop, one column per tally: not bundled yet",
+    "trente_env/dealer.py:_deal_shoes": "the dealer's parallel shoe loop, one column per tally: not bundled yet",
+    "trente_env/settle.py:_settle_tables": "the settlement over many tables (tests and benchmarks): not bundled yet",
+    "trente_env/settle.py:settle_box": "one box's settlement, its numbers as scalars (the hottest call): not bundled yet",
+    "trente_env/croupier.py:bet_and_settle": "one table's coup, its rows as the table kernels hold them: not bundled yet",
     "strategies/kernel.py:step": "the systems' compiled step, shared with the session loop: not bundled yet",
     "strategies/kernel.py:act_rows": "the systems' compiled step, shared with the session loop: not bundled yet",
     "strategies/risk_states.py:advance": "the risk chain's compiled state rows: not bundled yet",
@@ -157,11 +157,11 @@ LONG_SIGNATURES = {
 
 #: Private names (a leading underscore) used by another module, each with its reason.
 PRIVATE_CROSSINGS = {
-    "trente_env/croupier.py -> trente_env.settle._paid": "owned by tables split",
-    "trente_env/croupier.py -> trente_env.settle._rig_payout": "owned by tables split",
-    "trente_env/croupier.py -> trente_env.settle._settle_box": "owned by tables split",
-    "strategies/sessions.py -> trente_env.settle._rig_payout": "owned by tables split",
-    "benchmarks/bench_croupier.py -> trente_env.dealer._fresh_shoe": "owned by tables split",
+    "trente_env/croupier.py -> trente_env.settle._paid": "compiled twin of settle.paid (the croupier's legal stake)",
+    "trente_env/croupier.py -> trente_env.settle._rig_payout": "compiled twin of settle.rig_payout",
+    "trente_env/croupier.py -> trente_env.settle._settle_box": "compiled twin of settle.settle_box",
+    "strategies/sessions.py -> trente_env.settle._rig_payout": "compiled twin of settle.rig_payout",
+    "benchmarks/bench_croupier.py -> trente_env.dealer._fresh_shoe": "the benchmark times the dealer's inner kernel itself",
 }
 
 
