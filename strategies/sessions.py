@@ -39,6 +39,7 @@ from trente_env.croupier import bet_and_settle, is_free, next_coup, table_rules
 from trente_env.rules import MAX_MONEY, RuleSet
 from trente_env.seeding import session_shuffle_seeds
 from trente_env.settle import _rig_payout
+from trente_env.whole import is_whole
 
 #: Coups allowed after the end of a session for prisoners to settle (no new stakes).
 SETTLE_LIMIT = 1000
@@ -261,7 +262,7 @@ def play_compiled(
         raise ValueError(f"the starting bankroll must be positive and at most {MAX_MONEY:.0e} units, got {bankroll!r}")
     counts = (("coups", coups, 0), ("keep", keep, 0), ("threads", threads, 1), ("shuffles", shuffles, 1))
     for name, value, low in counts:
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low):
+        if value is not None and not is_whole(value, low):
             raise ValueError(f"{name} must be a whole number >= {low}, got {value!r}")
     widths, lists = [kernel.LINE], [kernel.K_LIST]
     for policy in policies:

@@ -67,6 +67,7 @@ from trente_env.table_kernels import (
     play_serial,
     restart_serial,
 )
+from trente_env.whole import is_whole
 
 #: No limit of coups per session (the kernel's ``limit``).
 NO_LIMIT = np.iinfo(np.int64).max
@@ -152,9 +153,9 @@ class Tables:
         threads: bool | None = None,
         menu: np.ndarray | None = None,
     ) -> None:
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        if not is_whole(n, 1):
             raise ValueError(f"need a whole number of tables, at least one, got {n!r}")
-        if isinstance(history, bool) or not isinstance(history, (int, np.integer)) or history < 1:
+        if not is_whole(history, 1):
             raise ValueError(f"the scoreboard must keep a whole number of coups, at least one, got history={history!r}")
         if history < rules.rig_memory:  # the rigged table pays Noir by its last coups (rules.rig_pattern)
             raise ValueError(f"this rigged table reads the last {rules.rig_memory} coups: history must keep as many")

@@ -20,6 +20,7 @@ from trente_env.layout import DEFAULT_STAKE_LEVELS, ActionForm, Layout, Observat
 from trente_env.rules import RuleSet, get_rules
 from trente_env.seeding import fresh_generators, shuffling_generators
 from trente_env.tables import NEXT_STEP, SAME_STEP, Tables
+from trente_env.whole import is_whole
 
 _AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
 
@@ -112,7 +113,7 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
         self.rules = get_rules(rules)
         if target is not None and not target > bankroll:
             raise ValueError(f"the target ({target}) must be above the starting bankroll ({bankroll})")
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        if not is_whole(num_envs, 1):
             raise ValueError(f"num_envs must be a whole number of tables, at least one, got {num_envs!r}")
         self.num_envs = int(num_envs)
         self.target = target
