@@ -15,7 +15,7 @@ from experiments.cli import app
 from experiments.errors import RLError
 from experiments.rl.config import load_config
 from experiments.rl.evaluate import evaluation_report, watch_sessions
-from experiments.rl.rig import expected_return, parse_venue, vector_env
+from experiments.rl.rig import parse_venue, vector_env
 from experiments.rl.train import entropy_schedule
 from strategies import make_strategy
 from trente_env.coup import Result
@@ -213,7 +213,7 @@ def test_a_scripted_policy_that_reads_the_scoreboard_finds_the_rigged_edge() -> 
     totals = watch_sessions(NoirAfterNoir(), table, 200, 200, seed=3)
     report = evaluation_report(totals, table)
     exact = P_NOIR * 0.5 - EDGE  # +21.1% per unit staked in the rigged situation
-    assert expected_return(table, totals.box_stakes, totals.rig_staked) == pytest.approx(exact)
+    assert totals.results.expected_return() == pytest.approx(exact)
     assert report["expected_return_per_unit"] == pytest.approx(exact)
     assert report["behaviour"]["bet_rate_after"]["noir"] == 1.0
     assert report["behaviour"]["bet_rate_after"]["rouge"] == 0.0

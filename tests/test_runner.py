@@ -13,14 +13,15 @@ from gymnasium import spaces
 from typer.testing import CliRunner
 
 from experiments.cli import app
-from experiments.rl.evaluate import stake_noise, verdict
+from experiments.rl.evaluate import verdict
 from experiments.rl.rig import parse_venue
 from experiments.stats import Z95, ratio_estimate
 from experiments.teaching.fallacy import compare_systems
 from strategies import make_strategy
 from strategies.model import ModelPolicy
 from strategies.runner import CoupView, is_compiled, play, session_seeds
-from trente_env.odds import house_edges, stake_weighted_edge
+from trente_env.estimate import stake_noise
+from trente_env.odds import first_coup, house_edges, stake_weighted_edge
 from trente_env.rules import Refait, get_rules
 
 runner = CliRunner()
@@ -215,7 +216,7 @@ def test_the_edge_of_the_stakes_weighs_each_box_and_the_insured_units() -> None:
 
 
 class _SquareStakes:
-    """Per-session sum of the squared stakes (what :func:`experiments.rl.evaluate.stake_noise` reads)."""
+    """Per-session sum of the squared stakes (what :func:`trente_env.estimate.stake_noise` reads)."""
 
     def __init__(self, n: int) -> None:
         self.sums = np.zeros(n)
@@ -238,6 +239,7 @@ def test_the_verdict_does_not_cry_bug_at_sampling_noise_on_small_honest_runs() -
     # chance below 0.1% (Poisson, mean 3.3), and the old rule's rate would give about 250.
     table = parse_venue("classic")
     expected = -house_edges(table.rules).noir  # the four boxes have the same edge on classic rules
+    decided = first_coup(table.rules.decks).p_noir + first_coup(table.rules.decks).p_rouge  # a stake decided
     alarms = old_alarms = 0
     for k, spec in enumerate(SYSTEMS):
         squares = _SquareStakes(4 * SMALL_RUNS)
@@ -247,7 +249,7 @@ def test_the_verdict_does_not_cry_bug_at_sampling_noise_on_small_honest_runs() -
             part = slice(4 * run, 4 * run + 4)
             net, staked = r["net"][part], r["staked"][part]
             est = ratio_estimate(net, staked)
-            noise = stake_noise(squares.sums[part].sum(), staked.sum(), table)
+            noise = stake_noise(squares.sums[part].sum(), staked.sum(), decided)
             judged = verdict(est.ratio, est.se, est.ci_low, est.ci_high, expected, staked.sum(), table, noise)
             alarms += judged["suspicious"]
             old_alarms += bool(est.ci_low > 0)

@@ -9,7 +9,7 @@ stake is placed and prisoners settle on the following coups. Per session we add 
 ``x_i`` and the net result ``y_i``; the headline is ``R = sum(y) / sum(x)`` (:func:`experiments.stats.ratio_estimate`)
 with one honest 95% interval, ``R +- z s`` (:func:`honest_interval`): ``s`` is the larger of the
 delta-method standard error over sessions and the noise the stakes themselves imply
-(:func:`stake_noise`), the very ``s`` the verdict's p-value uses; with fewer than :data:`MIN_STAKES`
+(``SessionResults.stake_noise``), the very ``s`` the verdict's p-value uses; with fewer than :data:`MIN_STAKES`
 stakes there is no interval ("too few stakes to estimate"). It is set beside what exact odds expect
 for the very stakes the policy placed (``-edge`` of :func:`trente_env.odds.stake_weighted_edge` on a
 fair table; on the positive control the Noir units staked right after a Noir win count at their own
@@ -35,7 +35,6 @@ from typing import Any
 import numpy as np
 from rich.table import Table
 
-from experiments import stats
 from experiments.console import out
 from experiments.errors import RLError
 from experiments.rl.config import set_threads
@@ -46,7 +45,7 @@ from strategies.registry import StrategyError, make_strategy
 from strategies.results import SessionResults
 from strategies.runner import CoupView, play_on_env, session_seeds
 from trente_env.codes import BOXES, NO_COUP, NOIR, RESULT_CODES, Result
-from trente_env.odds import first_coup, house_edges, rig_expectations
+from trente_env.odds import house_edges, rig_expectations
 
 #: Starting bankroll of a strategy's sessions (a model plays with the bankroll it was trained with).
 DEFAULT_BANKROLL = 1000.0
@@ -213,7 +212,7 @@ def honest_interval(ratio: float, se: float, noise: float, stakes: int) -> tuple
     """The standard error and 95% interval of a return per unit staked, the same everywhere
     (``evaluate``, ``train``'s learning curve, ``control``, ``sweep``, ``benchmark``): ``s`` is the
     larger of the ratio estimate's standard error over sessions ``se`` and the ``noise`` the stakes
-    imply (:func:`stake_noise`), the ``s`` of the verdict's p-value, so a few lucky sessions of
+    imply (``SessionResults.stake_noise``), the ``s`` of the verdict's p-value, so a few lucky sessions of
     heavy-tailed stakes cannot look precise; ``R +- z s``. NaN throughout with fewer than
     :data:`MIN_STAKES` stakes (``stakes``)."""
     nan = float("nan")
@@ -223,13 +222,6 @@ def honest_interval(ratio: float, se: float, noise: float, stakes: int) -> tuple
     if s != s:
         return nan, nan, nan
     return s, ratio - Z95 * s, ratio + Z95 * s
-
-
-def stake_noise(square_stakes: float, staked: float, venue: Venue) -> float:
-    """:func:`experiments.stats.stake_noise` at ``venue``'s table: ``P(decided)``, a stake decided on
-    its coup, is the first coup's (docs/rules.md#reference-numbers)."""
-    odds = first_coup(venue.rules.decks)
-    return stats.stake_noise(square_stakes, staked, odds.p_noir + odds.p_rouge)
 
 
 def verdict(
@@ -246,7 +238,7 @@ def verdict(
     """The return per unit staked judged against 0 and against exact odds, with how unlikely it is.
 
     The p-values come from ``z = (ratio - expected) / s``, with ``s`` the larger of the ratio
-    estimate's standard error ``se`` and the ``noise`` the stakes imply (:func:`stake_noise`), so a
+    estimate's standard error ``se`` and the ``noise`` the stakes imply (``SessionResults.stake_noise``), so a
     few lucky sessions cannot make a small run look impossible.
 
     :return: ``verdict`` (one sentence), ``p_value`` (the one the sentence quotes, or None),
@@ -434,7 +426,6 @@ __all__ = [
     "evaluation_report",
     "names_a_model",
     "print_report",
-    "stake_noise",
     "verdict",
     "watch_sessions",
 ]

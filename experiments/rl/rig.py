@@ -27,7 +27,6 @@ from gymnasium.vector import AutoresetMode
 from experiments.errors import RLError
 from trente_env import MAX_EPISODE_STEPS
 from trente_env.levels import LEVELS
-from trente_env.odds import stake_weighted_edge
 from trente_env.rules import PRESETS, RIGGED_PREFIX, RuleSet, get_rules
 from trente_env.vector import TrenteEtQuaranteVectorEnv
 
@@ -108,21 +107,4 @@ def sb3_env(venue: Venue, num_envs: int, seed: int, reward_scale: float = 1.0, *
 # -- what exact odds expect --------------------------------------------------------------------
 
 
-def expected_return(
-    venue: Venue, box_stakes: np.ndarray, rig_staked: float = 0.0, to_prison: bool | None = None
-) -> float:
-    """What exact odds expect per unit staked for these stakes at ``venue``: minus the stake-weighted
-    edge (:func:`trente_env.odds.stake_weighted_edge`, the tournament's), which on the positive control
-    counts the ``rig_staked`` Noir units placed right after a Noir win at their own payout (first-coup
-    probabilities, docs/rules.md#reference-numbers). 0 when nothing was staked.
-
-    :param box_stakes: (2, 4) uninsured and insured units staked per box.
-    :param to_prison: under the choice rule, what the player does on a refait (None: the better choice).
-    """
-    total = float(np.sum(box_stakes))
-    if total <= 0:
-        return 0.0
-    return -stake_weighted_edge(venue.rules, box_stakes, to_prison, rig_staked)
-
-
-__all__ = ["RIGGED_PREFIX", "Venue", "expected_return", "parse_venue", "sb3_env", "vector_env"]
+__all__ = ["RIGGED_PREFIX", "Venue", "parse_venue", "sb3_env", "vector_env"]
