@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -171,6 +172,32 @@ def test_the_entropy_coefficient_falls_linearly_to_zero() -> None:
 
     f = entropy_schedule(0.01, 0, 1000, 0.5)
     assert f(0) == 0.01 and f(250) == pytest.approx(0.005) and f(500) == 0.0 and f(900) == 0.0
+
+
+def test_the_learning_rate_falls_linearly_to_zero_when_annealed() -> None:
+    from experiments.rl.train import linear_schedule
+
+    f = linear_schedule(0.0003)  # SB3 passes the share of the run still to go: 1 at the start, 0 at the end
+    assert f(1.0) == 0.0003 and f(0.5) == pytest.approx(0.00015) and f(0.0) == 0.0
+
+
+@pytest.mark.needs_rl
+def test_a_lin_learning_rate_falls_to_zero_and_model_json_keeps_the_text() -> None:
+    from experiments.rl.config import RLConfig, check_hyper, load_config
+    from experiments.rl.rig import sb3_env
+    from experiments.rl.train import build_model
+
+    venv = sb3_env(parse_venue("classic"), 2, 0, action_form="discrete", observation="flat")
+    config = load_config("ppo")
+    for rate, at_a_quarter in (("lin_0.0003", 0.0003 * 0.25), (0.0003, 0.0003)):
+        hyper = {**config.hyper, "learning_rate": rate}
+        model = build_model(RLConfig("ppo", hyper, config.train), venv, 0)
+        assert model.lr_schedule(1.0) == pytest.approx(0.0003)
+        assert model.lr_schedule(0.25) == pytest.approx(at_a_quarter)
+        assert hyper["learning_rate"] == rate  # the config (and so model.json) keeps what was written
+    for bad, words in (("lin_fast", "is not lin_<number>"), ("lin_-1", "learning_rate must be a number in (0")):
+        with pytest.raises(RLError, match=re.escape(words)):
+            check_hyper("ppo", {"learning_rate": bad})
 
 
 # -- the command --------------------------------------------------------------------------------

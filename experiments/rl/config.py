@@ -121,12 +121,33 @@ HYPER_COUNTS: dict[str, int] = {
 }  # fmt: skip
 
 
+#: Hyper-parameters that may fall linearly to 0 over the run, written ``"lin_<start>"`` as in
+#: rl-baselines3-zoo's files (``learning_rate = "lin_0.0003"``).
+LINEAR_PREFIX = "lin_"
+SCHEDULABLE = ("learning_rate", "clip_range")
+
+
+def linear_start(value: Any) -> float | None:
+    """The start of a ``"lin_<start>"`` schedule; None for anything else (a plain number is left as it is)."""
+    if not (isinstance(value, str) and value.startswith(LINEAR_PREFIX)):
+        return None
+    try:
+        return float(value[len(LINEAR_PREFIX) :])
+    except ValueError:
+        return math.nan
+
+
 def check_hyper(algo: str, hyper: Mapping[str, Any]) -> None:
     """Refuse, in one line, a hyper-parameter out of the range it has a meaning in
     (:data:`HYPER_RANGES`, :data:`HYPER_COUNTS`: what the algorithm's constructor does not check) or a
     number that is not finite anywhere in ``hyper``. Names the constructor does not take, and values of
     the wrong kind it does check, are left to it (:func:`experiments.rl.train.build_model`)."""
     for key, value in hyper.items():
+        start = linear_start(value) if key in SCHEDULABLE else None
+        if start is not None:
+            if not math.isfinite(start):
+                raise RLError(f"bad hyper-parameters for {algo}: {key} {value!r} is not {LINEAR_PREFIX}<number>")
+            value = start
         if isinstance(value, float) and not math.isfinite(value):
             raise RLError(f"bad hyper-parameters for {algo}: {key} must be a finite number, got {value!r}")
         if key in HYPER_COUNTS:

@@ -41,7 +41,15 @@ from experiments.files import (
 )
 from experiments.memory import check_memory
 from experiments.plotting import edge_label
-from experiments.rl.config import RLConfig, algo_class, check_hyper, load_config, set_threads
+from experiments.rl.config import (
+    SCHEDULABLE,
+    RLConfig,
+    algo_class,
+    check_hyper,
+    linear_start,
+    load_config,
+    set_threads,
+)
 from experiments.rl.evaluate import evaluation_report, watch_sessions
 from experiments.rl.rig import Venue, parse_venue, sb3_env
 from experiments.rl.score import optimum, score
@@ -146,6 +154,12 @@ def entropy_schedule(coef: float, start: int, total: int, fraction: float):
     return lambda t: coef * max(0.0, 1.0 - (t - start) / span)
 
 
+def linear_schedule(start: float):
+    """A rate falling linearly from ``start`` to 0 over a run, as SB3 reads a schedule: a function of
+    the share of the run still to go (1 at the start, 0 at the end)."""
+    return lambda remaining: start * remaining
+
+
 def format_return(x: float) -> str:
     """A return per unit staked as a signed percentage, ``n/a`` for NaN (nothing staked)."""
     return "n/a" if x != x else f"{x:+.2%}"
@@ -208,11 +222,16 @@ def build_model(config: RLConfig, venv: Any, seed: int, tensorboard: str | None 
     """The SB3 model of ``config`` on ``venv`` (one-line errors on bad hyper-parameters)."""
     from experiments.rl.features import LogScaledFlat  # torch: imported to train
 
+    check_hyper(config.algo, config.hyper)
     cls = algo_class(config.algo)
     hyper = dict(config.hyper)
     policy_kwargs = dict(hyper.pop("policy_kwargs", {}))
     policy_kwargs.setdefault("net_arch", list(config.train.net_arch))
     policy_kwargs.setdefault("features_extractor_class", LogScaledFlat)
+    for key in SCHEDULABLE:  # "lin_<start>": falls linearly to 0 over the run
+        start = linear_start(hyper.get(key))
+        if start is not None:
+            hyper[key] = linear_schedule(start)
     try:
         return cls(
             "MlpPolicy", venv, seed=seed, device=device, policy_kwargs=policy_kwargs, tensorboard_log=tensorboard,
@@ -506,6 +525,7 @@ __all__ = [
     "check_device",
     "evaluate_now",
     "entropy_schedule",
+    "linear_schedule",
     "format_return",
     "metadata_path",
     "plot_curve",
