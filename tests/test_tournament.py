@@ -255,6 +255,24 @@ def test_resume_of_a_complete_run_without_blocks_says_so_in_one_line(tmp_path, c
         resume_tournament(tmp_path, plots=False)
 
 
+def test_a_resume_judges_with_the_runs_own_delta_unless_told_and_refuses_a_new_one_without_blocks(tmp_path):
+    # the margin changes only the verdicts: a resume without --delta keeps the run's own; a complete run whose
+    # blocks are gone cannot be judged again, so another margin is refused instead of silently ignored
+    config = make_config("flat,martingale", sessions=20, coups=10, seed=3, block=10)
+    kept = run_tournament(config, tmp_path / "kept", plots=False, keep_blocks=True, delta=0.02)
+    assert json.loads((tmp_path / "kept" / "manifest.json").read_text())["delta"] == 0.02
+    assert resume_tournament(tmp_path / "kept", plots=False, keep_blocks=True)["correction"]["delta"] == 0.02
+    assert kept["correction"]["delta"] == 0.02
+    again = resume_tournament(tmp_path / "kept", plots=False, keep_blocks=True, delta=0.03)
+    assert again["correction"]["delta"] == 0.03
+    estimates = [{k: (row["return_per_unit"], row["se"]) for k, row in d["strategies"].items()} for d in (again, kept)]
+    assert estimates[0] == estimates[1]  # the same sessions, judged at another margin
+    run_tournament(config, tmp_path / "gone", plots=False, delta=0.02)
+    assert resume_tournament(tmp_path / "gone", plots=False, delta=0.02)["correction"]["delta"] == 0.02
+    with pytest.raises(TournamentError, match="judged with --delta 2.00%.*cannot be judged again with --delta 3.00%"):
+        resume_tournament(tmp_path / "gone", plots=False, delta=0.03)
+
+
 def test_the_per_session_table_is_the_same_in_parquet_and_in_gzip_csv(tmp_path, monkeypatch):
     pytest.importorskip("pyarrow")
     from experiments.tournament import output

@@ -130,15 +130,17 @@ def command(
         ),
     ] = False,
     delta: Annotated[
-        float,
+        float | None,
         typer.Option(
             "--delta",
             min=0.01,
             max=50.0,
             help="Equivalence margin of the verdicts, in percent of a unit staked: a system is proven equal to the "
-            "edge when two one-sided tests (Holm-corrected) put its return within this of it.",
+            f"edge when two one-sided tests (Holm-corrected) put its return within this of it. [default: "
+            f"{DEFAULT_DELTA * 100:g}; --resume: the run's own]",
+            show_default=False,
         ),
-    ] = DEFAULT_DELTA * 100,
+    ] = None,
     trust_model: TrustModelOption = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -167,7 +169,7 @@ def command(
                 workers = runner.default_workers(manifest["config"])
             document = runner.resume_tournament(
                 resume, workers=workers, progress=True, plots=not no_plots, backend=where, keep_blocks=keep_blocks,
-                delta=delta / 100,
+                delta=None if delta is None else delta / 100,
             )  # fmt: skip
         else:
             options: dict[str, Any] = config.file_options(str(config_file)) if config_file is not None else {}
@@ -178,7 +180,7 @@ def command(
                 workers = file_workers if file_workers is not None else runner.default_workers(chosen.as_dict())
             document = runner.run_tournament(
                 chosen, out_dir, workers=workers, progress=True, plots=not no_plots, backend=where,
-                keep_blocks=keep_blocks, delta=delta / 100,
+                keep_blocks=keep_blocks, delta=DEFAULT_DELTA if delta is None else delta / 100,
             )  # fmt: skip
     except runner.TournamentInterrupted as exc:
         err.print(

@@ -9,6 +9,7 @@ import dataclasses
 import functools
 import itertools
 import json
+import math
 import multiprocessing
 import os
 import shutil
@@ -408,7 +409,7 @@ def _play_here(
     earlier = _manifest_seconds(out) if nothing_left else None
 
     def manifest(count: int, complete: bool = False, files: Sequence[str] = (), **extra: Any) -> None:
-        extra = {"backend": backend.spec, **extra}
+        extra = {"backend": backend.spec, "delta": delta, **extra}
         write_manifest(out, config, identity, workers, count, total, complete, files, extra)
 
     manifest(int(done.sum()))
@@ -499,14 +500,17 @@ def resume_tournament(
     max_tasks: int | None = None,
     backend: Backend = LOCAL,
     keep_blocks: bool = False,
-    delta: float = DEFAULT_DELTA,
+    delta: float | None = None,
 ) -> dict[str, Any]:
     """Finish the interrupted tournament in ``folder``: its manifest fixes the configuration
     (:func:`manifest_config`; the plugins and models it names are loaded, which runs their code),
     its blocks that prove to be of this run are kept, every other one is played again.
 
     A complete run whose blocks were removed has nothing left to check or finish: it is said in
-    one line, and its ``results.json`` is returned as it stands (:func:`finished_document`)."""
+    one line, and its ``results.json`` is returned as it stands (:func:`finished_document`).
+
+    :param delta: the verdicts' equivalence margin; None keeps the run's own (its manifest's). A
+        complete run whose blocks were removed cannot be judged again at another margin: refused."""
     if isinstance(folder, str) and not folder.strip():  # Path("") would be the current folder
         raise TournamentError("the folder to resume is empty: give the folder of the run")
     folder = Path(folder)
@@ -515,7 +519,17 @@ def resume_tournament(
     check_workers(workers)
     with claim_folder(folder):
         config = manifest_config(folder)
+        own = read_manifest(folder).get("delta", DEFAULT_DELTA)
+        if isinstance(own, bool) or not isinstance(own, (int, float)) or not 0 < own < 1:
+            raise TournamentError(f"{folder}/manifest.json: delta must be a number between 0 and 1, got {own!r}")
         finished = finished_document(folder, config)
+        judged = finished["correction"].get("delta", own) if finished is not None else own
+        if delta is not None and finished is not None and not math.isclose(delta, judged):
+            raise TournamentError(
+                f"{folder} is a complete run judged with --delta {judged:.2%} whose block files were removed: its "
+                f"verdicts cannot be judged again with --delta {delta:.2%} (run its configuration again, new --out)"
+            )
+        delta = own if delta is None else delta
         if finished is not None:
             say(
                 f"{folder} is a complete run whose block files were removed: nothing to finish or re-check, its "
