@@ -88,15 +88,15 @@ def _coups(cards, seeds, rules, n_coups):
 @jit.hot
 def _settlements(actions, results, couleurs, rules, bankroll0, table):
     prison, placed, insured, back = table
+    slips = (placed, insured, back)
     prison[:] = 0.0
     bankroll = bankroll0
     last = results[0:1]  # the scoreboard bet_and_settle reads: the previous coup
     check = 0.0
     for c in range(results.size):
         bankroll, clipped = bet_and_settle(
-            actions[c % actions.shape[0]], bankroll, prison, results[c], couleurs[c], last, rules, placed, insured,
-            back,
-        )  # fmt: skip
+            actions[c % actions.shape[0]], bankroll, prison, results[c], couleurs[c], last, rules, slips
+        )
         check += bankroll + back[0] + 3 * back[1] + 5 * back[2] + 7 * back[3] + prison.sum() + clipped
         last = results[c : c + 1]
         if bankroll < rules.table_min:  # ruined: a new session

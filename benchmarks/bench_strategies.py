@@ -52,7 +52,12 @@ def alone_rate(spec: str, observations: list, sessions: int) -> float:
 
 
 def env_rate(sessions: int, coups: int) -> float:
-    venv = gym.make_vec("TrenteEtQuarante-v0", num_envs=sessions)
+    return flat_bet_rate(gym.make_vec("TrenteEtQuarante-v0", num_envs=sessions), sessions, coups)
+
+
+def flat_bet_rate(venv: gym.vector.VectorEnv, sessions: int, coups: int) -> float:
+    """Session-coups/s of ``venv`` (``sessions`` tables) over ``coups`` steps of 1 unit on Noir at
+    every table, after one step untimed (the env alone: the reference of the strategies' rates)."""
     venv.reset(seed=0)
     actions = np.zeros((sessions, 12), dtype=np.int64)
     actions[:, 0] = 1

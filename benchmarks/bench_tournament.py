@@ -38,8 +38,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
-
 from experiments.console import status
 from experiments.tournament.config import make_config
 from experiments.tournament.defaults import DEFAULT_BLOCK
@@ -65,17 +63,10 @@ def median_of(runs: list[dict[str, float]]) -> dict[str, float]:
 
 
 def reference_env_rate(sessions: int, coups: int) -> float:
+    from benchmarks.bench_strategies import flat_bet_rate
     from trente_env.vector import TrenteEtQuaranteVectorEnv
 
-    venv = TrenteEtQuaranteVectorEnv(num_envs=sessions)
-    venv.reset(seed=0)
-    actions = np.zeros((sessions, 12), dtype=np.int64)
-    actions[:, 0] = 1
-    venv.step(actions)
-    start = time.perf_counter()
-    for _ in range(coups):
-        venv.step(actions)
-    return sessions * coups / (time.perf_counter() - start)
+    return flat_bet_rate(TrenteEtQuaranteVectorEnv(num_envs=sessions), sessions, coups)
 
 
 def block_rates(workers: int, coups: int) -> tuple[float, float]:

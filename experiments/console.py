@@ -6,7 +6,8 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from experiments.files import json_default
@@ -102,4 +103,14 @@ def say(line: str) -> None:
     err.print(f"trente-lab: {line}", markup=False, soft_wrap=True, highlight=False)
 
 
-__all__ = ["err", "out", "print_json", "progress_bar", "say", "status"]
+def print_written(paths: Sequence[Path], saves: str, seconds: float) -> None:
+    """A report's last lines on stdout: each file written, or how to save them (``saves``: what
+    ``--out DIR`` would save) when none was, then the run's seconds."""
+    for path in paths:
+        out.print(f"wrote {path}", style="dim")
+    if not paths:
+        out.print(f"Add --out DIR to save {saves}.", style="dim")
+    out.print(f"{seconds:.1f} s", style="dim")
+
+
+__all__ = ["err", "out", "print_json", "print_written", "progress_bar", "say", "status"]

@@ -302,10 +302,8 @@ class Strategy:
             self._act_hooks(state, seen, fresh, actions)
         else:
             _make_room(state)
-            kernel.act_rows(
-                *self.kernel_params(), state.ints, state.start, seen.bankroll, seen.coups, seen.result, seen.couleur,
-                seen.prison, fresh, state.keys, actions,
-            )  # fmt: skip
+            columns = (seen.bankroll, seen.coups, seen.result, seen.couleur, seen.prison)
+            kernel.act_rows(*self.kernel_params(), state.ints, state.start, columns, fresh, state.keys, actions)
         return (actions[0] if single else actions), state
 
     def _check_state(self, state: SessionState) -> None:

@@ -393,20 +393,21 @@ def want(s: np.ndarray, k: np.ndarray, f: np.ndarray, row: int) -> tuple[int, in
 
 
 @jit.hot
-def step(s, k, f, start, bankroll, coups, result, couleur, prison, fresh, row, action):  # fmt: skip
+def step(s, k, f, start, seen, fresh, row, action):
     """Read one observation and choose the next bet: the whole policy for one session.
 
     :param s: the session's state row (updated).
     :param start: the bankroll when the session began; returns it (the bankroll seen, when
         ``fresh``).
-    :param bankroll: money in hand, exact (float64: the table's own figure, not the observation's
-        float32 copy, which loses a unit above ``2**24`` units).
-    :param coups: coups played this session; ``result``, ``couleur``: the scoreboard's last coup;
-        ``prison``: the 8 prisoner amounts.
+    :param seen: what the table shows, (bankroll, coups, result, couleur, prison): the money in
+        hand, exact (float64: the table's own figure, not the observation's float32 copy, which
+        loses a unit above ``2**24`` units); the coups played this session; the scoreboard's last
+        coup; the 8 prisoner amounts.
     :param fresh: a new session begins on this row.
     :param row: the session's key for the random system's draws.
     :param action: the 12-number action row to fill (zeroed by the caller).
     """
+    bankroll, coups, result, couleur, prison = seen
     if fresh:
         begin(s)
         start = bankroll
@@ -425,14 +426,14 @@ def step(s, k, f, start, bankroll, coups, result, couleur, prison, fresh, row, a
 
 
 @jit.kernel
-def act_rows(k, f, state, start, bankroll, coups, result, couleur, prison, fresh, keys, actions):  # fmt: skip
+def act_rows(k, f, state, start, seen, fresh, keys, actions):
     """:func:`step` for every row of a batch of observations (a built-in system's ``act``); row
-    ``t`` draws with the session key ``keys[t]``."""
+    ``t`` draws with the session key ``keys[t]``. ``seen``: the batch's columns (bankroll, coups,
+    result, couleur, prison), one row a session, as :func:`step` reads them."""
+    bankroll, coups, result, couleur, prison = seen
     for t in range(state.shape[0]):
-        start[t] = step(
-            state[t], k, f, start[t], bankroll[t], coups[t], result[t], couleur[t], prison[t], fresh[t], keys[t],
-            actions[t],
-        )  # fmt: skip
+        seen_t = (bankroll[t], coups[t], result[t], couleur[t], prison[t])
+        start[t] = step(state[t], k, f, start[t], seen_t, fresh[t], keys[t], actions[t])
 
 
 @jit.kernel

@@ -128,11 +128,12 @@ def _find(row, floats, table, keys, values, m):
 
 
 @jit.kernel
-def _probe(keys, i, s, k, own, f, start, money, c, coups, result, shown, prison, branch, action, seen, scratch):
-    """The system's decision for coup ``c`` from class ``i``'s row at ``money``: into ``s``, ``action``."""
+def _probe(keys, i, s, system, start, coup, branch, out):
+    """The system's decision for ``coup`` from class ``i``'s row (:func:`~strategies.risk_states.decide`,
+    weighing nothing): into ``s`` and ``out``'s action row."""
     for x in range(s.size):
         s[x] = keys[i, x]
-    return decide(s, k, own, f, start, money, c, coups, result, shown, prison, branch, action, seen, scratch, 0.0)
+    return decide(s, system, start, coup, branch, out, 0.0)
 
 
 @jit.kernel
@@ -149,10 +150,11 @@ def _alike(over_a, s_a, action_a, over_b, s_b, action_b):
 
 
 @jit.kernel
-def _move(moves, factors, r, src, first, end, shift, dst, factor):
-    """Write a move (``False``: no room left)."""
+def _move(moves, factors, r, move, factor):
+    """Write a move, (src, first, end, shift, dst), as row ``r`` (``False``: no room left)."""
     if r >= moves.shape[0]:
         return False
+    src, first, end, shift, dst = move
     moves[r, SRC] = src
     moves[r, FIRST] = first
     moves[r, END] = end
@@ -190,8 +192,10 @@ def plan(game, held, n, c, out):
     placed = np.zeros(4)
     insured = np.zeros(4, np.bool_)
     back = np.zeros(4)
+    slips = (placed, insured, back)
     scratch = np.zeros(acc.size)
     own = k.copy()
+    system = (k, own, f)
     board = np.empty(1, np.int64)
     hashes[:] = -1
     m = 0
@@ -213,12 +217,12 @@ def plan(game, held, n, c, out):
                 check[b, 0] = prison[b, 0]
                 check[b, 1] = prison[b, 1]
             board[0] = keys[i, width]
-            after, _ = bet_and_settle(held, lo[i] * g, prison, result, couleur, board, table, placed, insured, back)
+            after, _ = bet_and_settle(held, lo[i] * g, prison, result, couleur, board, table, slips)
             x = (after - lo[i] * g) / g
             shift = int(np.round(x))
             if abs(x - shift) > 1e-9:
                 return OFF_GRID, m, r, end_lo, end_hi
-            high, _ = bet_and_settle(held, top * g, check, result, couleur, board, table, placed, insured, back)
+            high, _ = bet_and_settle(held, top * g, check, result, couleur, board, table, slips)
             if high - top * g != after - lo[i] * g:
                 raise ValueError("plan: a decision settles differently across its class's money")
             for b in range(4):
@@ -228,7 +232,7 @@ def plan(game, held, n, c, out):
             a, z = lo[i] + shift, top + shift  # the window after the coup (inclusive)
             if is_free(prison) & (a < ruin_below):  # ruined: the session is over
                 e = min(z, ruin_below - 1)
-                if not _move(moves, factors, r, i, a - shift, e - shift + 1, shift, -1, p):
+                if not _move(moves, factors, r, (i, a - shift, e - shift + 1, shift, -1), p):
                     return NO_ROOM, m, r, end_lo, end_hi
                 r += 1
                 end_lo, end_hi = min(end_lo, a), max(end_hi, e)
@@ -242,18 +246,14 @@ def plan(game, held, n, c, out):
                 cur = a
                 while cur <= z:
                     side = z if cur >= start_at else min(z, start_at - 1)
-                    over = _probe(
-                        keys, i, first_s, k, own, f, start, cur * g, c + 1, coups, result, shown, prison, branch,
-                        first_action, seen, scratch,
-                    )  # fmt: skip
+                    coup = (cur * g, c + 1, coups, result, shown, prison)
+                    over = _probe(keys, i, first_s, system, start, coup, branch, (first_action, seen, scratch))
                     # the run's end: the far end first (alike at both ends: alike all through, the
                     # module's notes), then galloping from cur, then bisecting once a probe differs
                     good, bad, stride, t, galloping = cur, side + 1, 1, side, True  # alike up to good, not at bad
                     while bad - good > 1:
-                        alike = _probe(
-                            keys, i, s, k, own, f, start, t * g, c + 1, coups, result, shown, prison, branch,
-                            action, seen, scratch,
-                        )  # fmt: skip
+                        coup = (t * g, c + 1, coups, result, shown, prison)
+                        alike = _probe(keys, i, s, system, start, coup, branch, (action, seen, scratch))
                         if _alike(over, first_s, first_action, alike, s, action):
                             good = t
                             stride *= 2
@@ -265,12 +265,10 @@ def plan(game, held, n, c, out):
                     w = q * (pref[base + e - shift - lo[i] + 1] - pref[base + cur - shift - lo[i]])
                     for x2 in range(width):  # the run's decision, its expected counts weighted by its mass
                         s[x2] = keys[i, x2]
-                    over = decide(
-                        s, k, own, f, start, cur * g, c + 1, coups, result, shown, prison, branch, floats[PRISON_SIZE:],
-                        seen, acc, w,
-                    )  # fmt: skip
+                    coup = (cur * g, c + 1, coups, result, shown, prison)
+                    over = decide(s, system, start, coup, branch, (floats[PRISON_SIZE:], seen, acc), w)
                     if over:
-                        if not _move(moves, factors, r, i, cur - shift, e - shift + 1, shift, -1, q):
+                        if not _move(moves, factors, r, (i, cur - shift, e - shift + 1, shift, -1), q):
                             return NO_ROOM, m, r, end_lo, end_hi
                         end_lo, end_hi = min(end_lo, cur), max(end_hi, e)
                     else:
@@ -290,7 +288,7 @@ def plan(game, held, n, c, out):
                             new_hi[j] = e
                         new_lo[j] = min(new_lo[j], cur)
                         new_hi[j] = max(new_hi[j], e)
-                        if not _move(moves, factors, r, i, cur - shift, e - shift + 1, shift, j, q):
+                        if not _move(moves, factors, r, (i, cur - shift, e - shift + 1, shift, j), q):
                             return NO_ROOM, m, r, end_lo, end_hi
                     r += 1
                     cur = e + 1
@@ -298,9 +296,13 @@ def plan(game, held, n, c, out):
 
 
 @jit.kernel
-def apply(pool, lo, off, moves, factors, r, new_pool, new_lo, new_off, final, final_lo):
-    """Carry out the ``r`` moves of :func:`plan` from ``pool`` into ``new_pool``, and into ``final`` (the
-    probability of ending a session at each money index from ``final_lo`` on)."""
+def apply(old, plan, new, final, final_lo):
+    """Carry out the ``r`` moves of :func:`plan` (``plan``: moves, factors, r) from the classes ``old``
+    into the classes ``new`` (each: pool, lo, off), and into ``final`` (the probability of ending a
+    session at each money index from ``final_lo`` on)."""
+    pool, lo, off = old
+    moves, factors, r = plan
+    new_pool, new_lo, new_off = new
     for x in range(r):
         src, first, end, shift, dst = moves[x, SRC], moves[x, FIRST], moves[x, END], moves[x, SHIFT], moves[x, DST]
         factor = factors[x]

@@ -274,10 +274,9 @@ class _Chain:
         no_prisoner = np.zeros((4, 2))
         for j in range(branches.shape[0]):
             row = s.copy()
-            over = decide(
-                row, k, k.copy(), self.f, self.start, self.bankroll, 0, self.coups, NO_COUP, UNDECIDED, no_prisoner,
-                int(branches[j, 0]), actions[j], np.zeros(PRISON_SIZE), acc, probs[j],
-            )  # fmt: skip
+            coup = (self.bankroll, 0, self.coups, NO_COUP, UNDECIDED, no_prisoner)
+            out = (actions[j], np.zeros(PRISON_SIZE), acc)
+            over = decide(row, (k, k.copy(), self.f), self.start, coup, int(branches[j, 0]), out, probs[j])
             if over:
                 money_parts.append(np.array([self.bankroll]))
                 prob_parts.append(probs[j : j + 1].copy())
@@ -309,6 +308,17 @@ class _Chain:
         values[:, MONEY] = self.bankroll
         values[:, ACTION:] = actions
         width, fan = self.width, self.outcomes.shape[0] * self.branches.shape[0]
+        game = (
+            self.k,
+            self.f,
+            self.table,
+            self.coups,
+            self.start,
+            self.branches,
+            self.outcomes,
+            self.line,
+            self.rigged,
+        )
         largest = n = probs.size
         for c in range(self.coups + self.settle_coups()):
             if n == 0:
@@ -322,11 +332,8 @@ class _Chain:
             new_probs = np.empty(room)
             done_money = np.empty(room)
             done_probs = np.empty(room)
-            n, d = advance(
-                keys, values, probs, n, self.k, self.f, self.table, c, self.coups, self.start, self.branches,
-                self.outcomes, self.line, self.rigged, np.empty(size, np.int64), new_keys, new_values, new_probs,
-                done_money, done_probs, acc,
-            )  # fmt: skip
+            out = (np.empty(size, np.int64), new_keys, new_values, new_probs, done_money, done_probs, acc)
+            n, d = advance((keys, values, probs), n, game, c, out)
             money_parts.append(done_money[:d])
             prob_parts.append(done_probs[:d])
             keys, values, probs = new_keys[:n], new_values[:n], new_probs[:n]
@@ -399,7 +406,7 @@ class _Chain:
                 raise self.too_many(c)
             new_pool = np.zeros(total)
             new_lo = new_lo[:m]
-            money.apply(pool, lo, off, moves, factors, r, new_pool, new_lo, new_off, final, final_lo)
+            money.apply((pool, lo, off), (moves, factors, r), (new_pool, new_lo, new_off), final, final_lo)
             keep = np.empty(m, np.bool_)
             total = money.trim(new_pool, new_lo, new_ln, new_off, m, keep)
             keys, values, pool, n = new_keys[:m][keep], new_values[:m][keep], new_pool[:total], int(keep.sum())

@@ -89,11 +89,16 @@ def canonical(s, line):
 
 
 @jit.kernel
-def decide(s, k, own, f, start, money, c, coups, last_result, last_couleur, prison, branch, action, seen, acc, p):
+def decide(s, system, start, coup, branch, out, p):
     """The system's decision for coup ``c`` from the state row ``s`` (updated) and what the table shows
     (the system's own :func:`strategies.kernel.step`; ``branch`` >= -1: the random bettor's draw, a
-    box or none). Writes the action row; returns whether the session is over (no more bets, and no
-    prisoner left to settle). Adds the coup's expected counts, weighted by ``p``, to ``acc``."""
+    box or none). ``system``: (k, own, f), the system's parameters and a scratch copy of ``k``;
+    ``coup``: (money, c, coups, last result, last couleur, prison); ``out``: (action, seen, acc).
+    Writes the action row; returns whether the session is over (no more bets, and no prisoner left
+    to settle). Adds the coup's expected counts, weighted by ``p``, to ``acc``."""
+    k, own, f = system
+    money, c, coups, last_result, last_couleur, prison = coup
+    action, seen, acc = out
     action[:] = 0.0
     free = True
     for b in range(4):
@@ -103,14 +108,14 @@ def decide(s, k, own, f, start, money, c, coups, last_result, last_couleur, pris
             free = False
     if (c >= coups) | (s[kernel.WALKED] != 0):
         return free
-    system = k
+    rules = k
     if branch >= -1:
         own[kernel.K_KIND] = Kind.FLAT
         own[kernel.K_BOX] = branch
-        system = own
+        rules = own
     hits0 = s[kernel.TABLE_MAX_HITS]
     bhits0 = s[kernel.BANKROLL_HITS]
-    kernel.step(s, system, f, start, money, c, last_result, last_couleur, seen, c == 0, 0, action)
+    kernel.step(s, rules, f, start, (money, c, last_result, last_couleur, seen), c == 0, 0, action)
     if s[kernel.WALKED] != 0:
         action[:] = 0.0
         return free
@@ -121,15 +126,18 @@ def decide(s, k, own, f, start, money, c, coups, last_result, last_couleur, pris
 
 
 @jit.kernel
-def advance(
-    keys, values, probs, n, k, f, table, c, coups, start, branches, outcomes, line, rigged, hashes, new_keys,
-    new_values, new_probs, done_money, done_probs, acc,
-):  # fmt: skip
-    """Coup ``c`` for every one of the ``n`` states, each holding the decision for it: the table settles
-    the action for each outcome of the coup (``outcomes``: (result, couleur, probability) rows), then
-    the system decides the next coup (for each of its ``branches``: (box, chance), box -2 for the
-    system's own choice). A session that ends goes to ``done_*`` (its money and probability); the
-    others are merged into ``new_*`` through the hash table ``hashes``. Returns (states, done)."""
+def advance(states, n, game, c, out):
+    """Coup ``c`` for every one of the first ``n`` ``states`` (keys, values, probs), each holding the
+    decision for it: the table settles the action for each outcome of the coup, then the system
+    decides the next coup. ``game``: (k, f, table, coups, start, branches, outcomes, line, rigged),
+    with ``outcomes`` the coup's (result, couleur, probability) rows and ``branches`` the system's
+    (box, chance) rows, box -2 for its own choice. ``out``: (hashes, new keys, new values, new
+    probs, done money, done probs, acc): a session that ends goes to the ``done`` rows (its money and
+    probability); the others are merged into the ``new`` rows through the hash table ``hashes``.
+    Returns (states, done)."""
+    keys, values, probs = states
+    k, f, table, coups, start, branches, outcomes, line, rigged = game
+    hashes, new_keys, new_values, new_probs, done_money, done_probs, acc = out
     width = keys.shape[1] - 1
     s = np.empty(width, np.int64)
     row = np.empty(width + 1, np.int64)
@@ -156,7 +164,7 @@ def advance(
                 prison[b, 0] = values[i, PRISONERS + 2 * b]
                 prison[b, 1] = values[i, PRISONERS + 2 * b + 1]
             board[0] = last
-            after, _ = bet_and_settle(action, money, prison, result, couleur, board, table, placed, insured, back)
+            after, _ = bet_and_settle(action, money, prison, result, couleur, board, table, (placed, insured, back))
             acc[STAKED] += p * (placed[0] + placed[1] + placed[2] + placed[3])
             if (after < table.table_min) & is_free(prison):  # ruined: the session is over
                 done_money[d] = after
@@ -170,10 +178,8 @@ def advance(
                     continue
                 for x in range(width):
                     s[x] = keys[i, x]
-                over = decide(
-                    s, k, own, f, start, after, c + 1, coups, result, shown, prison, int(branches[br, 0]),
-                    floats[ACTION:], seen, acc, q,
-                )  # fmt: skip
+                coup = (after, c + 1, coups, result, shown, prison)
+                over = decide(s, (k, own, f), start, coup, int(branches[br, 0]), (floats[ACTION:], seen, acc), q)
                 if over:
                     done_money[d] = after
                     done_probs[d] = q

@@ -153,10 +153,8 @@ def _play_block(systems, rules, plan, rows, seeds, out, short):  # fmt: skip
                         seen_prison[4 + b] = prison[b, 1]
                     hits0 = state[kernel.TABLE_MAX_HITS]
                     bhits0 = state[kernel.BANKROLL_HITS]
-                    start = kernel.step(
-                        state, k, f, start, money_in_hand, c, last_result, last_couleur, seen_prison, c == 0, key,
-                        action,
-                    )  # fmt: skip
+                    shown = (money_in_hand, c, last_result, last_couleur, seen_prison)
+                    start = kernel.step(state, k, f, start, shown, c == 0, key, action)
                     if state[kernel.WALKED] != 0:
                         gone = True
                         active = False
@@ -184,7 +182,7 @@ def _play_block(systems, rules, plan, rows, seeds, out, short):  # fmt: skip
                 couleur = couleurs[c]
                 before = money_in_hand
                 money_in_hand, _ = bet_and_settle(
-                    action, before, prison, result, couleur, board, rules, placed, insured, back
+                    action, before, prison, result, couleur, board, rules, (placed, insured, back)
                 )
                 for b in range(4):
                     out.box_stakes[j, r, 1 if insured[b] else 0, b] += placed[b]

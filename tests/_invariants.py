@@ -86,9 +86,9 @@ def check_settle_box_in_python(
         noir_pays = noir_payout(int(last[i]), *noir_payouts(rules))
         for b in range(4):
             out = settle_box(
-                b, float(stakes[i, b]), bool(insured[i, b]), float(prison_before[i, b, 0]),
-                float(prison_before[i, b, 1]), bool(rows[i, 8 + b] > 0.5), int(result[i]), bool(couleur[i] == 0),
-                refait, second, spares, rate, noir_pays if b == 0 else rules.payouts[b],
+                b, (float(stakes[i, b]), bool(insured[i, b]), bool(rows[i, 8 + b] > 0.5)),
+                (float(prison_before[i, b, 0]), float(prison_before[i, b, 1])), int(result[i]), bool(couleur[i] == 0),
+                (refait, second, spares, rate), noir_pays if b == 0 else rules.payouts[b],
             )  # fmt: skip
             assert out[0] == back[i, b]
 

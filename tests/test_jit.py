@@ -118,7 +118,7 @@ ONE_BET = """
     action[:2] = 10
     prison, placed, insured, back = np.zeros((4, 2)), np.zeros(4), np.zeros(4, np.bool_), np.zeros(4)
     rules = table_rules(get_rules("classic"))
-    bet_and_settle(action, 100.0, prison, 0, True, np.full(1, 5), rules, placed, insured, back)
+    bet_and_settle(action, 100.0, prison, 0, True, np.full(1, 5), rules, (placed, insured, back))
     hits = sum(bet_and_settle.stats.cache_hits.values())
     print(json.dumps({"noir": back[0], "hits": hits}))
 """
@@ -385,7 +385,7 @@ ANNOUNCED = """
     action[:2] = 10
     prison, placed, insured, back = np.zeros((4, 2)), np.zeros(4), np.zeros(4, np.bool_), np.zeros(4)
     rules = table_rules(get_rules("classic"))
-    bet_and_settle(action, 100.0, prison, 0, True, np.full(1, 5), rules, placed, insured, back)
+    bet_and_settle(action, 100.0, prison, 0, True, np.full(1, 5), rules, (placed, insured, back))
     print(json.dumps({{"said": sys.stderr.getvalue()}}))
 """
 

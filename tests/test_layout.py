@@ -140,20 +140,7 @@ MAX_POSITIONAL = 8  #: no function with more required positional parameters
 LONG_MODULES: dict[str, str] = {}
 
 #: Functions allowed more than :data:`MAX_POSITIONAL` required positionals, each with its reason.
-LONG_SIGNATURES = {
-    "trente_env/dealer.py:_deal_shoe": "the dealer's compiled shoe loop, one column per tally: not bundled yet",
-    "trente_env/dealer.py:_deal_shoes": "the dealer's parallel shoe loop, one column per tally: not bundled yet",
-    "trente_env/settle.py:_settle_tables": "the settlement over many tables (tests and benchmarks): not bundled yet",
-    "trente_env/settle.py:settle_box": "one box's settlement, scalars (the hottest call): not bundled yet",
-    "trente_env/croupier.py:bet_and_settle": "one table's coup, its rows as the kernels hold them: not bundled yet",
-    "strategies/kernel.py:step": "the systems' compiled step, shared with the session loop: not bundled yet",
-    "strategies/kernel.py:act_rows": "the systems' compiled step, shared with the session loop: not bundled yet",
-    "strategies/risk_states.py:advance": "the risk chain's compiled state rows: not bundled yet",
-    "strategies/risk_states.py:decide": "the risk chain's compiled state rows: not bundled yet",
-    "strategies/money.py:_probe": "the risk chain's compiled money walk: not bundled yet",
-    "strategies/money.py:apply": "the risk chain's compiled money walk: not bundled yet",
-    "strategies/money.py:_move": "the risk chain's compiled money walk: not bundled yet",
-}
+LONG_SIGNATURES: dict[str, str] = {}
 
 #: Private names (a leading underscore) used by another module, each with its reason.
 PRIVATE_CROSSINGS = {

@@ -192,7 +192,8 @@ def test_the_compiled_settlement_pays_the_pattern_as_the_rule_in_python(boards, 
             for i, c in enumerate(pattern)
         )
         assert payout == (1.5 if shows else 0.5)
-        expected = settle_box(0, stake, False, 0.0, 0.0, False, int(result), True, refait, second, spares, rate, payout)
+        codes = (refait, second, spares, rate)
+        expected = settle_box(0, (stake, False, False), (0.0, 0.0), int(result), True, codes, payout)
         assert back == expected[0]
     assert rig_holds(rules, boards).tolist() == [
         p == 1.5 for p in (rig_payout(b, rig_codes(rules), 1.5, 0.5) for b in boards)

@@ -150,10 +150,8 @@ def _first_stakes(spec: str, bankroll: float, table_max: float, results: list[in
     last = 5  # no coup yet
     for coup, result in enumerate([*results, 5]):
         actions = np.zeros((1, 12), dtype=np.int64)
-        kernel.act_rows(
-            k, f, state, start, np.array([bankroll]), np.array([coup]), np.array([last]), np.array([2]),
-            np.zeros((1, 8)), np.array([coup == 0]), np.zeros(1, dtype=np.int64), actions,
-        )  # fmt: skip
+        seen = (np.array([bankroll]), np.array([coup]), np.array([last]), np.array([2]), np.zeros((1, 8)))
+        kernel.act_rows(k, f, state, start, seen, np.array([coup == 0]), np.zeros(1, dtype=np.int64), actions)
         stakes.append(int(actions[0, 0]))
         last = result
     return stakes[:-1]

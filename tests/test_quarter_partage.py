@@ -84,7 +84,7 @@ def test_a_refaited_stake_loses_a_quarter() -> None:
     assert out.bank == pytest.approx(2.0 + 0.04 + 3.0 + 10.0, abs=1e-12)
     # the plain-Python rule says the same
     refait, second, spares, rate = rule_codes(QUARTER)
-    assert settle_box(0, 8.0, False, 0.0, 0.0, True, Result.REFAIT, True, refait, second, spares, rate, 1.0) == (
+    assert settle_box(0, (8.0, False, True), (0.0, 0.0), Result.REFAIT, True, (refait, second, spares, rate), 1.0) == (
         6.0, 0.0, 0.0, 2.0,
     )  # fmt: skip
     # the player's prison flag does not matter: there is no choice under this rule

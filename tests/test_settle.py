@@ -158,8 +158,8 @@ def test_every_chip_is_accounted_for_and_nothing_goes_negative(
     codes = rule_codes(rules)
     for box in range(4):
         plain = settle_box(
-            box, stakes[box], insured[box] and rules.insurance, prison[box, 0], prison[box, 1], to_prison[box],
-            int(result), couleur, *codes, 1.0,
+            box, (stakes[box], insured[box] and rules.insurance, to_prison[box]), (prison[box, 0], prison[box, 1]),
+            int(result), couleur, codes, 1.0,
         )  # fmt: skip
         assert plain[:3] == (s.back[box], *s.prison[box])
 

@@ -34,26 +34,20 @@ def env_id(preset: str) -> str:
 def _register() -> None:
     from gymnasium.envs.registration import register, registry
 
-    for preset in PRESETS:
-        if env_id(preset) in registry:
-            continue
-        register(
-            id=env_id(preset),
-            entry_point="trente_env.env:TrenteEtQuaranteEnv",
-            vector_entry_point="trente_env.vector:TrenteEtQuaranteVectorEnv",
-            max_episode_steps=MAX_EPISODE_STEPS,
-            kwargs={"rules": preset},
-        )
-    for level in LEVEL_NAMES:
-        if env_id(level) in registry:
-            continue
-        register(
-            id=env_id(level),
-            entry_point="trente_env.levels:make_env",
-            vector_entry_point="trente_env.levels:make_vector_env",
-            max_episode_steps=MAX_EPISODE_STEPS,
-            kwargs={"level": level},
-        )
+    kinds = (  # (names, entry point, vector entry point, the keyword that takes the name)
+        (PRESETS, "trente_env.env:TrenteEtQuaranteEnv", "trente_env.vector:TrenteEtQuaranteVectorEnv", "rules"),
+        (LEVEL_NAMES, "trente_env.levels:make_env", "trente_env.levels:make_vector_env", "level"),
+    )
+    for names, entry, vector_entry, keyword in kinds:
+        for name in names:
+            if env_id(name) not in registry:
+                register(
+                    id=env_id(name),
+                    entry_point=entry,
+                    vector_entry_point=vector_entry,
+                    max_episode_steps=MAX_EPISODE_STEPS,
+                    kwargs={keyword: name},
+                )
 
 
 _register()

@@ -126,7 +126,7 @@ def next_coup(cards, pos, needs_shuffle, seed, rules):  # fmt: skip
     return noir, rouge, result, couleur, pos, middle, end, reshuffle
 
 
-def bet_and_settle(action, bankroll, prison, result, couleur, board, rules, placed, insured, back):  # fmt: skip
+def bet_and_settle(action, bankroll, prison, result, couleur, board, rules, slips):
     """One table's coup for the player: make the ``action``'s bets legal (:func:`make_legal`, box by
     box), then settle every box and its prisoners (``prison``, (4, 2), updated) on the result, under
     the table's ``rules`` (:class:`TableRules`).
@@ -136,8 +136,8 @@ def bet_and_settle(action, bankroll, prison, result, couleur, board, rules, plac
     (:data:`~trente_env.codes.NO_COUP` where none was played yet), at least as many as the rig's
     pattern: the rigged table pays a Noir win by it (:func:`~trente_env.settle.rig_payout`;
     docs/rules.md#the-rigged-table-positive-control).
-    Writes the stakes taken, their insurance and what came back into ``placed``, ``insured`` and
-    ``back``; returns (bankroll, clipped): the bankroll after the coup and whether any wanted stake
+    Writes the stakes taken, their insurance and what came back into ``slips``, the rows (placed,
+    insured, back); returns (bankroll, clipped): the bankroll after the coup and whether any wanted stake
     was changed. A box with no stake and no prisoner has nothing to settle.
 
     The money is counted so that it cannot go below zero, whatever the rounding: each stake is taken
@@ -145,6 +145,7 @@ def bet_and_settle(action, bankroll, prison, result, couleur, board, rules, plac
     (:func:`make_legal`), so what is left stays >= 0, and the bankroll after the coup is what was left
     plus what came back (every ``back`` is >= 0). The caller's gain is the new bankroll minus the old.
     """
+    placed, insured, back = slips
     n_boxes, insurance, rate = rules.n_boxes, rules.insurance, rules.rate
     table_min, table_max = rules.table_min, rules.table_max
     noir_pays = rules.noir_otherwise  # a fair table (both Noir payouts the same) need not read its scoreboard
@@ -169,15 +170,15 @@ def bet_and_settle(action, bankroll, prison, result, couleur, board, rules, plac
         placed[b] = stake
         insured[b] = ins
     returned = 0.0
+    codes = (rules.refait, rules.second_refait, rules.spares_couleur, rate)
     for b in range(4):
         stake = placed[b]
         if (stake == 0.0) & (prison[b, 0] == 0.0) & (prison[b, 1] == 0.0):
             back[b] = 0.0
             continue
-        out = _settle_box(
-            b, stake, insured[b], prison[b, 0], prison[b, 1], action[PRISON + b] > 0.5, result, couleur, rules.refait,
-            rules.second_refait, rules.spares_couleur, rate, noir_pays if b == 0 else rules.payouts[b],
-        )  # fmt: skip
+        bet = (stake, insured[b], action[PRISON + b] > 0.5)
+        pays = noir_pays if b == 0 else rules.payouts[b]
+        out = _settle_box(b, bet, (prison[b, 0], prison[b, 1]), result, couleur, codes, pays)
         back[b] = out[0]
         prison[b, 0] = out[1]
         prison[b, 1] = out[2]

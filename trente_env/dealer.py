@@ -174,11 +174,14 @@ def _fresh_shoe(cards, base):
 
 
 @jit.hot
-def _deal_shoe(cards, base, seed, burn, cut_card, dead_cards, shoe, row, noir, rouge, black, start, n_noir, n_rouge,
-               reshuffles, shoes):  # fmt: skip
-    """Shuffle one shoe (``seed``, numbered ``shoe``) and deal it to its cut card or its end, writing
-    its coups one after another into the columns from ``row`` on. Returns the row after its last coup.
-    Compiled without reference counting (:func:`~trente_env.jit.hot`), like :func:`_tally_shoe`."""
+def _deal_shoe(cards, base, seed, deal, shoe, row, stage):
+    """Shuffle one shoe (``seed``, numbered ``shoe``) and deal it to its cut card or its end under
+    ``deal`` (burn, cut card, dead cards), writing its coups one after another into the columns of
+    ``stage`` (those of :class:`Coups`, in :data:`_COLUMN_TYPES`'s order) from ``row`` on. Returns
+    the row after its last coup. Compiled without reference counting (:func:`~trente_env.jit.hot`),
+    like :func:`_tally_shoe`."""
+    burn, cut_card, dead_cards = deal
+    noir, rouge, black, start, n_noir, n_rouge, reshuffles, shoes = stage
     _fresh_shoe(cards, base)
     shuffle(cards, seed)
     pos = burn
@@ -199,8 +202,9 @@ def _deal_shoe(cards, base, seed, burn, cut_card, dead_cards, shoe, row, noir, r
 
 
 @jit.parallel
-def _deal_shoes(shoes, base, seeds, burn, cut_card, dead_cards, chunks, first_shoe, counts, *stage):
-    """Shuffle and deal every shoe (one per row of ``shoes``) until its cut card or its end.
+def _deal_shoes(shoes, base, seeds, deal, chunks, first_shoe, counts, stage):
+    """Shuffle and deal every shoe (one per row of ``shoes``) until its cut card or its end, under
+    ``deal`` (burn, cut card, dead cards).
 
     Shoes ``chunks[c]..chunks[c+1]-1`` are dealt in order by one thread (:func:`_deal_shoe`), which
     writes their coups one after another into ``stage`` from row ``chunks[c] * max_per_shoe``;
@@ -212,8 +216,7 @@ def _deal_shoes(shoes, base, seeds, burn, cut_card, dead_cards, chunks, first_sh
     for c in numba.prange(chunks.size - 1):
         row = chunks[c] * room
         for s in range(chunks[c], chunks[c + 1]):
-            row = _deal_shoe(shoes[s], base, seeds[s], burn, cut_card, dead_cards, first_shoe + s, row, stage[0],
-                             stage[1], stage[2], stage[3], stage[4], stage[5], stage[6], stage[7])  # fmt: skip
+            row = _deal_shoe(shoes[s], base, seeds[s], deal, first_shoe + s, row, stage)
         counts[c] = row - chunks[c] * room
 
 
@@ -404,6 +407,7 @@ def deal_coups(
     n_cards = rules.n_cards
     max_per_shoe = (n_cards - rules.burn) // 8 + 2  # a complete coup takes at least 8 cards
     base = new_shoe(rules.decks)
+    deal = (rules.burn, rules.cut_card, rules.dead_cards)
     capacity = int(n_coups * 1.05) + 64 * max_per_shoe  # the last batch of shoes may run past n_coups
     columns = [np.empty(capacity, dtype=t) for t in _COLUMN_TYPES]
     k_max = int(min(batch_shoes, np.ceil(n_coups / expected_coups_per_shoe(rules) * 1.02) + 1))
@@ -417,10 +421,7 @@ def deal_coups(
         shoes = np.empty((k, n_cards), dtype=np.uint8) if keep_cards else shoes_max[:k]
         chunks = np.linspace(0, k, counts.size + 1).astype(np.int64)
         room = [a[: k * max_per_shoe] for a in stage]
-        _deal_shoes(
-            shoes, base, shuffle_seeds(rng, k), rules.burn, rules.cut_card, rules.dead_cards, chunks, shoes_done,
-            counts, *room,
-        )  # fmt: skip
+        _deal_shoes(shoes, base, shuffle_seeds(rng, k), deal, chunks, shoes_done, counts, tuple(room))
         batch = int(counts.sum())
         if dealt + batch > columns[0].size:
             columns = [np.concatenate([c, np.empty(dealt + batch - c.size, c.dtype)]) for c in columns]

@@ -206,34 +206,32 @@ def second_refait_code(rules: RuleSet) -> SecondRefaitCode:
 
 def settle_box(
     box: int,
-    stake: float,
-    insured: bool,
-    prison1: float,
-    prison2: float,
-    to_prison: bool,
+    bet: tuple[float, bool, bool],
+    prisoners: tuple[float, float],
     result: int,
     couleur: bool,
-    refait_rule: int,
-    second_refait: int,
-    spares_couleur: bool,
-    rate: float,
+    codes: tuple[int, int, bool, float],
     payout: float,
 ) -> tuple[float, float, float, float]:
     """Settle one box. Returns (back, prison level 1, prison level 2, bank).
 
     :param box: the box's index (:data:`~trente_env.codes.NOIR` ... :data:`~trente_env.codes.INVERSE`).
-    :param stake: the new stake placed on the box for this coup.
-    :param insured: whether that stake is insured against the refait (premium ``rate * stake``).
-    :param prison1: stakes in (first) prison on this box from earlier coups.
-    :param prison2: stakes in second prison (``second_prison`` rule): two wins in a row free them.
-    :param to_prison: under the ``choice`` rule, the player's pick if a refait comes: True for
-        prison, False for half.
+    :param bet: (stake, insured, to_prison): the new stake placed on the box for this coup; whether
+        it is insured against the refait (premium ``rate * stake``); under the ``choice`` rule, the
+        player's pick if a refait comes (True for prison, False for half).
+    :param prisoners: (first, second): stakes in (first) prison on this box from earlier coups, and
+        in second prison (``second_prison`` rule), which two wins in a row free.
     :param result: the coup's :class:`~trente_env.codes.Result` code.
     :param couleur: whether Couleur (rather than Inverse) wins; ignored on ties and void coups.
+    :param codes: the rule options as the kernels read them (:func:`rule_codes`): refait rule,
+        second refait, spares couleur, insurance rate.
     :param payout: what a winning stake on this box is paid, to 1 (the box's
         :attr:`~trente_env.rules.RuleSet.payouts`, or on the rigged table's Noir box :func:`rig_payout`);
         prisoners freed by the win come back unpaid whatever it is.
     """
+    stake, insured, to_prison = bet
+    prison1, prison2 = prisoners
+    refait_rule, second_refait, spares_couleur, rate = codes
     premium = rate * stake if insured else 0.0
     if result == Result.VOID:  # every bet is returned, the premium too; prisoners wait
         return stake + premium, prison1, prison2, 0.0
@@ -267,10 +265,13 @@ _paid = jit.kernel(paid)
 
 
 @jit.kernel
-def _settle_tables(
-    stakes, insured, prison, to_prison, result, couleur, last, pattern, rig, payouts, refait_rule, second_refait,
-    spares, rate,
-):  # fmt: skip
+def _settle_tables(bets, coups, pays, codes):
+    """Settle every table: ``bets`` (stakes, insured, prison, to_prison), ``coups`` (result, couleur,
+    scoreboard), ``pays`` (the rig's pattern, the two Noir payouts, every box's payout) and ``codes``
+    (:func:`rule_codes`)."""
+    stakes, insured, prison, to_prison = bets
+    result, couleur, last = coups
+    pattern, rig, payouts = pays
     n = stakes.shape[0]
     back = np.empty_like(stakes)
     new_prison = np.empty_like(prison)
@@ -278,10 +279,9 @@ def _settle_tables(
     for t in range(n):
         noir_pays = _rig_payout(last[t], pattern, rig[0], rig[1])
         for b in range(stakes.shape[1]):
-            r = _settle_box(
-                b, stakes[t, b], insured[t, b], prison[t, b, 0], prison[t, b, 1], to_prison[t, b],
-                result[t], couleur[t], refait_rule, second_refait, spares, rate, noir_pays if b == 0 else payouts[b],
-            )  # fmt: skip
+            bet = (stakes[t, b], insured[t, b], to_prison[t, b])
+            pays = noir_pays if b == 0 else payouts[b]
+            r = _settle_box(b, bet, (prison[t, b, 0], prison[t, b, 1]), result[t], couleur[t], codes, pays)
             back[t, b] = r[0]
             new_prison[t, b, 0] = r[1]
             new_prison[t, b, 1] = r[2]
@@ -355,7 +355,10 @@ def settle(
     rig = np.array(noir_payouts(rules))
     payouts = np.array(rules.payouts)
     out = _settle_tables(
-        stakes, insured, prison, to_prison, result, couleur, last, rig_codes(rules), rig, payouts, *rule_codes(rules)
+        (stakes, insured, prison, to_prison),
+        (result, couleur, last),
+        (rig_codes(rules), rig, payouts),
+        rule_codes(rules),
     )
     return Settlement(*(a[0] for a in out)) if single else Settlement(*out)
 

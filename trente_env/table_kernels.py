@@ -229,7 +229,7 @@ def _play_rows(lo, hi, actions, choices, skip, autoreset, limit, args):  # fmt: 
         row = actions[choices[t]] if by_choice else actions[t]
         before = bankroll[t]
         bankroll[t], clipped[t] = bet_and_settle(
-            row, before, prison[t], result, couleur, results[t], rules, placed[t], insured[t], back[t]
+            row, before, prison[t], result, couleur, results[t], rules, (placed[t], insured[t], back[t])
         )
         reward[t] = bankroll[t] - before
         coups[t] += 1

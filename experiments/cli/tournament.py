@@ -13,7 +13,7 @@ import typer
 
 from experiments.cli.options import JsonOption, path_option
 from experiments.cli.trust import TrustModelOption
-from experiments.console import err, print_json
+from experiments.console import err, print_json, say
 from experiments.errors import TournamentError
 from experiments.limits import MAX_MONEY, MAX_SEED, MAX_SESSION_COUPS, MAX_SESSIONS, MAX_WORKERS
 from experiments.tournament.defaults import DEFAULT_BANKROLL, DEFAULT_COUPS, DEFAULT_DELTA, DEFAULT_SESSIONS
@@ -183,11 +183,9 @@ def command(
                 keep_blocks=keep_blocks, delta=DEFAULT_DELTA if delta is None else delta / 100,
             )  # fmt: skip
     except runner.TournamentInterrupted as exc:
-        err.print(
-            f"trente-lab: interrupted: {exc.done} of {exc.total} tasks are saved in {exc.out}; "
-            f"finish with `trente-lab tournament --resume {exc.out}`",
-            soft_wrap=True,
-            markup=False,
+        say(
+            f"interrupted: {exc.done} of {exc.total} tasks are saved in {exc.out}; "
+            f"finish with `trente-lab tournament --resume {exc.out}`"
         )
         raise typer.Exit(130) from None
     if wide:

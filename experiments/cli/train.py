@@ -10,7 +10,7 @@ import typer
 
 from experiments.cli.options import path_option
 from experiments.cli.trust import TrustModelOption
-from experiments.console import err, out, print_json
+from experiments.console import out, print_json, say
 from experiments.limits import MAX_COUPS, MAX_SB3_SEED, MAX_TABLES
 from experiments.rl.algorithms import TRAINABLE
 
@@ -126,12 +126,9 @@ def command(
             start_from=start_from, device=device.value, observe_shoe=observe_shoe,
         )  # fmt: skip
     except train.TrainingInterrupted as exc:
-        err.print(
-            f"trente-lab: interrupted: the model of the {exc.timesteps:,} timesteps done is saved in {exc.model_file} "
-            f"(model.json says partial); go on with `trente-lab train --from {exc.model_file}` and another --out",
-            soft_wrap=True,
-            markup=False,
-            highlight=False,
+        say(
+            f"interrupted: the model of the {exc.timesteps:,} timesteps done is saved in {exc.model_file} "
+            f"(model.json says partial); go on with `trente-lab train --from {exc.model_file}` and another --out"
         )
         raise typer.Exit(130) from None
     if as_json:

@@ -27,7 +27,7 @@ import numpy as np
 from rich.table import Table
 
 from experiments.backends import LOCAL, Backend, run_shards, shard_sizes
-from experiments.console import out, progress_bar
+from experiments.console import out, print_written, progress_bar
 from experiments.errors import LabError
 from experiments.files import atomic_write_json, pyplot, save_figure
 from experiments.memory import check_memory
@@ -331,11 +331,7 @@ def print_report(report: dict[str, Any], paths: list[Path] | tuple[Path, ...] = 
         "A perfect counter gains a fraction of a unit per shoe at best, and only where the shoe is dealt to "
         "its last cards: the cut card takes almost all of it away, and a few dead cards half of it."
     )
-    for path in paths:
-        out.print(f"wrote {path}", style="dim")
-    if not paths:
-        out.print("Add --out DIR to save the plots and the tables (count.json).", style="dim")
-    out.print(f"{report['seconds']:.1f} s", style="dim")
+    print_written(paths, "the plots and the tables (count.json)", report["seconds"])
 
 
 __all__ = [

@@ -48,7 +48,7 @@ from rich.table import Table
 from rich.text import Text
 
 from experiments.backends import LOCAL, Backend, run_shards, shard_generator, shard_sizes
-from experiments.console import out, progress_bar
+from experiments.console import out, print_written, progress_bar
 from experiments.files import atomic_write_json, pyplot, save_figure
 from experiments.memory import check_memory
 from experiments.plotting import edge_label
@@ -547,11 +547,7 @@ def print_report(report: dict[str, Any], paths: Sequence[Path] = ()) -> None:
     if report["systems"]:
         out.print(render_systems(report["systems"]))
     out.print(report["explanation"])
-    for path in paths:
-        out.print(f"wrote {path}", style="dim")
-    if not paths:
-        out.print("Add --out DIR to save the plots and the table.", style="dim")
-    out.print(f"{report['seconds']:.1f} s", style="dim")
+    print_written(paths, "the plots and the table", report["seconds"])
 
 
 __all__ = [

@@ -220,7 +220,7 @@ def _play(action, prison, result, couleur, table, placed, insured, back):
     """The croupier settles one player's row (:func:`~trente_env.croupier.bet_and_settle`); returns
     the player's gain on the coup. The bankroll is :data:`PURSE`, enough for any stake of the study."""
     # no previous coup: study_shoes refuses the rigged tables, the only ones that read it
-    after, _ = bet_and_settle(action, PURSE, prison, result, couleur, NO_BOARD, table, placed, insured, back)
+    after, _ = bet_and_settle(action, PURSE, prison, result, couleur, NO_BOARD, table, (placed, insured, back))
     return after - PURSE
 
 
