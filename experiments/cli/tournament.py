@@ -136,8 +136,8 @@ def command(
             min=0.01,
             max=50.0,
             help="Equivalence margin of the verdicts, in percent of a unit staked: a system is proven equal to the "
-            f"edge when two one-sided tests (Holm-corrected) put its return within this of it. [default: "
-            f"{DEFAULT_DELTA * 100:g}; --resume: the run's own]",
+            f"edge when two one-sided tests (Holm-corrected) put its return within this of it (default "
+            f"{DEFAULT_DELTA * 100:g}; with --resume, the run's own).",
             show_default=False,
         ),
     ] = None,
