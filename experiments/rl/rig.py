@@ -104,7 +104,4 @@ def sb3_env(venue: Venue, num_envs: int, seed: int, reward_scale: float = 1.0, *
     return _ScaleReward(venv)
 
 
-# -- what exact odds expect --------------------------------------------------------------------
-
-
 __all__ = ["RIGGED_PREFIX", "Venue", "parse_venue", "sb3_env", "vector_env"]
