@@ -11,9 +11,7 @@ import numpy as np
 
 from trente_env import odds
 from trente_env.cards import composition
-from trente_env.odds.first import row_odds
-from trente_env.odds.prefixes import prefix_states, walk
-from trente_env.odds.rows import noir_rows
+from trente_env.odds.prefixes import end_rows, prefix_states, walk
 
 ROOT = Path(odds.__file__).resolve().parent.parent.parent
 PACKAGES = ("trente_env/odds", "trente_env/counting")
@@ -49,29 +47,44 @@ def test_one_function_is_called_shoe_odds():
     assert defined == ["trente_env/odds/fast.py"]
 
 
-def test_the_calculators_read_the_same_walk_bit_for_bit():
-    # the first coup's calculator and the rows method of the exact odds take the same walk: the same
-    # Noir rows with the same chances, to the last bit (so neither can drift from the other)
+def test_the_calculators_read_the_rows_that_end_from_one_kernel():
+    # the first coup's calculator and the rows method of the exact odds read the rows that end from
+    # end_rows, each asking for its own outputs: asking for more changes none of the others by a bit
+    for module in ("first", "rows"):
+        source = (ROOT / "trente_env/odds" / f"{module}.py").read_text()
+        assert "end_rows(" in source and "walk(" not in source
     pre = prefix_states()
+    n_rows = len(pre.rows)
     for shoe in (composition(1), np.array([1, 0, 2, 1, 0, 3, 1, 0, 2, 6])):
-        row_p = np.zeros(len(pre.rows))
-        totals = np.zeros(12)
-        row_odds(shoe, pre.walked(), pre.row_total, row_p, totals)
-        rows_p = np.zeros(len(pre.rows))
-        void = noir_rows(shoe, int(shoe.sum()), pre.walked(), rows_p, np.zeros((len(pre.rows), 10)))
-        assert rows_p.tobytes() == row_p.tobytes()
-        assert void == totals[11]
+        deal = int(shoe.sum())
+        alone = [np.zeros(n_rows), np.zeros((n_rows, 10)), np.zeros(12)]
+        voids = [
+            end_rows(shoe, deal, pre.walked(), pre.row_total, alone[0], np.zeros((0, 10)), np.zeros(0)),
+            end_rows(shoe, deal, pre.walked(), pre.row_total, np.zeros(0), alone[1], np.zeros(0)),
+            end_rows(shoe, deal, pre.walked(), pre.row_total, np.zeros(0), np.zeros((0, 10)), alone[2]),
+        ]
+        together = [np.zeros(n_rows), np.zeros((n_rows, 10)), np.zeros(12)]
+        void = end_rows(shoe, deal, pre.walked(), pre.row_total, *together)
+        assert all(a.tobytes() == b.tobytes() for a, b in zip(alone, together, strict=True))
+        assert voids == [void] * 3 and together[2][11] == 0.0  # the void is returned, not written
         chance = np.empty(len(pre.counts))
-        assert walk(shoe, int(shoe.sum()), pre.walked(), chance) == void
+        assert walk(shoe, deal, pre.walked(), chance) == void
+        # the outputs agree with one another: a row's chance is the sum over its first cards, and
+        # the totals are the rows' chances gathered by total
+        assert np.allclose(together[1].sum(1), together[0], rtol=1e-12, atol=0)
+        by_total = np.bincount(pre.row_total - 31, weights=together[0], minlength=10)
+        assert np.allclose(by_total, together[2][:10], rtol=1e-12, atol=1e-300)
+        cards = (together[0] * pre.rows.sum(1)).sum()
+        assert abs(cards - together[2][10]) < 1e-12 * cards
 
 
 def test_every_row_of_a_full_shoe_ends():
     pre = prefix_states()
     row_p = np.zeros(len(pre.rows))
     totals = np.zeros(12)
-    row_odds(composition(6), pre.walked(), pre.row_total, row_p, totals)
+    void = end_rows(composition(6), 6 * 52, pre.walked(), pre.row_total, row_p, np.zeros((0, 10)), totals)
     # a full shoe never runs out during a row: every row ends, the rounding of ~63,000 terms aside
-    assert totals[11] == 0.0
+    assert void == 0.0
     assert abs(row_p.sum() - 1.0) < 1e-13 and abs(totals[:10].sum() - 1.0) < 1e-13
 
 

@@ -22,7 +22,7 @@ import numpy as np
 from trente_env import jit
 from trente_env.cards import composition
 from trente_env.coup import REFAIT_TOTAL, ROW_LIMIT
-from trente_env.odds.prefixes import N_VALUES, first_ending, prefix_states, walk
+from trente_env.odds.prefixes import N_VALUES, end_rows, prefix_states
 
 INFINITE_P = np.array([1] * 9 + [4]) / 13  #: probability of each value 1..10 from an infinite deck
 CACHE = Path(__file__).resolve().parent.parent / "data" / "first_coup.json"
@@ -115,41 +115,14 @@ def infinite_odds() -> CoupOdds:
 # -- the finite shoe -----------------------------------------------------------------------------
 
 
-@jit.kernel
-def row_odds(shoe, prefixes, row_total, row_p, out):
-    """The odds of one row dealt from a shoe with ``shoe[v-1]`` cards of value v: the walk over the
-    prefix states (``prefixes``: :meth:`~.prefixes.Prefixes.walked`; :func:`~.prefixes.walk`), then
-    the rows that end.
-
-    Adds the probability of ending on each complete row to ``row_p`` (if it is not empty) and on
-    each total to ``out[0:10]``; ``out[10]`` collects the expected number of cards and ``out[11]``
-    the chance the shoe runs out.
-    """
-    counts, size, total, child = prefixes
-    chance = np.empty(counts.shape[0])
-    out[11] += walk(shoe, shoe.sum(), prefixes, chance)
-    for s in range(counts.shape[0]):
-        if chance[s] == 0.0:
-            continue
-        for v in range(first_ending(total[s]), N_VALUES):
-            c = shoe[v] - counts[s, v]
-            if c <= 0:
-                continue
-            q = chance[s] * c
-            r = -1 - child[s, v]
-            if row_p.size:
-                row_p[r] += q
-            out[row_total[r] - REFAIT_TOTAL] += q
-            out[10] += q * (size[s] + 1)
-
-
 @jit.parallel
 def rouge_given_noir(shoe, rows, row_p, prefixes, row_total, out):
     """For every Noir row with positive probability, the Rouge row's distribution from what is left."""
-    empty = np.zeros(0)
+    no_rows, no_first = np.zeros(0), np.zeros((0, N_VALUES))
     for r in numba.prange(rows.shape[0]):
         if row_p[r] > 0.0:
-            row_odds(shoe - rows[r], prefixes, row_total, empty, out[r])
+            left = shoe - rows[r]
+            out[r, 11] += end_rows(left, left.sum(), prefixes, row_total, no_rows, no_first, out[r])
 
 
 def coup_odds(shoe: np.ndarray) -> CoupOdds:
@@ -166,7 +139,7 @@ def coup_odds(shoe: np.ndarray) -> CoupOdds:
     pre = prefix_states()
     row_p = np.zeros(len(pre.rows))
     noir = np.zeros(12)
-    row_odds(shoe, pre.walked(), pre.row_total, row_p, noir)
+    noir[11] = end_rows(shoe, shoe.sum(), pre.walked(), pre.row_total, row_p, np.zeros((0, N_VALUES)), noir)
     rouge = np.zeros((len(pre.rows), 12))
     rouge_given_noir(shoe, pre.rows, row_p, pre.walked(), pre.row_total, rouge)
     pair = np.zeros((10, 10))

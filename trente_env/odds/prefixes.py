@@ -8,7 +8,8 @@ any order of a prefix is a valid order. So instead of enumerating every ordered 
 :func:`walk` gives the chance of reaching each of them, and so of each of the 63,231 complete rows
 (as multisets of values) that end there. The first coup's calculator (:mod:`.first`), the rows
 method of the exact odds (:mod:`.rows`) and the coupled rows of the approximate odds
-(:mod:`.approximate`) take this one walk, then each reads what it needs from the rows that end.
+(:mod:`.approximate`) take this one walk; the first two then read the rows that end from
+:func:`end_rows`, each what it needs.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from functools import cache
 import numpy as np
 
 from trente_env import jit
-from trente_env.coup import ROW_LIMIT
+from trente_env.coup import REFAIT_TOTAL, ROW_LIMIT
 
 N_VALUES = 10  #: card values 1..10 (court cards count 10)
 
@@ -123,4 +124,39 @@ def walk(shoe, deal, prefixes, chance):
             c = shoe[v] - counts[s, v]
             if c > 0:
                 chance[child[s, v]] += scale * c
+    return void
+
+
+@jit.kernel
+def end_rows(shoe, deal, prefixes, row_total, row_p, row_first, out):
+    """The walk (:func:`walk`) of a row dealt from ``shoe``, then the rows that end, added to each
+    output that is not empty:
+
+    - ``row_p[r]``: the chance of the complete row ``r`` (totals in ``row_total``);
+    - ``row_first[r, u]``: the chance of the row ``r`` with its first card of value u+1 (every order
+      of a prefix is equally likely, so its first card is one of its cards, each with the same chance);
+    - ``out[0:10]``: the chance of each total 31..40; ``out[10]``: the expected number of cards.
+
+    Returns the chance that the shoe runs out first (a void coup).
+    """
+    counts, size, total, child = prefixes
+    chance = np.empty(counts.shape[0])
+    void = walk(shoe, deal, prefixes, chance)
+    for s in range(counts.shape[0]):
+        if chance[s] == 0.0:
+            continue
+        for v in range(first_ending(total[s]), N_VALUES):
+            c = shoe[v] - counts[s, v]
+            if c <= 0:
+                continue
+            q = chance[s] * c
+            r = -1 - child[s, v]
+            if row_p.size:
+                row_p[r] += q
+            if row_first.size:
+                for u in range(N_VALUES):
+                    row_first[r, u] += q * counts[s, u] / size[s]
+            if out.size:
+                out[row_total[r] - REFAIT_TOTAL] += q
+                out[10] += q * (size[s] + 1)
     return void

@@ -12,37 +12,8 @@ import numpy as np
 
 from trente_env import jit
 from trente_env.coup import REFAIT_TOTAL
-from trente_env.odds.prefixes import first_ending, prefix_states, walk
+from trente_env.odds.prefixes import end_rows, prefix_states
 from trente_env.odds.shoe import N_VALUES, ROW_LIMIT
-
-
-@jit.kernel
-def noir_rows(shoe, deal, prefixes, row_p, row_first):
-    """The Noir row from ``shoe`` (value counts, of which ``deal`` cards can be dealt): the walk over
-    the prefix states (``prefixes``: :meth:`~.prefixes.Prefixes.walked`; :func:`~.prefixes.walk`),
-    then the rows that end.
-
-    Adds to ``row_p[r]`` the chance of each complete row and to ``row_first[r, u]`` the chance of the
-    row with its first card of value u+1 (every order of a prefix is equally likely, so its first card
-    is one of its cards, each with the same chance). Returns the chance that the shoe runs out first.
-    """
-    counts, size, total, child = prefixes
-    chance = np.empty(counts.shape[0])
-    void = walk(shoe, deal, prefixes, chance)
-    for s in range(counts.shape[0]):
-        if chance[s] == 0.0:
-            continue
-        for v in range(first_ending(total[s]), N_VALUES):
-            c = shoe[v] - counts[s, v]
-            if c <= 0:
-                continue
-            q = chance[s] * c
-            r = -1 - child[s, v]
-            row_p[r] += q
-            for u in range(N_VALUES):
-                row_first[r, u] += q * counts[s, u] / size[s]
-    return void
-
 
 PREFIX_CARDS = 31  #: table rows: a prefix of total <= 30 holds at most 30 cards
 
@@ -147,7 +118,7 @@ def rows_odds(shoe: np.ndarray, dead: int) -> np.ndarray:
     pre = prefix_states()
     row_p = np.zeros(len(pre.rows))
     row_first = np.zeros((len(pre.rows), N_VALUES))
-    void = noir_rows(shoe, n - dead, pre.walked(), row_p, row_first)
+    void = end_rows(shoe, n - dead, pre.walked(), pre.row_total, row_p, row_first, np.zeros(0))
     live = np.flatnonzero(row_p > 0)
     rouge = np.zeros((live.size, 12))
     g_full = np.empty((PREFIX_CARDS, ROW_LIMIT + 1))
