@@ -5,6 +5,7 @@ reading of a TOML config file. Every file trente-lab writes goes through :func:`
 from __future__ import annotations
 
 import contextlib
+import csv
 import dataclasses
 import io
 import json
@@ -12,7 +13,7 @@ import os
 import stat
 import tempfile
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -102,6 +103,16 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 def atomic_write_json(path: Path, document: Any) -> None:
     atomic_write_text(path, json.dumps(document, indent=2, ensure_ascii=False, default=json_default) + "\n")
+
+
+def atomic_write_csv(path: Path, rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> None:
+    """``rows`` as a CSV table of ``columns`` (in that order; other keys of a row are left out),
+    written atomically."""
+    text = io.StringIO()
+    writer = csv.DictWriter(text, columns, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    atomic_write_text(path, text.getvalue())
 
 
 def pyplot() -> Any:

@@ -22,7 +22,6 @@ mean with a 95% percentile-bootstrap interval (rliable's convention).
 from __future__ import annotations
 
 import csv
-import io
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -33,7 +32,7 @@ import numpy as np
 
 from experiments.backends import LOCAL, Backend
 from experiments.errors import RLError
-from experiments.files import atomic_write_json, atomic_write_text, check_output_folder, pyplot, save_figure
+from experiments.files import atomic_write_csv, atomic_write_json, check_output_folder, pyplot, save_figure
 from experiments.rl.algorithms import TRAINABLE
 from experiments.rl.config import algo_class, load_config
 from experiments.rl.rig import parse_venue
@@ -227,17 +226,9 @@ def run_benchmark(
         "runs": rows,
     }
     atomic_write_json(out / "benchmark.json", document)
-    atomic_write_text(out / "benchmark.csv", _csv(rows))
+    atomic_write_csv(out / "benchmark.csv", rows, COLUMNS)
     plot_benchmark(out / "benchmark.png", document)
     return document
-
-
-def _csv(rows: Sequence[Mapping[str, Any]]) -> str:
-    text = io.StringIO()
-    writer = csv.DictWriter(text, COLUMNS, extrasaction="ignore", lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return text.getvalue()
 
 
 def plot_benchmark(path: Path, document: Mapping[str, Any]) -> None:

@@ -30,9 +30,7 @@ per unit staked with its 95% interval, beside the exact expectation of the stake
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import itertools
 import json
 import multiprocessing
@@ -48,8 +46,8 @@ from experiments.console import progress_bar
 from experiments.errors import RLError
 from experiments.files import (
     atomic_write_bytes,
+    atomic_write_csv,
     atomic_write_json,
-    atomic_write_text,
     check_output_folder,
     read_toml,
     save_figure,
@@ -316,17 +314,9 @@ def run_sweep(
     ordered = play_runs(sweep, out, backend, workers, progress)
     document = {"sweep": sweep.source.get("sweep", {}), "runs": ordered}
     atomic_write_json(out / "sweep.json", document)
-    atomic_write_text(out / "sweep.csv", _csv(ordered))
+    atomic_write_csv(out / "sweep.csv", ordered, COLUMNS)
     plot_sweep(out / "sweep.png", ordered)
     return document
-
-
-def _csv(rows: list[dict[str, Any]]) -> str:
-    text = io.StringIO()
-    writer = csv.DictWriter(text, COLUMNS, extrasaction="ignore", lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return text.getvalue()
 
 
 def plot_sweep(path: Path, rows: list[dict[str, Any]]) -> None:

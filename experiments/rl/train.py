@@ -15,8 +15,6 @@ stakes). Written to ``--out``: ``model.zip`` (SB3's file; the lab reads only its
 from __future__ import annotations
 
 import contextlib
-import csv
-import io
 import json
 import signal
 import threading
@@ -33,8 +31,8 @@ from experiments.console import progress_bar
 from experiments.errors import RLError
 from experiments.files import (
     atomic_write,
+    atomic_write_csv,
     atomic_write_json,
-    atomic_write_text,
     check_output_folder,
     pyplot,
     save_figure,
@@ -477,11 +475,7 @@ def _previous_model(
 
 def write_curve(path: Path, rows: list[dict[str, float]]) -> None:
     """The learning curve as CSV (written atomically)."""
-    text = io.StringIO(newline="")
-    writer = csv.DictWriter(text, fieldnames=CURVE_COLUMNS)
-    writer.writeheader()
-    writer.writerows(rows)
-    atomic_write_text(path, text.getvalue())
+    atomic_write_csv(path, rows, CURVE_COLUMNS)
 
 
 def plot_curve(path: Path, rows: list[dict[str, float]], venue: Venue, algo: str) -> None:
