@@ -8,9 +8,9 @@ from typing import Annotated
 
 import typer
 
-from experiments.cli.options import JsonOption, path_option
+from experiments.cli.options import JsonOption, RunsBackendOption, RunWorkersOption, path_option
 from experiments.console import out, print_json
-from experiments.limits import MAX_COUPS, MAX_TABLES, MAX_WORKERS
+from experiments.limits import MAX_COUPS, MAX_TABLES
 
 
 def _names(text: str | None) -> list[str] | None:
@@ -38,18 +38,8 @@ def command(
         Path | None, path_option("--config", help="Hyper-parameter TOML (default: the shipped configs/rl.toml).")
     ] = None,
     out_dir: Annotated[Path, path_option("--out", "-o", help="Output folder.")] = Path("runs/benchmark"),
-    backend: Annotated[
-        str,
-        typer.Option(
-            "--backend",
-            help="Where the runs are played: local, dask (a Dask cluster of --workers processes on this machine), "
-            "dask://HOST:PORT or dask-scheduler-file:PATH (a running Dask cluster).",
-        ),
-    ] = "local",
-    workers: Annotated[
-        int,
-        typer.Option("--workers", "-w", min=1, max=MAX_WORKERS, help="Runs played at once (one torch thread each)."),
-    ] = 2,
+    backend: RunsBackendOption = "local",
+    workers: RunWorkersOption = 2,
     as_json: JsonOption = False,
 ) -> None:
     """Train the witness (the shipped configuration, the same on every level) on tables whose exact

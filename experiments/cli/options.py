@@ -50,6 +50,19 @@ DaskWorkersOption = Annotated[
     ),
 ]
 
+#: The backend and the workers of the commands that play whole training runs (sweep, benchmark).
+RunsBackendOption = Annotated[
+    str,
+    typer.Option(
+        "--backend",
+        help="Where the runs are played: local, dask (a Dask cluster of --workers processes on this machine), "
+        "dask://HOST:PORT or dask-scheduler-file:PATH (a running Dask cluster).",
+    ),
+]
+RunWorkersOption = Annotated[
+    int, typer.Option("--workers", "-w", min=1, max=MAX_WORKERS, help="Runs played at once (one torch thread each).")
+]
+
 
 # -- paths ---------------------------------------------------------------------------------------
 

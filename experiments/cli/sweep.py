@@ -5,11 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import typer
-
-from experiments.cli.options import JsonOption, path_argument, path_option
+from experiments.cli.options import JsonOption, RunsBackendOption, RunWorkersOption, path_argument, path_option
 from experiments.console import out, print_json
-from experiments.limits import MAX_WORKERS
 
 
 def command(
@@ -24,18 +21,8 @@ def command(
     out_dir: Annotated[
         Path | None, path_option("--out", "-o", help="Output folder (default runs/sweep-<file name>).")
     ] = None,
-    backend: Annotated[
-        str,
-        typer.Option(
-            "--backend",
-            help="Where the runs are played: local, dask (a Dask cluster of --workers processes on this machine), "
-            "dask://HOST:PORT or dask-scheduler-file:PATH (a running Dask cluster).",
-        ),
-    ] = "local",
-    workers: Annotated[
-        int,
-        typer.Option("--workers", "-w", min=1, max=MAX_WORKERS, help="Runs played at once (one torch thread each)."),
-    ] = 1,
+    backend: RunsBackendOption = "local",
+    workers: RunWorkersOption = 1,
     as_json: JsonOption = False,
 ) -> None:
     """Train and evaluate many agents (seeds x algorithms x tables x hyper-parameters), then one table
