@@ -11,6 +11,7 @@ import numpy as np
 
 from trente_env import odds
 from trente_env.cards import composition
+from trente_env.coup import REFAIT_TOTAL
 from trente_env.odds.prefixes import end_rows, prefix_states, walk
 
 ROOT = Path(odds.__file__).resolve().parent.parent.parent
@@ -72,7 +73,7 @@ def test_the_calculators_read_the_rows_that_end_from_one_kernel():
         # the outputs agree with one another: a row's chance is the sum over its first cards, and
         # the totals are the rows' chances gathered by total
         assert np.allclose(together[1].sum(1), together[0], rtol=1e-12, atol=0)
-        by_total = np.bincount(pre.row_total - 31, weights=together[0], minlength=10)
+        by_total = np.bincount(pre.row_total - REFAIT_TOTAL, weights=together[0], minlength=10)
         assert np.allclose(by_total, together[2][:10], rtol=1e-12, atol=1e-300)
         cards = (together[0] * pre.rows.sum(1)).sum()
         assert abs(cards - together[2][10]) < 1e-12 * cards
@@ -82,7 +83,8 @@ def test_every_row_of_a_full_shoe_ends():
     pre = prefix_states()
     row_p = np.zeros(len(pre.rows))
     totals = np.zeros(12)
-    void = end_rows(composition(6), 6 * 52, pre.walked(), pre.row_total, row_p, np.zeros((0, 10)), totals)
+    shoe = composition(6)
+    void = end_rows(shoe, int(shoe.sum()), pre.walked(), pre.row_total, row_p, np.zeros((0, 10)), totals)
     # a full shoe never runs out during a row: every row ends, the rounding of ~63,000 terms aside
     assert void == 0.0
     assert abs(row_p.sum() - 1.0) < 1e-13 and abs(totals[:10].sum() - 1.0) < 1e-13
