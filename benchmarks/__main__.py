@@ -9,8 +9,8 @@
   (``gymnasium.make_vec("CartPole-v1", num_envs=N, vectorization_mode="vector_entry_point")``);
 * the single env through ``gymnasium.make`` (Gymnasium's default wrappers), both forms, against
   ``CartPole-v1`` through ``gymnasium.make``;
-* the first use of each command with an empty numba cache (a fresh install) beside its second use
-  (:mod:`benchmarks.bench_cold`; ``--no-cold`` leaves it out);
+* the first use of each command with an empty numba cache, after an editable install's compile
+  step, and its second use (:mod:`benchmarks.bench_cold`; ``--no-cold`` leaves it out);
 * with ``--ppo``, PPO's training speed on :func:`trente_env.wrappers.sb3_vec_env` at 256 and 1,024
   tables against the same PPO on ``CartPoleVectorEnv`` (:mod:`benchmarks.bench_ppo_vector`).
 
@@ -127,7 +127,7 @@ def _table(args: argparse.Namespace, doing: Callable[[str], None]) -> None:
     if not args.no_cold:
         from benchmarks.bench_cold import ROWS, measure, table
 
-        doing("measuring each first command with an empty numba cache, then with the cache it filled")
+        doing("measuring each first command with an empty numba cache, after the install's compile step, and warm")
         print()
         print(table(measure(list(ROWS), 1 if args.quick else max(1, args.repeats // 2))), flush=True)
 

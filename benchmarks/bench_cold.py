@@ -1,10 +1,13 @@
-"""First use against second use: each command's wall time with an empty numba cache (a fresh
-install, a new Dask worker machine, CI) and again with the cache it filled, in one run.
+"""First use against second use: each command's wall time with an empty numba cache (a new Dask
+worker machine, a regular install), after the install's compile step (an editable install, the
+README's: :mod:`experiments.warm`), and again with the cache it filled, in one run.
 
     python -m benchmarks.bench_cold [--repeats 1] [--rows env,vec,tournament,fallacy,simulate]
 
 Each row runs in a subprocess of its own: ``cold`` with ``NUMBA_CACHE_DIR`` set to a new empty
-folder, then ``warm`` with the same folder (now filled), so both pay the same imports and start-up.
+folder, then ``warm`` with the same folder (now filled), so both pay the same imports and start-up;
+``installed`` in a folder that ``python -m experiments.warm`` filled first (timed: the seconds the
+install spends compiling), with the kernels it still had to compile.
 The figure is the median wall time over ``--repeats`` pairs, with the ratio cold / warm of each pair
 (median). The numba compile events of the cold run are counted by kernel, with each kernel's own compile
 seconds (``--kernels``: where the time goes). Load on the machine moves both columns alike: compare the ratios.
@@ -22,41 +25,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from experiments.warm import FIRST_COMMANDS
+
 ROOT = Path(__file__).resolve().parent.parent
 
-#: The rows: what the user does first, as a Python snippet run in a fresh interpreter.
-ROWS: dict[str, tuple[str, str]] = {
-    "env": (
-        'gym.make("TrenteEtQuarante-v0"), reset and first step',
-        "import gymnasium as gym, trente_env\n"
-        'env = gym.make("TrenteEtQuarante-v0"); env.reset(seed=0); env.step(env.action_space.sample())',
-    ),
-    "vec": (
-        "gym.make_vec(..., num_envs=10_000), reset and first step",
-        "import gymnasium as gym, trente_env\n"
-        'envs = gym.make_vec("TrenteEtQuarante-v0", num_envs=10_000, vectorization_mode="vector_entry_point")\n'
-        "envs.reset(seed=0); envs.step(envs.action_space.sample())",
-    ),
-    "tournament": (
-        "trente-lab tournament --no-plots (default)",
-        "import sys, tempfile; from experiments.cli import app\n"
-        "out = tempfile.mkdtemp() + '/run'\n"
-        "sys.argv = ['trente-lab', 'tournament', '--no-plots', '--out', out]\n"
-        "app(standalone_mode=False)",
-    ),
-    "fallacy": (
-        "trente-lab fallacy --coups 100000",
-        "import sys, tempfile; from experiments.cli import app\n"
-        "sys.argv = ['trente-lab', 'fallacy', '--coups', '100000', '--json']\n"
-        "app(standalone_mode=False)",
-    ),
-    "simulate": (
-        "trente-lab simulate --coups 1000000",
-        "import sys; from experiments.cli import app\n"
-        "sys.argv = ['trente-lab', 'simulate', '--coups', '1000000', '--json']\n"
-        "app(standalone_mode=False)",
-    ),
-}
+#: The rows: what the user does first, as a Python snippet run in a fresh interpreter (the same
+#: commands an editable install compiles ahead, :mod:`experiments.warm`).
+ROWS = FIRST_COMMANDS
 
 #: Wrapped around a row's snippet: counts numba's compile events by kernel, with the seconds spent
 #: compiling each (its own time: the kernels it compiled inside it are counted apart), as JSON.
@@ -103,42 +78,83 @@ def run(snippet: str, cache: str) -> dict:
     return {"wall": wall, **json.loads(lines[-1].removeprefix("BENCH_COLD "))}
 
 
+def install_step(cache: str) -> float:
+    """What an editable install does after building: ``python -m experiments.warm`` into ``cache``;
+    its wall seconds."""
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "experiments.warm"],
+        cwd=ROOT, env=dict(os.environ, NUMBA_CACHE_DIR=cache), capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise SystemExit(f"bench_cold: the install's compile step failed:\n{done.stderr[-2000:]}")
+    return time.perf_counter() - start
+
+
 def measure(rows: list[str], repeats: int) -> dict[str, dict]:
-    results = {}
+    """Per row the medians over ``repeats`` of cold, installed and warm, and the kernels compiled; the
+    install step's own seconds under the key ``"install"``."""
+    samples = {name: {"cold": [], "warm": [], "installed": [], "ratio": []} for name in rows}
+    last = {}
+    install = []
+    for _ in range(repeats):
+        with tempfile.TemporaryDirectory() as installed:
+            install.append(install_step(installed))
+            for name in rows:
+                snippet = ROWS[name][1]
+                with tempfile.TemporaryDirectory() as cache:
+                    first = run(snippet, cache)
+                    second = run(snippet, cache)
+                after = run(snippet, installed)
+                s = samples[name]
+                s["cold"].append(first["wall"])
+                s["warm"].append(second["wall"])
+                s["installed"].append(after["wall"])
+                s["ratio"].append(first["wall"] / second["wall"])
+                last[name] = (first, after)
+    results: dict[str, dict] = {}
     for name in rows:
-        what, snippet = ROWS[name]
-        cold, warm, kernels, compile_s = [], [], {}, {}
-        for _ in range(repeats):
-            with tempfile.TemporaryDirectory() as cache:
-                first = run(snippet, cache)
-                second = run(snippet, cache)
-            cold.append(first["wall"])
-            warm.append(second["wall"])
-            kernels, compile_s = first["compiled"], first.get("compile_s", {})
-        ratios = [c / w for c, w in zip(cold, warm, strict=True)]
+        s, (first, after) = samples[name], last[name]
         results[name] = {
-            "what": what,
-            "cold_s": statistics.median(cold),
-            "warm_s": statistics.median(warm),
-            "cold_over_warm": statistics.median(ratios),
-            "kernels_compiled": sum(kernels.values()),
-            "kernels": kernels,
-            "compile_s": compile_s,
+            "what": ROWS[name][0],
+            "cold_s": statistics.median(s["cold"]),
+            "installed_s": statistics.median(s["installed"]),
+            "warm_s": statistics.median(s["warm"]),
+            "cold_over_warm": statistics.median(s["ratio"]),
+            "kernels_compiled": sum(first["compiled"].values()),
+            "kernels_compiled_installed": sum(after["compiled"].values()),
+            "kernels": first["compiled"],
+            "compile_s": first.get("compile_s", {}),
         }
-        print(f"  {what}: cold {results[name]['cold_s']:.1f} s, warm {results[name]['warm_s']:.1f} s", file=sys.stderr)
+        r = results[name]
+        print(
+            f"  {r['what']}: cold {r['cold_s']:.1f} s, after install {r['installed_s']:.1f} s, "
+            f"warm {r['warm_s']:.1f} s",
+            file=sys.stderr,
+        )
+    results["install"] = {
+        "what": "python -m experiments.warm (an editable install's compile step)",
+        "seconds": statistics.median(install),
+    }
     return results
 
 
 def table(results: dict[str, dict]) -> str:
-    """The results as a Markdown table."""
+    """The results as a Markdown table, and the install step's seconds below it."""
     lines = [
-        "| first command on a fresh install | cold | warm | cold / warm | kernels compiled cold |",
-        "|---|---|---|---|---|",
+        "| first command | cold (empty cache) | after an editable install | warm | cold / warm "
+        "| kernels compiled cold / after install |",
+        "|---|---|---|---|---|---|",
     ]
-    for r in results.values():
+    for name, r in results.items():
+        if name != "install":
+            lines.append(
+                f"| {r['what']} | {r['cold_s']:.1f} s | {r['installed_s']:.2f} s | {r['warm_s']:.2f} s "
+                f"| {r['cold_over_warm']:.1f}x | {r['kernels_compiled']} / {r['kernels_compiled_installed']} |"
+            )
+    if "install" in results:
         lines.append(
-            f"| {r['what']} | {r['cold_s']:.1f} s | {r['warm_s']:.2f} s | {r['cold_over_warm']:.1f}x "
-            f"| {r['kernels_compiled']} |"
+            f"\nThe install's compile step (`python -m experiments.warm`): {results['install']['seconds']:.1f} s."
         )
     return "\n".join(lines)
 
@@ -161,6 +177,8 @@ def main() -> None:
     print(table(results))
     if args.kernels:
         for name, r in results.items():
+            if name == "install":
+                continue
             print(f"\n{name}:")
             spent = r["compile_s"]
             print(f"  compiling: {sum(spent.values()):.1f} s (count, own seconds, kernel)")

@@ -168,19 +168,13 @@ def warm_worker() -> float:
     the seconds this worker spent (waiting included)."""
     import time
 
+    from experiments.warm import compiling_lock
     from strategies.registry import make_strategy
     from strategies.sessions import play_compiled
-    from trente_env import jit
     from trente_env.rules import get_rules
 
     start = time.perf_counter()
-    with contextlib.ExitStack() as stack:
-        if jit.CACHE:
-            with contextlib.suppress(ImportError, OSError):  # no lock where the system has none
-                import fcntl
-
-                held = stack.enter_context(open(jit.CACHE_DIR / ".compiling.lock", "a"))  # noqa: SIM115
-                fcntl.flock(held, fcntl.LOCK_EX)  # released when the file closes
+    with compiling_lock():
         rules = get_rules("classic")
         play_compiled([make_strategy("flat", rules)], rules, 10.0, 2, [0])
     return time.perf_counter() - start
