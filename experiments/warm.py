@@ -94,7 +94,7 @@ def warm(names: list[str] | None = None, timeout: float = 900.0) -> dict[str, fl
     return seconds
 
 
-#: Put before a first command's snippet by :func:`still_compiled`: prints how many kernels numba compiled.
+#: Put before a first command's snippet by :func:`still_compiled`: prints the kernels numba compiled.
 COUNT_COMPILES = """
 import atexit
 import numba.core.event as event
@@ -127,7 +127,10 @@ def main() -> None:
     if not jit.CACHE:
         raise SystemExit("experiments.warm: no folder can be written for numba's cache; nothing to prepare")
     if sys.argv[1:] == ["--check"]:
-        missing = {name: still_compiled(name) for name in FIRST_COMMANDS}
+        try:
+            missing = {name: still_compiled(name) for name in FIRST_COMMANDS}
+        except (RuntimeError, subprocess.TimeoutExpired) as exc:
+            raise SystemExit(f"experiments.warm --check: {exc}") from None
         missing = {name: kernels for name, kernels in missing.items() if kernels}
         if missing:
             said = "; ".join(
