@@ -33,11 +33,14 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
+import multiprocessing
+import os
 import platform
 import re
 import signal
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -184,6 +187,28 @@ def warm_workers(client: Any) -> dict[str, float]:
     """:func:`warm_worker` on every worker of ``client``: ``{"seconds": the slowest, "workers": n}``."""
     seconds = client.run(warm_worker)
     return {"seconds": max(seconds.values(), default=0.0), "workers": len(seconds)}
+
+
+#: Seconds a worker process whose parent is gone has to stop as Ctrl-C stops it, before it leaves anyway.
+ORPHAN_GRACE = 30.0
+
+
+def follow_parent(grace: float = ORPHAN_GRACE) -> None:
+    """Initializer of a local worker process (``trente-lab sweep``, ``benchmark``, ``tournament``):
+    once the process that started it is gone (killed, even by SIGKILL, or out of memory), the worker
+    gets a Ctrl-C (a training run stops and cleans its scratch folder) and leaves within ``grace``
+    seconds whatever it is doing, instead of computing on as an orphan no one will read."""
+    parent = multiprocessing.parent_process()  # the one that started it, even if gone already
+    parent = parent.pid if parent is not None else os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(grace)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="follow-parent", daemon=True).start()
 
 
 @contextlib.contextmanager

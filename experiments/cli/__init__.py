@@ -6,15 +6,21 @@ over a plain function of a library (:mod:`experiments.game`, :mod:`experiments.t
 wrappers import their library when the command runs, so that ``trente-lab --help`` loads no numpy,
 numba, matplotlib or torch. The libraries raise (:mod:`experiments.errors`); only :class:`_Group`
 here prints: a refusal is one line ``trente-lab: error: ...`` on stderr with exit code 2, a
-machine that fails (disk full) one line with exit code 1, Ctrl-C one line with exit code 130.
+machine that fails (disk full) one line with exit code 1, Ctrl-C one line with exit code 130. SIGTERM
+(``kill``, ``timeout``, a job scheduler) stops a command as Ctrl-C does, its worker processes
+included, with exit code 143.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import inspect
+import multiprocessing
 import os
+import signal
 import sys
+import threading
 from typing import Annotated
 
 INTERRUPTED = "trente-lab: interrupted"
@@ -28,6 +34,24 @@ def _interrupted_hook(kind, value, traceback) -> None:  # a Ctrl-C before the co
 
 
 _previous_hook, sys.excepthook = sys.excepthook, _interrupted_hook
+_terminated = False
+
+
+def _terminate(signum: int, frame) -> None:
+    """SIGTERM: what Ctrl-C does in a terminal, where it reaches the worker processes too (they stop
+    and what they finished is kept; left alone they would compute on as orphans). A second SIGTERM
+    ends this process at once."""
+    global _terminated
+    _terminated = True
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    for child in multiprocessing.active_children():
+        with contextlib.suppress(ProcessLookupError, TypeError):  # gone already, or never started
+            os.kill(child.pid, signal.SIGINT)
+    handler = signal.getsignal(signal.SIGINT)  # the command's own Ctrl-C (`train` saves its model)
+    if not callable(handler):
+        raise KeyboardInterrupt
+    handler(signal.SIGINT, frame)
+
 
 import typer  # noqa: E402
 from typer.core import TyperGroup  # noqa: E402
@@ -110,6 +134,9 @@ class _Group(TyperGroup):
             raise BadInput(str(exc)) from None
 
     def main(self, *args, standalone_mode: bool = True, **kwargs):  # type: ignore[override]
+        global _terminated
+        _terminated, own = False, threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGTERM, _terminate) if own else None
         try:
             code = super().main(*args, standalone_mode=False, **kwargs)
         except NoArgsIsHelp as exc:
@@ -121,7 +148,11 @@ class _Group(TyperGroup):
         except (typer.Abort, KeyboardInterrupt):
             typer.echo(INTERRUPTED, err=True)
             code = 130
-        sys.exit(code if isinstance(code, int) else 0)
+        finally:
+            if previous is not None:  # the caller's own handler again (tests, notebooks call this)
+                signal.signal(signal.SIGTERM, previous)
+        code = code if isinstance(code, int) else 0
+        sys.exit(143 if _terminated and code == 130 else code)
 
 
 app = typer.Typer(

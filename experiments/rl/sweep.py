@@ -36,12 +36,12 @@ import json
 import multiprocessing
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from experiments.backends import LOCAL, Backend, dask_client, run_on_dask
+from experiments.backends import LOCAL, Backend, dask_client, follow_parent, run_on_dask
 from experiments.console import progress_bar
 from experiments.errors import RLError
 from experiments.files import (
@@ -246,20 +246,29 @@ def _local_runs(
     done: Callable[[Any, Any], None],
     play: Callable[[Sweep, SweepRun], dict[str, Any]] = play_run,
 ) -> None:
+    """Play ``tasks`` on ``workers`` processes, one run each at a time: after Ctrl-C (which reaches
+    every run in play) no queued run starts, and a run that ended meanwhile is saved all the same."""
     if workers <= 1:
         for run, arguments in tasks:
             done(run, play(*arguments))
         return
     context = multiprocessing.get_context("spawn")  # torch and numba threads do not survive a fork
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = {pool.submit(play, *arguments): run for run, arguments in tasks}
-        try:
-            for future in as_completed(futures):
-                done(futures[future], future.result())
-        except KeyboardInterrupt:
-            for future in futures:
-                future.cancel()
-            raise
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=follow_parent)
+    running: dict[Future, SweepRun] = {}
+    try:
+        while True:
+            for run, arguments in itertools.islice(tasks, workers - len(running)):
+                running[pool.submit(play, *arguments)] = run
+            if not running:
+                break
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                done(running.pop(future), future.result())
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)  # the runs in play stop at Ctrl-C, or end
+        for future, run in running.items():
+            if not future.cancelled() and future.exception() is None:
+                done(run, future.result())
 
 
 def play_runs(

@@ -177,6 +177,9 @@ class TrainingInterrupted(KeyboardInterrupt):
         super().__init__(f"{timesteps} timesteps saved in {model_file}")
         self.model_file, self.timesteps = model_file, timesteps
 
+    def __reduce__(self) -> tuple[Any, ...]:  # sent back whole from a sweep's worker process
+        return type(self), (self.model_file, self.timesteps)
+
 
 def check_device(device: str) -> None:
     """Refuse ``cuda`` when torch sees no CUDA device (it would not train there)."""

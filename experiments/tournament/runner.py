@@ -25,7 +25,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from experiments.backends import LOCAL, Backend, dask_client, run_on_dask, warm_workers
+from experiments.backends import LOCAL, Backend, dask_client, follow_parent, run_on_dask, warm_workers
 from experiments.console import progress_bar, say, status
 from experiments.errors import TournamentError
 from experiments.tournament.checkpoints import (
@@ -85,9 +85,11 @@ def _task_worker(config: TournamentConfig, identity: RunIdentity, out: str, b: i
 
 
 def _init_worker() -> None:
-    """Worker processes: Ctrl-C is the parent's business, and one thread each (the processes are
-    the parallelism; numba's own threads on top would fight over the cores)."""
+    """Worker processes: Ctrl-C is the parent's business (they leave if it is gone:
+    :func:`~experiments.backends.follow_parent`), and one thread each (the processes are the
+    parallelism; numba's own threads on top would fight over the cores)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    follow_parent()
     numba.set_num_threads(1)
 
 
