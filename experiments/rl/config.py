@@ -37,7 +37,7 @@ class TrainSettings:
     history: int = 10
     #: fraction of the run over which the entropy coefficient falls linearly from the algorithm's
     #: ``ent_coef`` to 0 (0: it stays as it is); see :func:`experiments.rl.train.entropy_schedule`
-    ent_decay: float = 0.8
+    ent_decay: float = 0.6
 
 
 @dataclass(frozen=True)
