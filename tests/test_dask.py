@@ -27,6 +27,7 @@ from experiments.errors import TournamentError  # noqa: E402
 from experiments.tournament.config import make_config  # noqa: E402
 from experiments.tournament.output import sessions_file  # noqa: E402
 from experiments.tournament.runner import TournamentInterrupted, resume_tournament, run_tournament  # noqa: E402
+from tests._processes import start_cli, wait_for  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 runner = CliRunner()
@@ -151,14 +152,6 @@ def _spawn(*args: str, log: Path) -> subprocess.Popen:
         )  # fmt: skip
 
 
-def _wait_for(check, seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.2)
-
-
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_a_command_line_cluster_survives_a_dead_worker_with_the_same_files(
@@ -171,7 +164,7 @@ def test_a_command_line_cluster_survives_a_dead_worker_with_the_same_files(
             _spawn("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
                    "--scheduler-file", str(scheduler_file), log=tmp_path / "scheduler.log")
         )  # fmt: skip
-        _wait_for(scheduler_file.exists, 60, "the scheduler file")
+        wait_for(scheduler_file.exists, 60, "the scheduler file")
         for n in range(2):
             processes.append(
                 _spawn("worker", "--scheduler-file", str(scheduler_file), "--nthreads", "1", "--no-dashboard",
@@ -200,7 +193,7 @@ def test_a_command_line_cluster_survives_a_dead_worker_with_the_same_files(
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         client = subprocess.Popen([sys.executable, "-c", script], env=env, cwd=ROOT, start_new_session=True)
         processes.append(client)
-        _wait_for(lambda: len(list((out / "blocks").glob("*"))) >= 4, 300, "the first blocks")
+        wait_for(lambda: len(list((out / "blocks").glob("*"))) >= 4, 300, "the first blocks")
         os.kill(processes[1].pid, signal.SIGKILL)  # the first worker dies mid-run...
         # ...which was not over: a file per block and system, 50 x 4 (not 50: the files, not the blocks)
         files = make_config(**values).n_blocks * len(make_config(**values).specs)
@@ -219,14 +212,9 @@ def test_a_command_line_cluster_survives_a_dead_worker_with_the_same_files(
 def test_ctrl_c_on_a_local_cluster_is_one_line_and_leaves_no_process(tmp_path: Path) -> None:
     out = tmp_path / "run"
     args = ["tournament", "-n", "40000", "-m", "200", "--no-plots", "--backend", "dask", "-w", "2", "--out", str(out)]
-    code = "import sys; from experiments.cli import app; sys.argv[0] = 'trente-lab'; app()"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "DASK_TEMPORARY_DIRECTORY": str(tmp_path)}
-    process = subprocess.Popen(
-        [sys.executable, "-c", code, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path,
-        start_new_session=True,
-    )  # fmt: skip
+    process = start_cli(args, tmp_path, DASK_TEMPORARY_DIRECTORY=str(tmp_path))
     try:
-        _wait_for(lambda: any((out / "blocks").glob("*.npz")), 300, "the first block")
+        wait_for(lambda: any((out / "blocks").glob("*.npz")), 300, "the first block")
         os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C sends: the whole group, workers included
         _, stderr = process.communicate(timeout=120)
     finally:
@@ -245,7 +233,7 @@ def test_ctrl_c_on_a_local_cluster_is_one_line_and_leaves_no_process(tmp_path: P
             return True
         return False
 
-    _wait_for(group_gone, 30, "the cluster's processes to stop")
+    wait_for(group_gone, 30, "the cluster's processes to stop")
 
 
 # -- simulate, fallacy and count: shards -------------------------------------------------------

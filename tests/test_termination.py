@@ -12,22 +12,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests._processes import ROOT, start_cli, wait_for
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and process groups")
-
-
-def _wait_for(condition: Callable[[], bool], seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, f"waited {seconds} s for {what}"
-        time.sleep(0.2)
 
 
 def _running(pid: int) -> bool:
@@ -67,19 +58,14 @@ def test_sigterm_stops_a_sweep_and_its_training_workers(tmp_path: Path) -> None:
     sweep = '[sweep]\nalgos = ["ppo"]\ntables = ["classic"]\nseeds = "0..3"\ntimesteps = 10000000\n'
     (tmp_path / "sweep.toml").write_text(sweep)  # four runs for two workers: two wait their turn
     args = ["sweep", "sweep.toml", "--workers", "2", "--out", "out"]
-    code = "import sys; from experiments.cli import app; sys.argv[0] = 'trente-lab'; app()"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(scratch)}
-    process = subprocess.Popen(
-        [sys.executable, "-c", code, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path,
-        start_new_session=True,
-    )  # fmt: skip
+    process = start_cli(args, tmp_path, TMPDIR=str(scratch))
     try:
         # two runs are training once each has its folder in its worker's scratch folder
-        _wait_for(lambda: len(list(scratch.glob("trente-lab-sweep-*/*"))) == 2, 240, "two runs training")
+        wait_for(lambda: len(list(scratch.glob("trente-lab-sweep-*/*"))) == 2, 240, "two runs training")
         assert len(_group(process.pid)) >= 3  # the command and its two workers
         os.kill(process.pid, signal.SIGTERM)  # the process only, not its group: what `kill` sends
         _, stderr = process.communicate(timeout=120)
-        _wait_for(lambda: not _group(process.pid), 30, "the workers to stop")
+        wait_for(lambda: not _group(process.pid), 30, "the workers to stop")
     finally:
         if process.poll() is None or _group(process.pid):
             os.killpg(process.pid, signal.SIGKILL)
@@ -116,7 +102,7 @@ def test_a_worker_leaves_when_its_parent_is_killed(tmp_path: Path) -> None:
         os.kill(parent.pid, signal.SIGKILL)  # no handler runs: only the worker's own watch can see it
         parent.wait(timeout=30)
         # the worker checks its parent twice a second, then has 1 s (the grace given) to stop
-        _wait_for(lambda: not any(_running(pid) for pid in workers), 30, "the orphaned worker to leave")
+        wait_for(lambda: not any(_running(pid) for pid in workers), 30, "the orphaned worker to leave")
     finally:
         if parent.poll() is None:
             os.killpg(parent.pid, signal.SIGKILL)
