@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import inspect
-import multiprocessing
 import os
 import signal
 import sys
@@ -44,7 +43,8 @@ def _terminate(signum: int, frame) -> None:
     global _terminated
     _terminated = True
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    for child in multiprocessing.active_children():
+    processes = sys.modules.get("multiprocessing")  # not loaded: no worker was started by it
+    for child in processes.active_children() if processes else []:
         with contextlib.suppress(ProcessLookupError, TypeError):  # gone already, or never started
             os.kill(child.pid, signal.SIGINT)
     handler = signal.getsignal(signal.SIGINT)  # the command's own Ctrl-C (`train` saves its model)
