@@ -41,7 +41,8 @@ import signal
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -259,11 +260,53 @@ def run_on_dask(
             done(running.pop(future), future.result())
             for new in submit(1):
                 queue.add(new)
-    finally:
+    except BaseException:
         finished = [f for f in running if f.done() and f.status == "finished"]
         client.cancel([f for f in running if f not in finished])
-        for future in finished:
-            done(running.pop(future), future.result())
+        _keep_finished(((running[f], f.result()) for f in finished), done)
+        raise
+
+
+def run_in_processes(
+    play: Callable[..., Any],
+    tasks: Iterator[tuple[Any, tuple[Any, ...]]],
+    done: Callable[[Any, Any], None],
+    workers: int,
+    window: int,
+    initializer: Callable[[], None] = follow_parent,
+) -> None:
+    """Play ``tasks`` ((key, arguments) pairs, taken as slots get free) on ``workers`` processes
+    started for the run ("spawn": numba's and torch's threads do not survive a fork), at most
+    ``window`` tasks submitted at a time, and ``done(key, result)`` here as each ends. On an error
+    or Ctrl-C no queued task starts, the tasks in play end (Ctrl-C reaches their processes too),
+    and each of them that ended with a result is still handed to ``done``."""
+    context = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=initializer)
+    running: dict[Future, Any] = {}
+    try:
+        while True:
+            for key, arguments in itertools.islice(tasks, window - len(running)):
+                running[pool.submit(play, *arguments)] = key
+            if not running:
+                break
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                done(running.pop(future), future.result())
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)
+        ended = [(key, f.result()) for f, key in running.items() if not f.cancelled() and f.exception() is None]
+        _keep_finished(ended, done)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _keep_finished(ended: Iterable[tuple[Any, Any]], done: Callable[[Any, Any], None]) -> None:
+    """After an error or Ctrl-C, ``done`` for each task that ended with a result. The error on its
+    way is the one reported: a task that cannot be kept now (a full disk) is not saved, and played
+    again on resume, but its own error does not hide the first."""
+    for key, result in ended:
+        with contextlib.suppress(Exception):
+            done(key, result)
 
 
 # -- shards: long jobs cut into fixed pieces -------------------------------------------------------
@@ -326,6 +369,7 @@ __all__ = [
     "check_versions",
     "dask_client",
     "parse_backend",
+    "run_in_processes",
     "run_on_dask",
     "run_shards",
     "shard_generator",

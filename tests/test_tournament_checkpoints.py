@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+import experiments.backends as backends
 import experiments.tournament.checkpoints as checkpoints
 import experiments.tournament.output as output
 import experiments.tournament.runner as tournament
@@ -400,8 +401,8 @@ def test_ctrl_c_with_worker_processes_counts_every_saved_task(tmp_path, monkeypa
     # The pool's bookkeeping, with threads standing for the worker processes (spawning is slow;
     # tests/test_strategies_plugins.py plays on real ones).
     monkeypatch.setattr(TournamentConfig, "all_compiled", lambda self: False)
-    monkeypatch.setattr(tournament, "ProcessPoolExecutor", lambda max_workers, **_: ThreadPoolExecutor(max_workers))
-    real_wait, calls = tournament.wait, []
+    monkeypatch.setattr(backends, "ProcessPoolExecutor", lambda max_workers, **_: ThreadPoolExecutor(max_workers))
+    real_wait, calls = backends.wait, []
 
     def interrupted(*args, **kwargs):
         calls.append(args)
@@ -409,7 +410,7 @@ def test_ctrl_c_with_worker_processes_counts_every_saved_task(tmp_path, monkeypa
             raise KeyboardInterrupt
         return real_wait(*args, **kwargs)
 
-    monkeypatch.setattr(tournament, "wait", interrupted)
+    monkeypatch.setattr(backends, "wait", interrupted)
     config = _config()
     with pytest.raises(TournamentInterrupted) as stop:
         run_tournament(config, tmp_path, workers=2, plots=False, keep_blocks=True)

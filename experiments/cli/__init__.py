@@ -45,7 +45,7 @@ def _terminate(signum: int, frame) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     processes = sys.modules.get("multiprocessing")  # not loaded: no worker was started by it
     for child in processes.active_children() if processes else []:
-        with contextlib.suppress(ProcessLookupError, TypeError):  # gone already, or never started
+        with contextlib.suppress(ProcessLookupError):  # gone already
             os.kill(child.pid, signal.SIGINT)
     handler = signal.getsignal(signal.SIGINT)  # the command's own Ctrl-C (`train` saves its model)
     if not callable(handler):

@@ -33,15 +33,13 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import multiprocessing
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from experiments.backends import LOCAL, Backend, dask_client, follow_parent, run_on_dask
+from experiments.backends import LOCAL, Backend, dask_client, run_in_processes, run_on_dask
 from experiments.console import progress_bar
 from experiments.errors import RLError
 from experiments.files import (
@@ -239,38 +237,6 @@ def _save(out: Path, sweep: Sweep, run: SweepRun, result: Mapping[str, Any]) -> 
     atomic_write_json(_result_path(out, run), document)  # last: a run counts once every file is there
 
 
-def _local_runs(
-    sweep: Sweep,
-    tasks: Iterator[tuple[SweepRun, tuple[Any, ...]]],
-    workers: int,
-    done: Callable[[Any, Any], None],
-    play: Callable[[Sweep, SweepRun], dict[str, Any]] = play_run,
-) -> None:
-    """Play ``tasks`` on ``workers`` processes, one run each at a time: after Ctrl-C (which reaches
-    every run in play) no queued run starts, and a run that ended meanwhile is saved all the same."""
-    if workers <= 1:
-        for run, arguments in tasks:
-            done(run, play(*arguments))
-        return
-    context = multiprocessing.get_context("spawn")  # torch and numba threads do not survive a fork
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=follow_parent)
-    running: dict[Future, SweepRun] = {}
-    try:
-        while True:
-            for run, arguments in itertools.islice(tasks, workers - len(running)):
-                running[pool.submit(play, *arguments)] = run
-            if not running:
-                break
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in finished:
-                done(running.pop(future), future.result())
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)  # the runs in play stop at Ctrl-C, or end
-        for future, run in running.items():
-            if not future.cancelled() and future.exception() is None:
-                done(run, future.result())
-
-
 def play_runs(
     sweep: Sweep,
     out: Path,
@@ -307,8 +273,11 @@ def play_runs(
                 dask_client(backend, workers, Path(scratch)) as client,
             ):
                 run_on_dask(client, play, tasks, done)
-        elif todo:
-            _local_runs(sweep, tasks, workers, done, play)
+        elif workers <= 1:
+            for run, arguments in tasks:
+                done(run, play(*arguments))
+        else:  # one run a process at a time: after Ctrl-C no queued run starts
+            run_in_processes(play, tasks, done, workers, workers)
     return [rows[run.name] for run in sweep.runs]
 
 

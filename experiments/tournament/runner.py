@@ -10,22 +10,28 @@ import functools
 import itertools
 import json
 import math
-import multiprocessing
 import os
 import shutil
 import signal
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numba
 import numpy as np
 
-from experiments.backends import LOCAL, Backend, dask_client, follow_parent, run_on_dask, warm_workers
+from experiments.backends import (
+    LOCAL,
+    Backend,
+    dask_client,
+    follow_parent,
+    run_in_processes,
+    run_on_dask,
+    warm_workers,
+)
 from experiments.console import progress_bar, say, status
 from experiments.errors import TournamentError
 from experiments.tournament.checkpoints import (
@@ -224,43 +230,14 @@ def run_tasks(
                 blocks.save(b, run_task(config, b, groups[i], threads))
                 finish(b, i)
         else:
-            _run_pool(config, blocks, todo, groups, workers, finish)
+            # at most two tasks queued a process; each saves its own block (_task_worker)
+            tasks = (((b, i), (config, blocks.identity, str(blocks.out), b, groups[i])) for b, i in todo)
+            run_in_processes(_task_worker, tasks, lambda task, _: finish(*task), workers, 2 * workers, _init_worker)
     except KeyboardInterrupt:
         raise TournamentInterrupted(blocks.out, count, total) from None
     if count < total:
         raise TournamentInterrupted(blocks.out, count, total)
     return count
-
-
-def _run_pool(
-    config: TournamentConfig,
-    blocks: Checkpoints,
-    todo: Iterator[tuple[int, int]],
-    groups: Sequence[tuple[int, ...]],
-    workers: int,
-    finish: Callable[[int, int], None],
-) -> None:
-    """Play the tasks ``todo`` ((block, group index)) on ``workers`` processes, at most two each
-    queued; ``finish`` is called for each task saved, including the ones that end after Ctrl-C."""
-    context = multiprocessing.get_context("spawn")  # numba's threads do not survive a fork
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_worker)
-    running: dict[Any, tuple[int, int]] = {}
-    try:
-        while True:
-            for b, i in itertools.islice(todo, 2 * workers - len(running)):
-                future = pool.submit(_task_worker, config, blocks.identity, str(blocks.out), b, groups[i])
-                running[future] = (b, i)
-            if not running:
-                break
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in finished:
-                future.result()
-                finish(*running.pop(future))
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)  # running tasks finish and are saved
-        for future, task in running.items():
-            if future.done() and not future.cancelled() and future.exception() is None:
-                finish(*task)
 
 
 def collect(
