@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from typer.main import get_command
 from typer.testing import CliRunner
 
 from experiments.cli import app
@@ -221,6 +222,21 @@ def test_benchmark_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
     quick = make_benchmark()
     assert (quick.levels, quick.algos, quick.seeds) == (("fair", "rig-1"), ("ppo",), (0, 1, 2, 3, 4))
     assert make_benchmark(full=True).algos == ("ppo", "a2c")
+
+
+def test_each_level_trains_on_its_own_budget_unless_timesteps_is_given() -> None:
+    from experiments.rl.benchmark import BUDGETS, make_benchmark
+
+    full = make_benchmark(full=True)
+    assert set(full.levels) == set(BUDGETS)
+    assert {run.table: run.timesteps for run in full.sweep().runs} == BUDGETS
+    assert full.as_dict()["timesteps"] == BUDGETS
+    assert {run.timesteps for run in make_benchmark(full=True, timesteps=5000).sweep().runs} == {5000}
+    # the help writes the budgets out (it loads no numpy): it must say what the benchmark does
+    command = get_command(app).commands["benchmark"]
+    text = next(param.help for param in command.params if param.name == "timesteps")
+    for level, steps in BUDGETS.items():
+        assert f"{level} {steps:,}" in text, (level, steps)
 
 
 @pytest.mark.needs_rl

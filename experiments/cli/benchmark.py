@@ -25,7 +25,15 @@ def command(
     algos: Annotated[str | None, typer.Option("--algos", help="Algorithms, comma-separated (ppo, a2c, dqn).")] = None,
     seeds: Annotated[str | None, typer.Option("--seeds", help="Seeds: A..B (inclusive) or a comma list.")] = None,
     timesteps: Annotated[
-        int | None, typer.Option("--timesteps", "-t", min=1, max=MAX_COUPS, help="Coups to train on, per run.")
+        int | None,
+        typer.Option(
+            "--timesteps",
+            "-t",
+            min=1,
+            max=MAX_COUPS,
+            help="Coups to train on, per run (default: each level's budget: fair 1,000,000, rig-1 1,000,000, "
+            "rig-3 8,000,000, shoe 3,000,000).",
+        ),
     ] = None,
     episodes: Annotated[
         int, typer.Option("--episodes", "-n", min=2, max=MAX_TABLES, help="Evaluation sessions per run.")

@@ -43,10 +43,13 @@ from trente_env import LEVEL_NAMES
 #: The levels, by name (:data:`trente_env.levels.LEVELS`): the table each is played on
 #: (``trente-lab train --rules`` takes a level's name).
 LEVEL_TABLES = {name: name for name in LEVEL_NAMES}
-#: The quick pass (the default): these levels, these algorithms, these seeds, this many steps each.
-QUICK = {"levels": ("fair", "rig-1"), "algos": ("ppo",), "seeds": (0, 1, 2, 3, 4), "timesteps": 1_000_000}
+#: The quick pass (the default): these levels, these algorithms, these seeds.
+QUICK = {"levels": ("fair", "rig-1"), "algos": ("ppo",), "seeds": (0, 1, 2, 3, 4)}
 #: ``--full``: every level and both algorithms of the witness.
-FULL = {"levels": tuple(LEVEL_TABLES), "algos": ("ppo", "a2c"), "seeds": (0, 1, 2, 3, 4), "timesteps": 1_000_000}
+FULL = {"levels": tuple(LEVEL_TABLES), "algos": ("ppo", "a2c"), "seeds": (0, 1, 2, 3, 4)}
+#: Each level's training budget in timesteps (coups, all tables) unless ``--timesteps`` says
+#: otherwise: rig-3's pattern follows 8.8% of coups and takes longer to find (docs/rl.md).
+BUDGETS = {"fair": 1_000_000, "rig-1": 1_000_000, "rig-3": 8_000_000, "shoe": 3_000_000}
 #: The targets of the headline score, per level: the share of coups sat out on ``fair``, the share
 #: of the optimum per coup on a rigged level.
 TARGETS = {"fair": 0.99, "rig-1": 0.95, "rig-3": 0.90, "shoe": 0.50}
@@ -63,22 +66,27 @@ COLUMNS = (
 
 @dataclass(frozen=True)
 class Benchmark:
-    """What a benchmark plays: levels x algorithms x seeds, ``timesteps`` each."""
+    """What a benchmark plays: levels x algorithms x seeds, ``timesteps`` each (None: each level's
+    budget, :data:`BUDGETS`)."""
 
     levels: tuple[str, ...]
     algos: tuple[str, ...]
     seeds: tuple[int, ...]
-    timesteps: int
+    timesteps: int | None
     episodes: int = EVAL_SESSIONS
     coups: int = EVAL_COUPS
     eval_seed: int = EVAL_SEED
     curve_every: int = CURVE_EVERY
     config: str | None = None  #: the hyper-parameter file (None: the shipped one)
 
+    def budget(self, level: str) -> int:
+        """The timesteps of a run on ``level``."""
+        return self.timesteps if self.timesteps is not None else BUDGETS[level]
+
     def sweep(self) -> Sweep:
         """The runs as a sweep (its resumable runner and identities), in level, algorithm, seed order."""
         runs = tuple(
-            SweepRun(algo, LEVEL_TABLES[level], seed, self.timesteps)
+            SweepRun(algo, LEVEL_TABLES[level], seed, self.budget(level))
             for level in self.levels
             for algo in self.algos
             for seed in self.seeds
@@ -89,7 +97,8 @@ class Benchmark:
     def as_dict(self) -> dict[str, Any]:
         return {
             "levels": list(self.levels), "algos": list(self.algos), "seeds": list(self.seeds),
-            "timesteps": self.timesteps, "episodes": self.episodes, "coups": self.coups, "eval_seed": self.eval_seed,
+            "timesteps": {level: self.budget(level) for level in self.levels},
+            "episodes": self.episodes, "coups": self.coups, "eval_seed": self.eval_seed,
             "curve_every": self.curve_every, "config": self.config,
         }  # fmt: skip
 
@@ -106,7 +115,8 @@ def make_benchmark(
     config: str | Path | None = None,
 ) -> Benchmark:
     """The quick pass (:data:`QUICK`) or, with ``full``, :data:`FULL`; each part can be replaced.
-    ``config``: a hyper-parameter file instead of the shipped one (the witness is the shipped one).
+    ``timesteps``: every run's budget (default: each level's, :data:`BUDGETS`). ``config``: a
+    hyper-parameter file instead of the shipped one (the witness is the shipped one).
 
     :raises RLError: an unknown level or algorithm, no seeds, a budget below 1.
     """
@@ -124,14 +134,18 @@ def make_benchmark(
         raise RLError("a benchmark needs at least one level, one algorithm and one seed")
     if len(set(seeds)) != len(seeds) or any(s < 0 for s in seeds):
         raise RLError(f"seeds must be distinct whole numbers >= 0, got {list(seeds)}")
-    steps = timesteps if timesteps is not None else base["timesteps"]
-    for name, value in (("timesteps", steps), ("episodes", episodes), ("coups", coups), ("curve_every", curve_every)):
-        if value < 1:
+    for name, value in (
+        ("timesteps", timesteps),
+        ("episodes", episodes),
+        ("coups", coups),
+        ("curve_every", curve_every),
+    ):
+        if value is not None and value < 1:
             raise RLError(f"{name} must be at least 1, got {value}")
     if config is not None:
         load_config(algos[0], config)  # a missing or malformed file is refused before any work
     path = None if config is None else str(config)
-    return Benchmark(levels, algos, seeds, steps, episodes, coups, EVAL_SEED, curve_every, path)
+    return Benchmark(levels, algos, seeds, timesteps, episodes, coups, EVAL_SEED, curve_every, path)
 
 
 def level_of(table: str) -> str:
