@@ -273,7 +273,7 @@ def play_runs(
                 dask_client(backend, workers, Path(scratch)) as client,
             ):
                 run_on_dask(client, play, tasks, done)
-        elif workers <= 1:
+        elif workers <= 1 or not todo:
             for run, arguments in tasks:
                 done(run, play(*arguments))
         else:  # one run a process at a time: after Ctrl-C no queued run starts
