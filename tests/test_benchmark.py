@@ -240,6 +240,22 @@ def test_each_level_trains_on_its_own_budget_unless_timesteps_is_given() -> None
 
 
 @pytest.mark.needs_rl
+def test_a_run_keeps_its_identity_when_the_benchmark_grows() -> None:
+    from experiments.rl.benchmark import make_benchmark
+
+    def identity(**kwargs) -> str:
+        sweep = make_benchmark(**kwargs).sweep()
+        return sweep.identity(next(run for run in sweep.runs if run.seed == 0 and run.table == "fair"))
+
+    alone = identity(levels=["fair"], seeds=[0])
+    assert identity(levels=["fair", "rig-1"], seeds=[0, 1, 2]) == alone  # more seeds, another level
+    assert identity(levels=["fair"], seeds=[0], algos=["ppo", "a2c"]) == alone
+    assert identity(levels=["fair"], seeds=[0], timesteps=5000) != alone  # what the run depends on
+    assert identity(levels=["fair"], seeds=[0], curve_every=1000) != alone
+    assert identity(levels=["fair"], seeds=[0], episodes=7) != alone
+
+
+@pytest.mark.needs_rl
 def test_benchmark_trains_scores_writes_and_resumes(tmp_path: Path) -> None:
     config = tmp_path / "tiny.toml"
     config.write_text(TINY_CONFIG)

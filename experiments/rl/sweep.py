@@ -105,7 +105,8 @@ class Sweep:
         config_text = Path(self.config).read_text() if self.config else DEFAULT_CONFIG.read_text()
         settings = {"run": asdict(run), "episodes": self.episodes, "coups": self.coups, "eval_seed": self.eval_seed}
         if self.source.get("kind", "sweep") != "sweep":  # a benchmark's run: other settings, other files
-            settings["source"] = self.source
+            # but not the plan around it: a benchmark grown by a seed or a level keeps the runs it has
+            settings["source"] = {k: v for k, v in self.source.items() if k != "benchmark"}
         libraries = {"torch": torch.__version__, "stable_baselines3": stable_baselines3.__version__}
         document = {**settings, "config": config_text, "code": worker_versions(), **libraries}
         return hashlib.sha256(json.dumps(document, sort_keys=True, default=str).encode()).hexdigest()
