@@ -17,6 +17,7 @@ from pathlib import Path
 
 from experiments.rl.evaluate import evaluate_model
 from experiments.rl.train import train_agent
+from trente_env.plan import EvalPlan
 
 
 def main() -> None:
@@ -33,7 +34,7 @@ def main() -> None:
         print(f"  {name}: {path}")
 
     for policy in (summary["files"]["model"], "flat"):
-        report = evaluate_model(policy, episodes=args.episodes, coups=200)
+        report = evaluate_model(policy, EvalPlan(sessions=args.episodes, coups=200))
         r = report["return_per_unit_staked"]
         print(
             f"{policy}: sat out {report['behaviour']['sat_out']:.1%} of coups; return per unit staked "

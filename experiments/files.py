@@ -9,6 +9,7 @@ import csv
 import dataclasses
 import io
 import json
+import math
 import os
 import stat
 import tempfile
@@ -101,8 +102,24 @@ def atomic_write_text(path: Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def atomic_write_json(path: Path, document: Any) -> None:
-    atomic_write_text(path, json.dumps(document, indent=2, ensure_ascii=False, default=json_default) + "\n")
+def atomic_write_json(path: Path, document: Any, strict: bool = False) -> None:
+    """``document`` as JSON, written atomically. ``strict``: standard JSON, which has no NaN or
+    infinity: every non-finite number is written ``null`` (:func:`finite_or_null`)."""
+    if strict:
+        document = finite_or_null(json.loads(json.dumps(document, default=json_default)))
+    text = json.dumps(document, indent=2, ensure_ascii=False, default=json_default, allow_nan=not strict)
+    atomic_write_text(path, text + "\n")
+
+
+def finite_or_null(value: Any) -> Any:
+    """``value`` (plain JSON data) with every NaN or infinite number replaced by None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite_or_null(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [finite_or_null(v) for v in value]
+    return value
 
 
 def atomic_write_csv(path: Path, rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> None:

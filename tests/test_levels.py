@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from experiments.stats import ratio_estimate
 from strategies import make_strategy
+from strategies.ideal import ideal_policy
 from strategies.runner import play, play_on_env, session_seeds
 from trente_env import LEVEL_NAMES
 from trente_env.codes import NO_COUP, Result
@@ -235,7 +236,7 @@ def test_the_ideal_earns_the_exact_optimum_and_scores_one(name: str) -> None:
     # well under one standard error here (0.1-0.3% of the optimum against 2-4%). A wrong payout or
     # pattern (e.g. the rig read one coup off) moves it by tens of standard errors.
     level = LEVELS[name]
-    ideal = level.ideal()
+    ideal = ideal_policy(level)
     results = play_on_env(ideal, level.rules, PURSE, 1000, session_seeds(24, 200))
     measured = _per_coup(results)
     if level.optimum_per_coup == 0:  # fair: the ideal sits out every coup
@@ -253,7 +254,7 @@ def test_the_ideal_earns_the_exact_optimum_and_scores_one(name: str) -> None:
 @pytest.mark.parametrize("name", ["fair", *RIGGED_LEVELS])
 def test_the_ideal_picks_an_agents_discrete_action_on_the_levels_env(name: str) -> None:
     level = LEVELS[name]
-    ideal = level.ideal()
+    ideal = ideal_policy(level)
     venv = gym.make_vec(level.env_id, num_envs=16)
     obs, _ = venv.reset(seed=5)
     menu = venv.unwrapped.layout.action_table  # the discrete actions, as full-form rows
@@ -322,7 +323,7 @@ def test_the_perfect_counter_at_the_table_earns_the_shoe_levels_optimum() -> Non
     # of its bets dominates, about 0.045 a coup here against an optimum near 0.027: a weak check of the
     # figure, which the fresh estimate above checks; this one checks the counter plays at the table)
     level = LEVELS["shoe"]
-    results = play_on_env(level.ideal(), level.rules, PURSE, 1000, session_seeds(31, 100))
+    results = play_on_env(ideal_policy(level), level.rules, PURSE, 1000, session_seeds(31, 100))
     measured = _per_coup(results)
     se = np.hypot(measured.se, level.optimum_se)
     assert abs(measured.ratio - level.optimum_per_coup) < 4 * se, (measured, level.optimum_per_coup)

@@ -20,6 +20,7 @@ from experiments.rl.train import entropy_schedule
 from strategies import make_strategy
 from trente_env.coup import Result
 from trente_env.odds import first_coup, house_edges
+from trente_env.plan import EvalPlan
 
 runner = CliRunner()
 EDGE = house_edges(parse_venue("classic").rules).noir
@@ -185,7 +186,7 @@ class NoirAfterNoir:
 
 def test_a_scripted_flat_noir_policy_loses_the_house_edge() -> None:
     table = parse_venue("classic")
-    totals = watch_sessions(make_strategy("flat"), table, 400, 200, seed=1)
+    totals = watch_sessions(make_strategy("flat"), table, EvalPlan(400, 200, 1))
     report = evaluation_report(totals, table)
     b = report["behaviour"]
     assert b["coups"] == 400 * 200 and b["sat_out"] == 0.0  # one unit never ruins a bankroll of 1000
@@ -203,14 +204,14 @@ def test_a_scripted_flat_noir_policy_loses_the_house_edge() -> None:
 
 def test_never_betting_returns_nothing() -> None:
     table = parse_venue("classic")
-    report = evaluation_report(watch_sessions(make_strategy("never"), table, 8, 50), table)
+    report = evaluation_report(watch_sessions(make_strategy("never"), table, EvalPlan(8, 50, 0)), table)
     assert report["total_staked"] == 0 and report["net"] == 0 and report["behaviour"]["sat_out"] == 1.0
     assert report["verdict"].startswith("sits out every coup") and report["p_value"] is None
 
 
 def test_a_scripted_policy_that_reads_the_scoreboard_finds_the_rigged_edge() -> None:
     table = parse_venue("rigged-classic")
-    totals = watch_sessions(NoirAfterNoir(), table, 200, 200, seed=3)
+    totals = watch_sessions(NoirAfterNoir(), table, EvalPlan(200, 200, 3))
     report = evaluation_report(totals, table)
     exact = P_NOIR * 0.5 - EDGE  # +21.1% per unit staked in the rigged situation
     assert totals.results.expected_return() == pytest.approx(exact)
@@ -230,7 +231,7 @@ def test_the_verdict_still_flags_money_that_odds_cannot_explain() -> None:
     # say -1.12%, some 18 standard errors away: what a bug in the engine would look like.
     from experiments.rl.evaluate import SUSPICIOUS_P
 
-    totals = watch_sessions(NoirAfterNoir(), parse_venue("rigged-classic"), 200, 200, seed=3)
+    totals = watch_sessions(NoirAfterNoir(), parse_venue("rigged-classic"), EvalPlan(200, 200, 3))
     report = evaluation_report(totals, parse_venue("classic"))
     assert report["suspicious"] and report["p_value"] < SUSPICIOUS_P
     assert "look for a bug" in report["verdict"] and "p = " in report["verdict"]
@@ -284,7 +285,7 @@ def test_every_algorithm_trains_saves_and_is_accepted_by_evaluate_and_the_strate
     for name in ("model", "metadata", "curve_csv", "curve_png"):
         assert Path(files[name]).stat().st_size > 0
     assert len(Path(files["curve_csv"]).read_text().splitlines()) >= 3  # header, start, end
-    report = evaluate_model(files["model"], episodes=6, coups=20, seed=5)
+    report = evaluate_model(files["model"], EvalPlan(6, 20, 5))
     assert report["algo"] == algo and report["sessions"] == 6
     policy = make_strategy(files["model"])  # as the tournament makes its entrants
     venv = TrenteEtQuaranteVectorEnv(3)  # the full form and dict observations strategies play in

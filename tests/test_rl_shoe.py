@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from experiments.errors import RLError
+from trente_env.plan import EvalPlan
 
 
 @pytest.mark.slow
@@ -30,7 +31,7 @@ def test_an_agent_trains_on_the_shoe_and_plays_where_the_shoe_is_observed(tmp_pa
     assert policy.env_kwargs()["observe_shoe"] is True
     width = policy.model.observation_space.shape[0]
     assert width == meta["env"]["history"] * 9 + 10 + SHOE_SIZE + 1  # the shoe and the cards left are inputs
-    report = evaluate_model(files["model"], episodes=6, coups=40, seed=5, rules="exhaustion")
+    report = evaluate_model(files["model"], EvalPlan(6, 40, 5), rules="exhaustion")
     assert report["sessions"] == 6
     config = make_config(f"counter,model:{files['model']}", sessions=6, coups=40, seed=5, rules="exhaustion")
     doc = run_tournament(config, tmp_path / "tournament", plots=False)

@@ -14,6 +14,7 @@ from experiments.cli import app
 from experiments.errors import RLError
 from experiments.rl import sweep as sweep_module
 from experiments.rl.sweep import SweepRun, load_sweep, parse_seeds, run_sweep
+from trente_env.plan import EvalPlan
 
 runner = CliRunner()
 
@@ -53,7 +54,7 @@ def test_a_grid_multiplies_out_in_order(tmp_path: Path) -> None:
     assert sweep.runs[-1] == SweepRun("a2c", "rigged-classic", 4, 500)
     assert sweep.runs[0].name == "ppo-classic-seed3-learning_rate=0.001"
     assert len({run.name for run in sweep.runs}) == len(sweep.runs)
-    assert (sweep.episodes, sweep.coups, sweep.eval_seed) == (10, 1000, 10_000)
+    assert sweep.plan == EvalPlan(10, 1000, 10_000)
 
 
 @pytest.mark.parametrize(
@@ -124,7 +125,7 @@ def test_each_run_is_the_same_run_done_alone_and_is_kept(
 
     # seed 1 alone, as `trente-lab train` then `trente-lab evaluate` would play it
     train_agent("ppo", 128, rules="classic", seed=1, out_dir=tmp_path / "alone", config_path=tmp_path / "tiny.toml")
-    alone = evaluate_model(str(tmp_path / "alone" / "model.zip"), 6, seed=10_000, coups=20)
+    alone = evaluate_model(str(tmp_path / "alone" / "model.zip"), EvalPlan(6, 20, 10_000))
     row = document["runs"][1]
     assert row["return_per_unit"] == alone["return_per_unit_staked"]["ratio"]
     assert (row["ci_low"], row["ci_high"]) == (

@@ -1,11 +1,13 @@
 """Graded tables with exact optima: where a learning agent is scored against the best policy there is.
 
-A benchmark needs a yardstick. Each :class:`Level` is a table (a :class:`~trente_env.rules.RuleSet`,
-fair or rigged), the environment an agent plays it through (the RL's discrete actions: sit out or
-one of :data:`LEVEL_STAKES` on one box), the policy that is best there (:meth:`Level.ideal`), and
-that policy's expected gain per coup and per unit staked, computed from the exact odds of
-:mod:`trente_env.odds` (or, for the card counter, estimated over many shoes with its standard
-error). An agent's score is its gain per coup as a share of the optimum (:meth:`Level.score`).
+A benchmark needs a yardstick. Each :class:`Level` is one record: a table (a
+:class:`~trente_env.rules.RuleSet`, fair or rigged), the environment an agent plays it through (the
+RL's discrete actions: sit out or one of :data:`LEVEL_STAKES` on one box), the policy that is best
+there (named by :attr:`Level.ideal`, built by :func:`strategies.ideal.ideal_policy`), that policy's
+expected gain per coup and per unit staked, computed from the exact odds of :mod:`trente_env.odds`
+(or, for the card counter, estimated over many shoes with its standard error), and what the
+benchmark does with it: the training budget, the target score and the evaluation plan. An agent's
+score is its gain per coup as a share of the optimum (:meth:`Level.score`).
 
 * ``fair``: the classic table. Every box loses the house edge: the best policy sits out every
   coup, and the optimum is 0.
@@ -16,12 +18,12 @@ error). An agent's score is its gain per coup as a share of the optimum (:meth:`
   every policy that reads fewer than the last three coups loses (:func:`memory_proof`); the best
   one stakes the largest stake on Noir right after that pattern and nothing otherwise.
 * ``shoe``: the classic table dealt to the end of the shoe, the unseen cards in the observation:
-  the best policy is the perfect card counter (:class:`strategies.counters.Counter`), which stakes
+  the best policy is the perfect card counter (``strategies.counters.Counter``), which stakes
   the largest stake on a box only when the odds of what is left of the shoe favour it.
 
 "Best" is among the actions the level's environment offers: uninsured stakes (the discrete form has
 no insurance). An insured stake on Noir costs 1% of the stake instead of the uninsured Noir edge
-(1.06% of it), so with insurance the rigged tables' ideal would gain slightly more per unit staked
+(1.121% of it), so with insurance the rigged tables' ideal would gain slightly more per unit staked
 (:func:`~trente_env.odds.best_with_memory` with ``insured=True``).
 
 Each level is registered with Gymnasium (``TrenteEtQuarante-Rig1-v0``, ...: :attr:`Level.env_id`);
@@ -40,15 +42,18 @@ from typing import Any
 import numpy as np
 
 from trente_env import LEVEL_NAMES, env_id
-from trente_env.codes import ACTION_WIDTH, NOIR, unflatten
+from trente_env.layout import DEFAULT_STAKE_LEVELS
 from trente_env.odds import best_with_memory, house_edges
+from trente_env.plan import EvalPlan
 from trente_env.rules import RIG, RIG3, RuleSet, get_rules
 from trente_env.seeding import block_seed
-from trente_env.settle import rig_holds
 
-#: The stakes the levels' environments offer (the discrete action form): those of the RL's config,
-#: ``stake_levels`` of experiments/configs/rl.toml. The ideal policies stake the largest.
-LEVEL_STAKES = (1.0, 5.0, 25.0, 100.0)
+#: The stakes the levels' environments offer (the discrete action form): the environments' default
+#: menu (:data:`~trente_env.layout.DEFAULT_STAKE_LEVELS`). The ideal policies stake the largest.
+LEVEL_STAKES = tuple(DEFAULT_STAKE_LEVELS)
+#: How the benchmark evaluates a level's agent: 100 sessions x 1,000 coups on the shoes of the
+#: agent's own training seed (:meth:`~trente_env.plan.EvalPlan.seed_for`), the ideal policy on the same.
+LEVEL_PLAN = EvalPlan(sessions=100, coups=1000, seed=None)
 #: Coups kept on the scoreboard by the levels' environments (the RL config's ``history``).
 LEVEL_HISTORY = 10
 #: Where the card counter's estimated optimum is stored (:func:`shoe_optimum`; ``python -m trente_env.levels``).
@@ -67,6 +72,12 @@ class Level:
     :param optimum_se: 0.0 where the optimum is exact; its standard error where it is estimated.
     :param model: the model the figure assumes, one line.
     :param bet_share: the share of coups the ideal policy stakes on.
+    :param ideal: which policy is best there: ``"rig"`` (the rig's pattern, or sit out on a fair
+        table) or ``"counter"`` (the perfect card counter); :func:`strategies.ideal.ideal_policy` builds it.
+    :param budget: the benchmark's training budget on this level, in timesteps (coups, all tables).
+    :param target: the benchmark's target of the headline score (the share of coups sat out on
+        ``fair``, the share of the optimum per coup elsewhere).
+    :param plan: how the benchmark evaluates an agent here (:data:`LEVEL_PLAN`).
     """
 
     name: str
@@ -77,6 +88,10 @@ class Level:
     optimum_se: float
     model: str
     bet_share: float
+    ideal: str
+    budget: int
+    target: float
+    plan: EvalPlan = field(default=LEVEL_PLAN)
     #: on ``fair`` (optimum 0): the expected gain per coup of one unit on one box every coup (< 0), the
     #: scale of :meth:`score` there.
     flat_unit_per_coup: float = field(default=0.0)
@@ -91,17 +106,15 @@ class Level:
         """What the ideal policy stakes when it stakes: the largest of the level's stakes."""
         return float(max(self.env_kwargs["stake_levels"]))
 
-    def ideal(self) -> Any:
-        """The optimal policy, as a lab policy (``act(observation, state) -> (full-form actions,
-        state)``, ``env_kwargs()``): it reads the same observation as an agent and stakes what the
-        discrete actions offer, so ``evaluate`` and :func:`strategies.runner.play_on_env` play it."""
-        if self.name == "shoe":
-            from strategies.counters import Counter  # strategies builds on trente_env: imported when asked
+    @property
+    def stakes(self) -> tuple[float, ...]:
+        """The stake menu of its environment (the discrete actions: sit out, or one of these on a box)."""
+        return tuple(self.env_kwargs["stake_levels"])
 
-            # uninsured, as the discrete actions: the counter decides as on a table without insurance. It
-            # reads the shoe and a scoreboard of 10 coups (LEVEL_HISTORY), the level's observation.
-            return Counter(base=int(self.stake), rules=self.rules.replace(insurance=False))
-        return IdealRig(self)
+    @property
+    def history(self) -> int:
+        """The coups its environment's scoreboard keeps."""
+        return int(self.env_kwargs["history"])
 
     def score(self, per_coup: float) -> float:
         """A gain per coup (units) as a score: the share of the optimum per coup (1: as good as the
@@ -126,52 +139,12 @@ class Level:
             "optimum_se": self.optimum_se,
             "bet_share": self.bet_share,
             "model": self.model,
+            "ideal": self.ideal,
+            "stakes": list(self.stakes),
+            "budget": self.budget,
+            "target": self.target,
+            "plan": {"sessions": self.plan.sessions, "coups": self.plan.coups, "seed": self.plan.seed},
         }
-
-
-class IdealRig:
-    """The ideal policy of a table whose only edge is a rig (``fair``, ``rig-1``, ``rig-3``): the
-    level's largest stake on Noir when the scoreboard shows the rig's pattern
-    (:func:`~trente_env.settle.rig_holds`, the rule the croupier pays by), nothing otherwise; on a
-    fair table, nothing ever."""
-
-    def __init__(self, level: Level) -> None:
-        self.level = level
-        self.rules = level.rules
-        self.stake = level.stake
-
-    def env_kwargs(self) -> dict[str, Any]:
-        """The observation it reads (:func:`strategies.runner.observation_kwargs`)."""
-        return {"observation": "dict", "history": self.level.env_kwargs["history"]}
-
-    def act(self, observation: Any, state: Any = None) -> tuple[np.ndarray, Any]:
-        """A batch of observations (dict or flat; one unbatched too) -> ``(n, 12)`` actions in the full
-        form (what :func:`strategies.runner.play_on_env` and ``evaluate`` play), and the state unchanged."""
-        obs = observation if isinstance(observation, dict) else unflatten(np.atleast_2d(observation))
-        results = np.asarray(obs["results"])
-        boards = np.atleast_2d(results)
-        actions = np.zeros((boards.shape[0], ACTION_WIDTH))
-        if self.rules.rigged:
-            actions[rig_holds(self.rules, boards), NOIR] = self.stake
-        return (actions[0] if results.ndim == 1 else actions), state
-
-    def predict(
-        self, observation: Any, state: Any = None, episode_start: Any = None, deterministic: bool = False
-    ) -> tuple[np.ndarray, Any]:
-        """SB3's ``PolicyPredictor.predict`` on the level's env: the same choice as :meth:`act`, as the
-        index of the discrete action an agent would pick (0: sit out)."""
-        actions, state = self.act(observation, state)
-        rows = np.atleast_2d(actions)
-        menu = self._menu()
-        index = np.array([int(np.flatnonzero((menu == row).all(axis=1))[0]) for row in rows])
-        return (index[0] if rows is not actions else index), state
-
-    def _menu(self) -> np.ndarray:
-        from trente_env.layout import Layout  # the discrete actions' table, as the env builds it
-
-        kwargs = self.level.env_kwargs
-        layout = Layout(self.rules, "discrete", "dict", kwargs["history"], False, kwargs["stake_levels"])
-        return layout.action_table
 
 
 def _env_kwargs(rules: RuleSet, observe_shoe: bool = False) -> dict[str, Any]:
@@ -194,9 +167,10 @@ def _model(rules: RuleSet) -> str:
     return f"consecutive coups independent at {odds}, every stake affordable, a session's {first} left out"
 
 
-def rig_level(name: str, rules: RuleSet) -> Level:
+def rig_level(name: str, rules: RuleSet, budget: int, target: float) -> Level:
     """A level whose only edge is a rig (or none): its optimum from the exact odds
-    (:func:`~trente_env.odds.best_with_memory` with the whole pattern in view), the largest stake."""
+    (:func:`~trente_env.odds.best_with_memory` with the whole pattern in view), the largest stake;
+    the benchmark's ``budget`` (timesteps) and ``target`` score there."""
     kwargs = _env_kwargs(rules)
     stake = max(LEVEL_STAKES)
     best = best_with_memory(rules, len(rules.rig_pattern))
@@ -210,6 +184,9 @@ def rig_level(name: str, rules: RuleSet) -> Level:
         optimum_se=0.0,
         model=_model(rules),
         bet_share=best.bet_share,
+        ideal="rig",
+        budget=budget,
+        target=target,
         flat_unit_per_coup=flat,
     )
 
@@ -297,7 +274,7 @@ def _load_shoe() -> dict[str, Any] | None:
     return json.loads(SHOE_FILE.read_text()).get("shoe")
 
 
-def shoe_level(rules: RuleSet) -> Level:
+def shoe_level(rules: RuleSet, budget: int, target: float) -> Level:
     """The card counter's level: its optimum as stored in :data:`SHOE_FILE` (estimated over shoes by
     :func:`shoe_optimum`), NaN until it is computed."""
     stored = _load_shoe() or {}
@@ -315,17 +292,22 @@ def shoe_level(rules: RuleSet) -> Level:
             "engine's approximation with its measured error before"
         ),
         bet_share=float(stored.get("bet_share", nan)),
+        ideal="counter",
+        budget=budget,
+        target=target,
         flat_unit_per_coup=-house_edges(rules).noir,
     )
 
 
 def _levels() -> dict[str, Level]:
     classic = get_rules("classic")
+    # budgets: rig-3's pattern follows 8.8% of coups and takes longer to find (docs/rl.md); targets:
+    # the share of coups sat out on fair, the share of the optimum per coup elsewhere
     levels = {
-        "fair": rig_level("fair", classic),
-        "rig-1": rig_level("rig-1", classic.replace(**RIG)),
-        "rig-3": rig_level("rig-3", classic.replace(**RIG3)),
-        "shoe": shoe_level(get_rules("exhaustion")),
+        "fair": rig_level("fair", classic, budget=1_000_000, target=0.99),
+        "rig-1": rig_level("rig-1", classic.replace(**RIG), budget=1_000_000, target=0.95),
+        "rig-3": rig_level("rig-3", classic.replace(**RIG3), budget=8_000_000, target=0.90),
+        "shoe": shoe_level(get_rules("exhaustion"), budget=3_000_000, target=0.50),
     }
     if tuple(levels) != LEVEL_NAMES:
         raise RuntimeError(f"trente_env.LEVEL_NAMES {LEVEL_NAMES} and the levels {tuple(levels)} differ")
@@ -377,8 +359,8 @@ if __name__ == "__main__":  # python -m trente_env.levels [shoes]: estimate and 
 __all__ = [
     "LEVELS",
     "LEVEL_HISTORY",
+    "LEVEL_PLAN",
     "LEVEL_STAKES",
-    "IdealRig",
     "Level",
     "get_level",
     "make_env",

@@ -15,6 +15,8 @@ shoe:
 * **The classroom's tables and their fast-forwards**: :func:`table_generator`, :func:`fast_forward_seed`.
 * **The whole-shoe reference of ``simulate``**: :func:`reference_generator`.
 * **Fresh entropy** (a vector env reset without a seed): :func:`fresh_generators`.
+* **A trained agent's own evaluation shoes** (``benchmark``: each training seed evaluated on shoes
+  of its own): :func:`evaluation_seed`.
 
 numpy reads an integer seed as its 32-bit words, least significant first (:func:`seed_words`);
 reading them once here for many seeds gives the same pools, hence the same streams, without one
@@ -150,6 +152,20 @@ def fast_forward_seed(seed: int, table: int, run: int) -> int:
     return int(np.random.SeedSequence([seed, table, 1 + run]).generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
+#: The evaluation shoes' own stream beside a training seed (:func:`evaluation_seed`).
+EVALUATION_STREAM = 0xE7A1
+
+
+def evaluation_seed(training_seed: int) -> int:
+    """The evaluation seed of an agent trained with seed ``training_seed``: the first 64-bit word of
+    ``SeedSequence([training_seed, 0xE7A1])``'s state, halved to fit int64. Its sessions (session ``i``
+    seeded :func:`session_seed` ``(evaluation_seed, i)``) are apart from the training tables' streams
+    and from every other training seed's evaluation, so seeds evaluated this way are independent draws
+    of both the training and the shoes."""
+    words = np.random.SeedSequence([int(training_seed), EVALUATION_STREAM]).generate_state(1, np.uint64)
+    return int(words[0] >> np.uint64(1))
+
+
 def fresh_generators(n: int) -> list[np.random.Generator]:
     """``n`` independent generators from fresh entropy (the children of an unseeded
     :class:`~numpy.random.SeedSequence`): tables reset without a seed."""
@@ -160,8 +176,10 @@ __all__ = [
     "POOL_WORDS",
     "REFILL_FROM",
     "SEED_BATCH",
+    "EVALUATION_STREAM",
     "batch_seeds",
     "block_seed",
+    "evaluation_seed",
     "fast_forward_seed",
     "fresh_generators",
     "seed_words",

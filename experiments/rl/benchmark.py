@@ -17,11 +17,24 @@ level beside the gambler's horizon: the coups a test needs to tell the house edg
 The headline score of a run is its share of the exact optimum per coup on a rigged level, and the
 share of coups it sat out on the fair one (where the optimum is 0); over seeds, the interquartile
 mean with a 95% percentile-bootstrap interval (rliable's convention).
+
+**Held-out seeds.** The seeds that ever chose a setting (:data:`TUNING_SEEDS`) are not the seeds the
+benchmark reports on (:data:`REPORTING_SEEDS`, the default): a configuration chosen by its score on
+some seeds and reported on the same seeds overstates how often it works.
+
+**The interval holds both sources of noise.** Each training seed is evaluated on shoes of its own
+(the level's plan, :data:`trente_env.levels.LEVEL_PLAN`: the evaluation seed derived from the training
+seed by :func:`trente_env.seeding.evaluation_seed`), so the seeds are independent draws of both the
+training and the evaluation shoes, and the bootstrap over seeds is an interval for the expected
+score, not for the score on one set of shoes. The ideal policy plays each seed's shoes too: its
+score, 1 in expectation on a rigged level, is printed beside the agent's with the same interval, and
+a test checks that this interval covers it about 95% of the time (:func:`ideal_shares`).
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -36,25 +49,25 @@ from experiments.files import atomic_write_csv, atomic_write_json, check_output_
 from experiments.rl.algorithms import TRAINABLE
 from experiments.rl.config import algo_class, load_config
 from experiments.rl.rig import parse_venue
-from experiments.rl.score import gambler_horizon, headline, optimum, score, summarise
+from experiments.rl.score import gambler_horizon, headline, optimum, score, share_of_optimum, summarise
 from experiments.rl.sweep import RUN_FILES, Sweep, SweepRun, play_runs
-from trente_env import LEVEL_NAMES
+from trente_env.levels import LEVEL_PLAN, LEVELS, Level, get_level
+from trente_env.plan import EvalPlan
 
-#: The levels, by name (:data:`trente_env.levels.LEVELS`): the table each is played on
-#: (``trente-lab train --rules`` takes a level's name).
-LEVEL_TABLES = {name: name for name in LEVEL_NAMES}
+#: Every seed that ever chose a setting of the shipped configuration: 0-4 chose it, 5-9 checked it
+#: and chose what changed after (docs/rl.md, "Tuning and reporting seeds"). Never reported on by default.
+TUNING_SEEDS = tuple(range(0, 10))
+#: The seeds the benchmark reports on: none of them ever chose anything.
+REPORTING_SEEDS = tuple(range(10, 20))
 #: The quick pass (the default): these levels, these algorithms, these seeds.
-QUICK = {"levels": ("fair", "rig-1"), "algos": ("ppo",), "seeds": (0, 1, 2, 3, 4)}
+QUICK = {"levels": ("fair", "rig-1"), "algos": ("ppo",), "seeds": REPORTING_SEEDS}
 #: ``--full``: every level and both algorithms of the witness.
-FULL = {"levels": tuple(LEVEL_TABLES), "algos": ("ppo", "a2c"), "seeds": (0, 1, 2, 3, 4)}
+FULL = {"levels": tuple(LEVELS), "algos": ("ppo", "a2c"), "seeds": REPORTING_SEEDS}
 #: Each level's training budget in timesteps (coups, all tables) unless ``--timesteps`` says
-#: otherwise: rig-3's pattern follows 8.8% of coups and takes longer to find (docs/rl.md).
-BUDGETS = {"fair": 1_000_000, "rig-1": 1_000_000, "rig-3": 8_000_000, "shoe": 3_000_000}
-#: The targets of the headline score, per level: the share of coups sat out on ``fair``, the share
-#: of the optimum per coup on a rigged level.
-TARGETS = {"fair": 0.99, "rig-1": 0.95, "rig-3": 0.90, "shoe": 0.50}
-#: Evaluation sessions (of :data:`EVAL_COUPS` coups) and their seed: the same shoes for every entrant.
-EVAL_SESSIONS, EVAL_COUPS, EVAL_SEED = 100, 1000, 10_000
+#: otherwise (:attr:`trente_env.levels.Level.budget`).
+BUDGETS = {name: level.budget for name, level in LEVELS.items()}
+#: The targets of the headline score, per level (:attr:`trente_env.levels.Level.target`).
+TARGETS = {name: level.target for name, level in LEVELS.items()}
 #: Timesteps between two points of a run's learning curve.
 CURVE_EVERY = 50_000
 #: The columns of ``benchmark.csv``.
@@ -67,15 +80,14 @@ COLUMNS = (
 @dataclass(frozen=True)
 class Benchmark:
     """What a benchmark plays: levels x algorithms x seeds, ``timesteps`` each (None: each level's
-    budget, :data:`BUDGETS`)."""
+    budget, :data:`BUDGETS`), each run evaluated by ``plan`` (by default the levels' own: each
+    training seed on its own shoes)."""
 
     levels: tuple[str, ...]
     algos: tuple[str, ...]
     seeds: tuple[int, ...]
     timesteps: int | None
-    episodes: int = EVAL_SESSIONS
-    coups: int = EVAL_COUPS
-    eval_seed: int = EVAL_SEED
+    plan: EvalPlan = LEVEL_PLAN
     curve_every: int = CURVE_EVERY
     config: str | None = None  #: the hyper-parameter file (None: the shipped one)
 
@@ -86,19 +98,20 @@ class Benchmark:
     def sweep(self) -> Sweep:
         """The runs as a sweep (its resumable runner and identities), in level, algorithm, seed order."""
         runs = tuple(
-            SweepRun(algo, LEVEL_TABLES[level], seed, self.budget(level))
+            SweepRun(algo, level, seed, self.budget(level))
             for level in self.levels
             for algo in self.algos
             for seed in self.seeds
         )
         source = {"kind": "benchmark", "curve_every": self.curve_every, "benchmark": self.as_dict()}
-        return Sweep(runs, self.episodes, self.coups, self.eval_seed, self.config, source)
+        return Sweep(runs, self.plan, self.config, source)
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "levels": list(self.levels), "algos": list(self.algos), "seeds": list(self.seeds),
             "timesteps": {level: self.budget(level) for level in self.levels},
-            "episodes": self.episodes, "coups": self.coups, "eval_seed": self.eval_seed,
+            "episodes": self.plan.sessions, "coups": self.plan.coups, "eval_seed": self.plan.seed,
+            "evaluation": self.plan.describe(),
             "curve_every": self.curve_every, "config": self.config,
         }  # fmt: skip
 
@@ -109,24 +122,26 @@ def make_benchmark(
     algos: Sequence[str] | None = None,
     seeds: Sequence[int] | None = None,
     timesteps: int | None = None,
-    episodes: int = EVAL_SESSIONS,
-    coups: int = EVAL_COUPS,
+    episodes: int = LEVEL_PLAN.sessions,
+    coups: int = LEVEL_PLAN.coups,
     curve_every: int = CURVE_EVERY,
     config: str | Path | None = None,
 ) -> Benchmark:
     """The quick pass (:data:`QUICK`) or, with ``full``, :data:`FULL`; each part can be replaced.
-    ``timesteps``: every run's budget (default: each level's, :data:`BUDGETS`). ``config``: a
+    ``timesteps``: every run's budget (default: each level's, :data:`BUDGETS`). ``episodes`` sessions
+    of ``coups`` coups evaluate each run, on its training seed's own shoes. ``config``: a
     hyper-parameter file instead of the shipped one (the witness is the shipped one).
 
-    :raises RLError: an unknown level or algorithm, no seeds, a budget below 1.
+    :raises RLError: an unknown level or algorithm, no seeds, a budget below 1, a config whose stake
+        menu is not the levels' (the optimum is the levels' largest stake's).
     """
     base = FULL if full else QUICK
     levels = tuple(levels or base["levels"])
     algos = tuple(algos or base["algos"])
     seeds = tuple(seeds if seeds is not None else base["seeds"])
-    unknown = [name for name in levels if name not in LEVEL_TABLES]
+    unknown = [name for name in levels if name not in LEVELS]
     if unknown:
-        raise RLError(f"unknown level {unknown[0]!r}; choose from {', '.join(LEVEL_TABLES)}")
+        raise RLError(f"unknown level {unknown[0]!r}; choose from {', '.join(LEVELS)}")
     wrong = [name for name in algos if name not in TRAINABLE]
     if wrong:
         raise RLError(f"unknown algo {wrong[0]!r}; choose from {', '.join(TRAINABLE)}")
@@ -142,15 +157,18 @@ def make_benchmark(
     ):
         if value is not None and value < 1:
             raise RLError(f"{name} must be at least 1, got {value}")
-    if config is not None:
-        load_config(algos[0], config)  # a missing or malformed file is refused before any work
+    for algo in algos:  # a missing or malformed file is refused before any work
+        menu = tuple(load_config(algo, config).train.stake_levels)
+        wrong_menu = [name for name in levels if tuple(LEVELS[name].stakes) != menu]
+        if wrong_menu:
+            level = LEVELS[wrong_menu[0]]
+            raise RLError(
+                f"the {level.name} level offers the stakes {', '.join(f'{s:g}' for s in level.stakes)}; "
+                f"the {algo} config offers {', '.join(f'{s:g}' for s in menu)}"
+            )
     path = None if config is None else str(config)
-    return Benchmark(levels, algos, seeds, timesteps, episodes, coups, EVAL_SEED, curve_every, path)
-
-
-def level_of(table: str) -> str:
-    """The level played on ``table``."""
-    return next(level for level, name in LEVEL_TABLES.items() if name == table)
+    plan = EvalPlan(episodes, coups, seed=None)
+    return Benchmark(levels, algos, seeds, timesteps, plan, curve_every, path)
 
 
 def play_benchmark_run(sweep: Sweep, run: SweepRun) -> dict[str, Any]:
@@ -159,31 +177,32 @@ def play_benchmark_run(sweep: Sweep, run: SweepRun) -> dict[str, Any]:
     Returns the row (with the learning curve), the evaluation and the run's files."""
     from experiments.rl.evaluate import evaluate_model, evaluation_report, watch_sessions
     from experiments.rl.train import train_agent
+    from strategies.ideal import ideal_policy
 
     curve_every = int(sweep.source.get("curve_every", CURVE_EVERY))
     venue = parse_venue(run.table)
-    from trente_env.levels import LEVELS
-
-    stake = max(load_config(run.algo, sweep.config).train.stake_levels)
-    observe_shoe = bool(LEVELS[level_of(run.table)].env_kwargs.get("observe_shoe", False))
-    best = optimum(venue, stake)
+    level = get_level(run.table)
+    observe_shoe = bool(level.env_kwargs.get("observe_shoe", False))
+    best = optimum(venue, level.stake)
     with tempfile.TemporaryDirectory(prefix="trente-lab-benchmark-") as scratch:
         folder = Path(scratch) / run.name
         summary = train_agent(
             run.algo, run.timesteps, rules=run.table, seed=run.seed, out_dir=folder, eval_every=curve_every,
             config_path=sweep.config, observe_shoe=observe_shoe,
         )  # fmt: skip
-        report = evaluate_model(str(folder / "model.zip"), sweep.episodes, seed=sweep.eval_seed, coups=sweep.coups)
+        report = evaluate_model(str(folder / "model.zip"), sweep.plan, training_seed=run.seed)
         files = {name: (folder / name).read_bytes() for name in RUN_FILES if (folder / name).exists()}
         curve = summary_curve(summary)
-    ideal_play = watch_sessions(best.policy(venue, stake), venue, sweep.episodes, sweep.coups, sweep.eval_seed)
+    ideal_play = watch_sessions(ideal_policy(level), venue, sweep.plan, training_seed=run.seed)
     ideal = evaluation_report(ideal_play, venue)
     scores = score(report, best)
     ideal_scores = score(ideal, best)
     row = {
-        "name": run.name, "level": level_of(run.table), "table": run.table, "algo": run.algo, "seed": run.seed,
+        "name": run.name, "level": level.name, "table": run.table, "algo": run.algo, "seed": run.seed,
+        "eval_seed": sweep.plan.seed_for(run.seed),
         "timesteps": summary["timesteps"], "train_seconds": summary["seconds"], "score": headline(scores),
         **scores,
+        "ideal_score": headline(ideal_scores),
         "ideal_share": ideal_scores["share_of_optimum"], "ideal_share_se": ideal_scores["share_of_optimum_se"],
         "curve": [
             {k: r[k] for k in ("timesteps", "share_of_optimum", "sat_out", "reward_per_coup", "seconds")}
@@ -199,9 +218,32 @@ def summary_curve(summary: Mapping[str, Any]) -> list[dict[str, float]]:
         return [{k: float(v) for k, v in row.items()} for row in csv.DictReader(f)]
 
 
+def ideal_shares(level: Level, plan: EvalPlan, training_seeds: Sequence[int]) -> np.ndarray:
+    """The ideal policy's headline score on a rigged level (its share of the optimum per coup) on
+    the evaluation shoes of each training seed (``plan.seed_for(seed)``), as :func:`play_benchmark_run`
+    scores it beside that seed's agent; every seed's sessions played in one batch.
+
+    :raises ValueError: a level whose optimum is 0 (``fair``: the ideal stakes nothing, its score is 1).
+    """
+    from experiments.rl.evaluate import DEFAULT_BANKROLL
+    from strategies.ideal import ideal_policy
+    from strategies.runner import play_on_env
+    from trente_env.seeding import session_seeds
+
+    if not level.optimum_per_coup > 0:
+        raise ValueError(f"the {level.name} level's optimum is {level.optimum_per_coup}: no share of it")
+    seeds = [s for t in training_seeds for s in session_seeds(plan.seed_for(t), plan.sessions)]
+    results = play_on_env(ideal_policy(level), level.rules, DEFAULT_BANKROLL, plan.coups, seeds)
+    net = np.asarray(results.net, dtype=np.float64).reshape(len(training_seeds), plan.sessions).sum(axis=1)
+    coups = np.asarray(results.coups, dtype=np.float64).reshape(len(training_seeds), plan.sessions).sum(axis=1)
+    best = optimum(parse_venue(level.name), level.stake)
+    return np.array([share_of_optimum(n / c, best) for n, c in zip(net, coups)])
+
+
 def summarise_runs(bench: Benchmark, rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Per level and algorithm: the IQM and 95% bootstrap interval over seeds of the headline score,
-    the share per unit staked and the coups sat out; how many seeds reach the level's target."""
+    the share per unit staked and the coups sat out, and the ideal policy's score on the same shoes;
+    how many seeds reach the level's target."""
     groups = []
     for level in bench.levels:
         for algo in bench.algos:
@@ -211,10 +253,11 @@ def summarise_runs(bench: Benchmark, rows: Sequence[Mapping[str, Any]]) -> list[
                 {
                     "level": level, "algo": algo, "seeds": len(mine), "target": target,
                     "score": summarise([r["score"] for r in mine]),
+                    "ideal": summarise([r.get("ideal_score") for r in mine]),
                     "share_per_unit": summarise([r["share_per_unit"] for r in mine]),
                     "sat_out": summarise([r["sat_out"] for r in mine]),
                     "reached": sum(r["score"] >= target for r in mine) if target is not None else None,
-                    "train_seconds": float(np.mean([r["train_seconds"] for r in mine])) if mine else float("nan"),
+                    "train_seconds": float(np.mean([r["train_seconds"] for r in mine])) if mine else None,
                 }
             )  # fmt: skip
     return groups
@@ -224,25 +267,28 @@ def run_benchmark(
     bench: Benchmark, out: str | Path, backend: Backend = LOCAL, workers: int = 1, progress: bool = False
 ) -> dict[str, Any]:
     """Play every run of ``bench`` not yet saved in ``out`` (on ``backend``), then write
-    ``benchmark.json``, ``benchmark.csv`` and ``benchmark.png``; returns the document."""
+    ``benchmark.json``, ``benchmark.csv`` and ``benchmark.png``; returns the document as written (a
+    missing figure is ``None``)."""
     out = check_output_folder(Path(out))
     for algo in bench.algos:
         algo_class(algo)  # stable-baselines3 (or sb3-contrib) is there, before anything is written
     sweep = bench.sweep()
     rows = play_runs(sweep, out, backend, workers, progress, play=play_benchmark_run, label="benchmark (training runs)")
-    horizon = gambler_horizon(parse_venue(LEVEL_TABLES["fair"]))
+    horizon = gambler_horizon(parse_venue("fair"))
     document = {
         "benchmark": bench.as_dict(),
         "targets": TARGETS,
+        "tuning_seeds": list(TUNING_SEEDS),
+        "reporting_seeds": list(REPORTING_SEEDS),
         "gambler_horizon": horizon,
         "optimum_model": rows[0]["optimum_model"] if rows else None,
         "summary": summarise_runs(bench, rows),
         "runs": rows,
     }
-    atomic_write_json(out / "benchmark.json", document)
+    atomic_write_json(out / "benchmark.json", document, strict=True)  # standard JSON: null, never NaN
     atomic_write_csv(out / "benchmark.csv", rows, COLUMNS)
     plot_benchmark(out / "benchmark.png", document)
-    return document
+    return json.loads((out / "benchmark.json").read_text())  # what was written, as written
 
 
 def plot_benchmark(path: Path, document: Mapping[str, Any]) -> None:
@@ -257,7 +303,7 @@ def plot_benchmark(path: Path, document: Mapping[str, Any]) -> None:
         values = [r["score"] for r in rows if r["level"] == group["level"] and r["algo"] == group["algo"]]
         left.plot([x] * len(values), values, "o", color=c, alpha=0.5, ms=4)
         s = group["score"]
-        if s["n"]:
+        if s["ci_low"] is not None:
             yerr = [[max(s["iqm"] - s["ci_low"], 0)], [max(s["ci_high"] - s["iqm"], 0)]]
             left.errorbar(x + 0.15, s["iqm"], yerr=yerr, fmt="D", color=c, capsize=4)
         if group["target"] is not None:
@@ -286,11 +332,14 @@ def plot_benchmark(path: Path, document: Mapping[str, Any]) -> None:
 
 
 __all__ = [
+    "BUDGETS",
     "FULL",
-    "LEVEL_TABLES",
     "QUICK",
+    "REPORTING_SEEDS",
     "TARGETS",
+    "TUNING_SEEDS",
     "Benchmark",
+    "ideal_shares",
     "make_benchmark",
     "play_benchmark_run",
     "plot_benchmark",

@@ -40,18 +40,18 @@ from experiments.files import atomic_write_json, pyplot, save_figure
 from experiments.rl.config import load_config
 from experiments.rl.evaluate import evaluate_model, evaluation_report, watch_sessions
 from experiments.rl.rig import RIGGED_PREFIX, parse_venue
-from experiments.rl.score import IdealRigOne, optimum, score
+from experiments.rl.score import optimum, score
 from experiments.rl.train import train_agent
+from strategies.ideal import IdealRig
 from strategies.registry import make_strategy
 from trente_env.odds import rig_expectations
+from trente_env.plan import EVAL_PLAN, EvalPlan
+from trente_env.rules import RIG, get_rules
 
 #: The fair table of the control; its rigged twin is ``rigged-<PRESET>``.
 PRESET = "classic"
 #: The two tables of the control: the fair one, and its rigged twin.
 TABLES = (PRESET, RIGGED_PREFIX + PRESET)
-#: The evaluation sessions' seed (session ``i`` plays the table seeded ``session_seed(EVAL_SEED, i)``),
-#: away from the training seeds: every policy of the control plays these same shoes.
-EVAL_SEED = 10_000
 #: Coups each agent trains on by default (the benchmark's budget).
 CONTROL_TIMESTEPS = 1_000_000
 #: Timesteps between two evaluations of the learning curve.
@@ -65,20 +65,20 @@ REFERENCES = {
 }
 
 
-class NoirAfterNoir(IdealRigOne):
+class NoirAfterNoir(IdealRig):
     """The ideal uninsured rule of the rigged table with 1-unit stakes: one unit on Noir right after
-    a coup won by Noir (the last coup on the scoreboard), nothing otherwise."""
+    a coup won by Noir (the last coup on the scoreboard), nothing otherwise; on either table."""
 
     def __init__(self) -> None:
-        super().__init__(1.0)
+        super().__init__(get_rules(PRESET).replace(**RIG), 1.0)
 
 
 def _exact(expectations: Any, key: str) -> float:
     return expectations.flat[key] if key in expectations.flat else getattr(expectations, key)
 
 
-def reference_rows(table: str, episodes: int, coups: int) -> dict[str, dict[str, Any]]:
-    """Each reference policy on ``table``'s evaluation sessions: its exact expectation (per unit
+def reference_rows(table: str, plan: EvalPlan) -> dict[str, dict[str, Any]]:
+    """Each reference policy on ``table``'s evaluation sessions (``plan``): its exact expectation (per unit
     staked, :func:`~trente_env.odds.rig_expectations`), the exact expectation of the very stakes it
     placed, and its measured return with the 95% interval."""
     venue = parse_venue(table)
@@ -86,7 +86,7 @@ def reference_rows(table: str, episodes: int, coups: int) -> dict[str, dict[str,
     rows = {}
     for name, (spec, key) in REFERENCES.items():
         policy = NoirAfterNoir() if spec == "ideal" else make_strategy(spec, venue.rules)
-        report = evaluation_report(watch_sessions(policy, venue, episodes, coups, EVAL_SEED), venue)
+        report = evaluation_report(watch_sessions(policy, venue, plan), venue)
         rows[name] = _row(report, _exact(expectations, key))
     return rows
 
@@ -116,10 +116,10 @@ def run_control(
     timesteps: int = CONTROL_TIMESTEPS,
     seed: int = 0,
     out: str | Path = Path("runs/control"),
-    episodes: int = 200,
+    episodes: int = EVAL_PLAN.sessions,
     force: bool = False,
     progress: bool = False,
-    coups: int = 1000,
+    coups: int = EVAL_PLAN.coups,
     eval_every: int = CONTROL_EVAL_EVERY,
 ) -> dict[str, Any]:
     """Train ``algo`` on the fair and the rigged table with the same settings and seed; evaluate each
@@ -133,9 +133,10 @@ def run_control(
         training summary and the agent's full evaluation; ``figure``: the PNG's path.
     """
     out = Path(out)
+    plan = EvalPlan(episodes, coups, EVAL_PLAN.seed)
     results: dict[str, Any] = {
         "algo": algo, "timesteps": timesteps, "seed": seed, "episodes": episodes, "coups": coups,
-        "eval_seed": EVAL_SEED, "hyper": load_config(algo).hyper, "eval_every": eval_every,
+        "eval_seed": plan.seed, "hyper": load_config(algo).hyper, "eval_every": eval_every,
         "assumption": "exact: first-coup odds of a full shoe, consecutive coups taken as independent",
     }  # fmt: skip
     curves = {}
@@ -144,10 +145,8 @@ def run_control(
             algo, timesteps, table, seed=seed, out_dir=out / table, progress=progress, force=force,
             eval_every=eval_every,
         )  # fmt: skip
-        evaluation = evaluate_model(
-            summary["files"]["model"], episodes=episodes, rules=table, seed=EVAL_SEED, coups=coups
-        )
-        rows = reference_rows(table, episodes, coups)
+        evaluation = evaluate_model(summary["files"]["model"], plan, rules=table)
+        rows = reference_rows(table, plan)
         rows["agent"] = _row(evaluation, None)
         expectations = rig_expectations(parse_venue(table).rules)
         best = optimum(parse_venue(table), max(load_config(algo).train.stake_levels))

@@ -2,8 +2,9 @@
 
 The policy is a trained agent (a model file saved by ``trente-lab train``) or any strategy spec
 (``martingale``, ``streak:k=3``, a plugin): a serious evaluation scores any policy the same way.
-It plays ``episodes`` whole sessions through the session runner shared by every command
-(:mod:`strategies.runner`, which states the accounting convention): session ``i`` is a table seeded
+It plays the whole sessions of an evaluation plan (:class:`~trente_env.plan.EvalPlan`: sessions,
+coups, seed) through the session runner shared by every command (:mod:`strategies.runner`, which
+states the accounting convention): session ``i`` is a table seeded
 :func:`~strategies.runner.session_seed` ``(seed, i)``; after the last coup, ruin or walk-away no new
 stake is placed and prisoners settle on the following coups. Per session we add up the new stakes
 ``x_i`` and the net result ``y_i``; the headline is ``R = sum(y) / sum(x)`` (:func:`experiments.stats.ratio_estimate`)
@@ -46,6 +47,7 @@ from strategies.results import SessionResults
 from strategies.runner import CoupView, play_on_env, session_seeds
 from trente_env.codes import BOXES, NO_COUP, NOIR, RESULT_CODES, Result
 from trente_env.odds import house_edges, rig_expectations
+from trente_env.plan import EVAL_PLAN, EvalPlan
 
 #: Starting bankroll of a strategy's sessions (a model plays with the bankroll it was trained with).
 DEFAULT_BANKROLL = 1000.0
@@ -111,20 +113,26 @@ class SessionTotals:
 
 
 def watch_sessions(
-    policy: Any, venue: Venue, sessions: int, coups: int = 1000, seed: int = 0, bankroll: float = DEFAULT_BANKROLL
+    policy: Any,
+    venue: Venue,
+    plan: EvalPlan,
+    bankroll: float = DEFAULT_BANKROLL,
+    training_seed: int | None = None,
 ) -> SessionTotals:
-    """Play ``sessions`` sessions of at most ``coups`` coups with ``policy`` through the session
-    runner (:func:`strategies.runner.play_on_env`), watching what it does coup by coup
-    (:class:`Behaviour`), and add them up.
+    """Play the sessions of ``plan`` with ``policy`` through the session runner
+    (:func:`strategies.runner.play_on_env`), watching what it does coup by coup (:class:`Behaviour`),
+    and add them up.
 
     :param policy: anything with ``act(observation, state) -> (full-form actions, state)``: a
         strategy, a :class:`~strategies.model.ModelPolicy`, a plugin.
     :param venue: where it plays (see :func:`experiments.rl.rig.parse_venue`).
-    :param seed: session ``i`` plays the table seeded :func:`~strategies.runner.session_seed` ``(seed, i)``.
+    :param plan: session ``i`` of ``plan.sessions`` plays up to ``plan.coups`` coups at the table
+        seeded :func:`~strategies.runner.session_seed` ``(plan.seed_for(training_seed), i)``.
+    :param training_seed: the seed the policy was trained with (for a plan whose shoes derive from it).
     """
     behaviour = Behaviour()
-    seeds = session_seeds(seed, sessions)
-    results = play_on_env(policy, venue.rules, bankroll, coups, seeds, observer=behaviour)
+    seeds = session_seeds(plan.seed_for(training_seed), plan.sessions)
+    results = play_on_env(policy, venue.rules, bankroll, plan.coups, seeds, observer=behaviour)
     return SessionTotals(results, behaviour)
 
 
@@ -299,20 +307,21 @@ def names_a_model(target: str) -> bool:
 
 def evaluate_model(
     model: str,
-    episodes: int = 200,
+    plan: EvalPlan = EVAL_PLAN,
     rules: str | None = None,
-    seed: int = 10_000,
-    coups: int = 1000,
     algo: str | None = None,
     rigged: bool = False,
+    training_seed: int | None = None,
 ) -> dict[str, Any]:
-    """Evaluate ``model`` on ``episodes`` sessions (see the module docstring).
+    """Evaluate ``model`` on the sessions of ``plan`` (see the module docstring).
 
     :param model: a model file saved by ``trente-lab train`` (any other is unpickled, which runs its code:
         only when trusted, see :class:`~strategies.model.ModelPolicy`), or a strategy spec.
     :param rules: the table (a preset or ``rigged-<preset>``); default: the one a model was trained
         on, else ``classic``.
-    :param seed: session ``i`` plays the table seeded ``session_seed(seed, i)`` (default away from training seeds).
+    :param plan: the sessions: how many, how long, on which shoes (default :data:`~trente_env.plan.EVAL_PLAN`:
+        200 sessions x 1,000 coups on seed 10,000, away from training seeds).
+    :param training_seed: the seed the model was trained with, for a plan whose shoes derive from it.
     :raises RLError: bad input; :class:`strategies.model.ModelError`: a model file that cannot be used.
     """
     is_model = names_a_model(model)
@@ -337,7 +346,7 @@ def evaluate_model(
             raise
     else:
         set_threads(1)
-    totals = watch_sessions(policy, venue, episodes, coups, seed, bankroll)
+    totals = watch_sessions(policy, venue, plan, bankroll, training_seed)
     report = evaluation_report(totals, venue)
     from experiments.rl.score import optimum, score  # the exact optimum of the table, for its stakes
     from trente_env.levels import LEVEL_STAKES
@@ -351,8 +360,8 @@ def evaluate_model(
             "model": str(model) if is_model else None,
             "algo": getattr(policy, "algo", None),
             "trained_on": trained_on,
-            "seed": seed,
-            "coups": coups,
+            "seed": plan.seed_for(training_seed),
+            "coups": plan.coups,
             "bankroll": bankroll,
         }
     )

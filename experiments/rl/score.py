@@ -29,39 +29,12 @@ import numpy as np
 
 from experiments.rl.rig import Venue
 from experiments.stats import Z95, normal_quantile
-from trente_env.codes import NOIR, Result
 from trente_env.odds import first_coup, rig_expectations
 
 #: Bootstrap resamples of :func:`summarise` (a fixed generator: the same runs give the same interval).
 BOOTSTRAP_RESAMPLES = 2000
 #: The generator's seed of :func:`summarise`'s bootstrap.
 BOOTSTRAP_SEED = 0
-
-
-class IdealRigOne:
-    """The optimal uninsured policy of the one-coup rigged table: ``stake`` units on Noir right
-    after a coup won by Noir (the last coup on the scoreboard), nothing otherwise."""
-
-    def __init__(self, stake: float = 1.0) -> None:
-        self.stake = float(stake)
-
-    def act(self, obs: dict[str, np.ndarray], state: Any = None) -> tuple[np.ndarray, Any]:
-        actions = np.zeros((obs["results"].shape[0], 12))
-        actions[obs["results"][:, 0] == Result.NOIR, NOIR] = self.stake
-        return actions, state
-
-    def spec(self) -> str:
-        return f"ideal: {self.stake:g} on Noir after a Noir win"
-
-
-class SitOut:
-    """The optimal policy of a fair table: never stake."""
-
-    def act(self, obs: dict[str, np.ndarray], state: Any = None) -> tuple[np.ndarray, Any]:
-        return np.zeros((obs["results"].shape[0], 12)), state
-
-    def spec(self) -> str:
-        return "ideal: sit out"
 
 
 @dataclass(frozen=True)
@@ -83,16 +56,18 @@ class Optimum:
     se: float = 0.0  #: its standard error where it is estimated (the card counter's), 0 where exact
 
     def policy(self, venue: Venue, stake: float) -> Any:
-        """The ideal policy, to play the evaluation shoes beside the agent: the level's own
-        (:meth:`trente_env.levels.Level.ideal`) when the table is a level with that stake, else the
-        one-coup rig's rule or sitting out."""
-        found = level_of(venue)
-        if found is not None and found.stake == stake:
-            return found.ideal()
-        return IdealRigOne(stake) if venue.rigged else SitOut()
+        """The ideal policy, to play the evaluation shoes beside the agent, staking ``stake``: the
+        level's own (:func:`strategies.ideal.ideal_policy`) when the table is a level, else the rig's
+        rule of the table (sitting out on a fair one)."""
+        from strategies.ideal import IdealRig, ideal_policy
+
+        found = venue_level(venue)
+        if found is not None:
+            return ideal_policy(found, stake)
+        return IdealRig(venue.rules, stake)
 
 
-def level_of(venue: Venue) -> Any:
+def venue_level(venue: Venue) -> Any:
     """The graded level (:data:`trente_env.levels.LEVELS`) played at ``venue``: by its name, or a
     table with the same rules (``classic`` is ``fair``, ``rigged-classic`` is ``rig-1``); else None."""
     from trente_env.levels import LEVELS
@@ -116,7 +91,7 @@ def optimum(venue: Venue, stake: float) -> Optimum:
     (one in about 70 on six decks).
     """
     expectations = rig_expectations(venue.rules)
-    found = level_of(venue)
+    found = venue_level(venue)
     if found is not None:
         scale = stake / found.stake
         model = f"{found.model}; uninsured stakes"
@@ -158,13 +133,18 @@ def score(report: dict[str, Any], best: Optimum) -> dict[str, Any]:
         "optimum_se": best.se,
         "level": best.level,
         "level_score": _level_score(best, rpc),
-        "share_of_optimum": None if fair else rpc / best.per_coup,
+        "share_of_optimum": None if fair else share_of_optimum(rpc, best),
         "share_of_optimum_se": None if fair or se is None else se / best.per_coup,
         "share_per_unit": None if fair or ratio is None else ratio / best.per_unit,
         "loss_vs_flat": rpc / best.flat_per_coup if fair else None,
         "loss_vs_flat_se": se / abs(best.flat_per_coup) if fair and se is not None else None,
     }
     return result
+
+
+def share_of_optimum(per_coup: float, best: Optimum) -> float:
+    """A reward per coup as a share of the optimum per coup (a rigged table's headline score)."""
+    return per_coup / best.per_coup
 
 
 def _level_score(best: Optimum, rpc: float) -> float | None:
@@ -193,23 +173,29 @@ def iqm(values: Sequence[float]) -> float:
     return float(trim_mean(x, 0.25)) if x.size else float("nan")
 
 
-def summarise(values: Sequence[float], level: float = 0.95) -> dict[str, float]:
+def summarise(values: Sequence[float], level: float = 0.95) -> dict[str, Any]:
     """The interquartile mean of ``values`` (one per seed) and its percentile-bootstrap interval
-    over the seeds (:data:`BOOTSTRAP_RESAMPLES` resamples, a fixed generator). With fewer than two
-    values, or all equal, the interval is the value itself or NaN: nothing to resample."""
+    over the seeds (:data:`BOOTSTRAP_RESAMPLES` resamples, a fixed generator). Missing values (None,
+    NaN) are left out. With fewer than two values, or all equal, there is nothing to resample: no
+    interval (None), and ``note`` says why in words, never a zero-width interval."""
     from scipy.stats import bootstrap
 
     x = np.asarray([v for v in values if v is not None and v == v], dtype=np.float64)
-    middle = iqm(x)
-    if x.size < 2 or np.ptp(x) == 0:
-        low = high = middle if x.size else float("nan")
+    middle = iqm(x) if x.size else None
+    low = high = note = None
+    if x.size == 0:
+        note = "no seeds"
+    elif x.size == 1:
+        note = "one seed: no interval over seeds"
+    elif np.ptp(x) == 0:
+        note = f"all {x.size} seeds scored the same: no interval over seeds"
     else:
         result = bootstrap(
             (x,), lambda s, axis=-1: _trim(s, axis), confidence_level=level, n_resamples=BOOTSTRAP_RESAMPLES,
             method="percentile", rng=np.random.default_rng(BOOTSTRAP_SEED),
         )  # fmt: skip
         low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
-    return {"iqm": middle, "ci_low": low, "ci_high": high, "n": int(x.size), "level": level}
+    return {"iqm": middle, "ci_low": low, "ci_high": high, "n": int(x.size), "level": level, "note": note}
 
 
 def _trim(sample: np.ndarray, axis: int) -> np.ndarray:
@@ -242,13 +228,13 @@ def gambler_horizon(venue: Venue, stake: float = 1.0, power: float = 0.8) -> dic
 
 __all__ = [
     "BOOTSTRAP_RESAMPLES",
-    "IdealRigOne",
     "Optimum",
-    "SitOut",
     "gambler_horizon",
     "headline",
     "iqm",
     "optimum",
     "score",
+    "share_of_optimum",
     "summarise",
+    "venue_level",
 ]

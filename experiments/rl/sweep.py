@@ -53,6 +53,7 @@ from experiments.files import (
 from experiments.rl.algorithms import TRAINABLE
 from experiments.rl.config import DEFAULT_CONFIG, algo_class
 from experiments.rl.rig import parse_venue
+from trente_env.plan import EVAL_PLAN, EvalPlan
 from trente_env.whole import checked_whole, is_whole
 
 #: Runs in one sweep at most (a grid that multiplies out to more is refused before any work).
@@ -88,9 +89,7 @@ class Sweep:
     """A sweep's runs and the settings they share."""
 
     runs: tuple[SweepRun, ...]
-    episodes: int = 200
-    coups: int = 1000
-    eval_seed: int = 10_000
+    plan: EvalPlan = EVAL_PLAN  #: how each run is evaluated (a fixed seed, or each training seed's own shoes)
     config: str | None = None  #: the hyper-parameter file (None: the shipped one)
     source: dict[str, Any] = field(default_factory=dict, compare=False)  #: the TOML it was read from
 
@@ -103,7 +102,8 @@ class Sweep:
         from experiments.backends import worker_versions
 
         config_text = Path(self.config).read_text() if self.config else DEFAULT_CONFIG.read_text()
-        settings = {"run": asdict(run), "episodes": self.episodes, "coups": self.coups, "eval_seed": self.eval_seed}
+        plan = self.plan
+        settings = {"run": asdict(run), "episodes": plan.sessions, "coups": plan.coups, "eval_seed": plan.seed}
         if self.source.get("kind", "sweep") != "sweep":  # a benchmark's run: other settings, other files
             # but not the plan around it: a benchmark grown by a seed or a level keeps the runs it has
             settings["source"] = {k: v for k, v in self.source.items() if k != "benchmark"}
@@ -164,7 +164,7 @@ def load_sweep(path: str | Path) -> Sweep:
     if not isinstance(grids, Mapping) or not all(isinstance(g, Mapping) for g in grids.values()):
         raise RLError(f"{where}: [sweep.hyper.<algo>] tables map a hyper-parameter to a list of values")
     evaluate = table.get("evaluate", {})
-    settings = {"episodes": 200, "coups": 1000, "seed": 10_000}
+    settings = {"episodes": EVAL_PLAN.sessions, "coups": EVAL_PLAN.coups, "seed": EVAL_PLAN.seed}
     if not isinstance(evaluate, Mapping) or set(evaluate) - set(settings):
         raise RLError(f"{where}: [sweep.evaluate] takes {', '.join(settings)}")
     settings.update(evaluate)
@@ -178,7 +178,8 @@ def load_sweep(path: str | Path) -> Sweep:
         runs += [SweepRun(algo, t, s, timesteps, combo) for t in tables for s in seeds for combo in combos]
         if len(runs) > MAX_RUNS:
             raise RLError(f"{where}: more than {MAX_RUNS:,} runs; split the sweep")
-    return Sweep(tuple(runs), settings["episodes"], settings["coups"], settings["seed"], config, dict(document))
+    plan = EvalPlan(settings["episodes"], settings["coups"], settings["seed"])
+    return Sweep(tuple(runs), plan, config, dict(document))
 
 
 # -- one run ---------------------------------------------------------------------------------------
@@ -196,7 +197,7 @@ def play_run(sweep: Sweep, run: SweepRun) -> dict[str, Any]:
             run.algo, run.timesteps, rules=run.table, seed=run.seed, out_dir=folder,
             config_path=sweep.config, hyper=dict(run.hyper),
         )  # fmt: skip
-        report = evaluate_model(str(folder / "model.zip"), sweep.episodes, seed=sweep.eval_seed, coups=sweep.coups)
+        report = evaluate_model(str(folder / "model.zip"), sweep.plan, training_seed=run.seed)
         files = {name: (folder / name).read_bytes() for name in RUN_FILES if (folder / name).exists()}
     estimate = report["return_per_unit_staked"]
     row = {

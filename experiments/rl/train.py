@@ -54,6 +54,7 @@ from experiments.rl.score import optimum, score
 from strategies.model import ModelPolicy, lab_network, load_weights, trusted
 from trente_env.layout import ACTION_FORMS, Layout
 from trente_env.odds import house_edges
+from trente_env.plan import EvalPlan
 from trente_env.whole import checked_whole
 
 CURVE_COLUMNS = (
@@ -73,7 +74,7 @@ def evaluate_now(model: Any, venue: Venue, config: RLConfig, env_kwargs: dict[st
     :func:`experiments.rl.evaluate.evaluation_report`."""
     policy = ModelPolicy.of(model, config.algo, {"env": env_kwargs, "boxes": len(venue.rules.boxes)})
     s = config.train
-    return evaluation_report(watch_sessions(policy, venue, s.eval_sessions, s.eval_coups, seed), venue)
+    return evaluation_report(watch_sessions(policy, venue, EvalPlan(s.eval_sessions, s.eval_coups, seed)), venue)
 
 
 def _curve_callback(venue: Venue, config: RLConfig, env_kwargs: dict[str, Any], seed: int, progress: Progress):
