@@ -386,7 +386,7 @@ def test_benchmark_trains_scores_writes_and_resumes(tmp_path: Path) -> None:
     assert rig["curve"] and rig["curve"][-1]["timesteps"] >= 128  # the learning curve, as trained
     assert [g["level"] for g in document["summary"]] == ["fair", "rig-1"]
     assert document["gambler_horizon"]["coups"] > 0
-    assert "Summary" in result.output and "IQM" in result.output and "not held out" in result.output
+    assert "Summary" in result.output and "IQM" in result.output and "Tuning seeds among these" in result.output
     saved = out / "runs" / rig["name"] / "result.json"
     before = saved.stat().st_mtime_ns
     again = runner.invoke(app, args)  # a finished run is kept, not trained again
@@ -453,7 +453,7 @@ def test_the_benchmark_tables_fit_80_columns_without_an_ellipsis(monkeypatch: py
     assert max(len(line) for line in text.splitlines()) <= 80
     for shown in ("8.0M", "3600", "-123.4%", "98.8%", "none, 1 seed", "none, all ="):
         assert shown in text, (shown, text)
-    assert "rig-3 ppo: one seed: no interval over seeds" in text
+    assert "rig-3 ppo and its ideal: one seed: no interval over seeds" in text
     assert "Tuning seeds among these (0)" in text
 
 

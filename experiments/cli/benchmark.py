@@ -131,9 +131,11 @@ def print_benchmark(document: dict) -> None:
             g["level"], g["algo"], _pct(s["iqm"]), _interval(s), _pct(ideal["iqm"]), _interval(ideal),
             _pct(g["target"]), reached,
         )  # fmt: skip
-        notes += [
-            f"{g['level']} {g['algo']}{who}: {x['note']}." for who, x in (("", s), (", ideal", ideal)) if x["note"]
-        ]
+        if s["note"] and s["note"] == ideal["note"]:
+            notes.append(f"{g['level']} {g['algo']} and its ideal: {s['note']}.")
+        else:
+            named = (("", s), (" ideal", ideal))
+            notes += [f"{g['level']} {g['algo']}{who}: {x['note']}." for who, x in named if x["note"]]
     out.print(summary)
     for note in notes:
         out.print(note, style="dim")
@@ -149,8 +151,9 @@ def print_benchmark(document: dict) -> None:
         "score: the share of coups sat out on fair (optimum 0), the share of the exact optimum per coup on a rigged "
         f"level ({document['optimum_model']}); ideal: the ideal policy on the same shoes; per unit: the return per "
         "unit staked over the optimum's; vs flat: the loss per coup over a 1-unit flat bettor's. Each seed is "
-        f"evaluated on its own shoes ({bench['evaluation']}), so the interval holds the noise of training and of "
-        f"the shoes. Gambler's horizon: {horizon['coups']:,.0f} coups of 1-unit bets before a one-sided 5% test "
+        f"evaluated on its own shoes ({bench['episodes']:,} sessions x {bench['coups']:,} coups), so the interval "
+        f"holds the noise of training and of the shoes. Gambler's horizon: {horizon['coups']:,.0f} coups of 1-unit "
+        "bets before a one-sided 5% test "
         "tells the house edge from 0 with 80% power.",
         style="dim",
     )
