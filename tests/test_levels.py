@@ -338,3 +338,42 @@ def test_docs_state_each_levels_optimum() -> None:
     shoe = LEVELS["shoe"]
     per_coup = f"+{shoe.optimum_per_coup:.5f} ± {shoe.optimum_se:.5f}"
     assert f"| {per_coup} | +{shoe.optimum_per_unit:.3%} | {shoe.bet_share:.3%} |" in text
+
+
+# -- one record, one layer -----------------------------------------------------------------------
+
+
+def test_no_module_of_trente_env_imports_a_layer_above_it() -> None:
+    # trente_env < strategies < experiments: the levels name their ideal policy, strategies/ideal.py
+    # builds it. Every import counts, those inside a function too.
+    import ast
+
+    root = Path(__file__).parents[1]
+    upward = []
+    for path in sorted((root / "trente_env").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            upward += [
+                f"{path.relative_to(root)}: {n}" for n in names if n.split(".")[0] in ("strategies", "experiments")
+            ]
+    assert not upward, upward
+
+
+def test_a_level_is_one_record_the_benchmark_and_the_ideal_read() -> None:
+    from experiments.rl.benchmark import BUDGETS, TARGETS, make_benchmark
+    from strategies.ideal import IdealRig
+    from trente_env.layout import DEFAULT_STAKE_LEVELS
+
+    assert LEVEL_STAKES == DEFAULT_STAKE_LEVELS  # the stake menu: the environments' own, one home
+    bench = make_benchmark(full=True)
+    for name, level in LEVELS.items():
+        assert level.stakes == LEVEL_STAKES and level.stake == max(LEVEL_STAKES)
+        assert (BUDGETS[name], TARGETS[name]) == (level.budget, level.target) and bench.plan == level.plan
+        assert level.metadata()["budget"] == level.budget and level.metadata()["stakes"] == list(level.stakes)
+        ideal = ideal_policy(level)
+        if level.ideal == "rig":
+            assert isinstance(ideal, IdealRig) and ideal.stake == level.stake and ideal.rules == level.rules
+        else:
+            assert type(ideal).__name__ == "Counter" and ideal.base == level.stake
