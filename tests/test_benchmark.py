@@ -314,6 +314,23 @@ def test_the_benchmark_reports_on_seeds_that_never_chose_a_setting() -> None:
     assert "10..19" in text and "0..9" in text
 
 
+def test_the_commands_default_evaluations_are_the_plans() -> None:
+    # the commands write their defaults out (their help loads no numpy): they must be the plans'
+    from trente_env.levels import LEVEL_PLAN
+    from trente_env.plan import EVAL_PLAN
+
+    commands = get_command(app).commands
+
+    def default(command: str, name: str) -> object:
+        return next(p.default for p in commands[command].params if p.name == name)
+
+    assert (default("evaluate", "episodes"), default("evaluate", "coups"), default("evaluate", "seed")) == (
+        EVAL_PLAN.sessions, EVAL_PLAN.coups, EVAL_PLAN.seed,
+    )  # fmt: skip
+    assert default("control", "episodes") == EVAL_PLAN.sessions
+    assert (default("benchmark", "episodes"), default("benchmark", "coups")) == (LEVEL_PLAN.sessions, LEVEL_PLAN.coups)
+
+
 def test_each_training_seed_is_evaluated_on_shoes_of_its_own() -> None:
     from experiments.rl.benchmark import make_benchmark
     from trente_env.levels import LEVEL_PLAN
