@@ -23,6 +23,7 @@ from experiments.rl.score import gambler_horizon, headline, iqm, optimum, score,
 from experiments.stats import Z95
 from strategies.ideal import IdealRig
 from strategies.registry import make_strategy
+from trente_env.levels import LEVELS
 from trente_env.odds import first_coup, rig_expectations
 from trente_env.plan import EvalPlan
 
@@ -94,14 +95,14 @@ def test_the_ideal_policy_scores_one_never_scores_zero_and_a_blind_policy_scores
     blind = score(_report(make_strategy("flat:box=noir,base=100", RIGGED.rules), RIGGED), best)
     assert blind["share_of_optimum"] + 4 * blind["share_of_optimum_se"] < 0
     assert headline(ideal) == ideal["share_of_optimum"]
-    assert ideal["level_score"] == pytest.approx(ideal["share_of_optimum"])  # trente_env.levels' own score
+    assert headline(ideal) == LEVELS["rig-1"].score(ideal["reward_per_coup"])  # the level's own score, one definition
 
 
 def test_on_the_fair_table_the_score_is_the_share_sat_out_and_the_loss_against_a_flat_bettor() -> None:
     best = optimum(FAIR, 100.0)
     sit = score(_report(sit_out(), FAIR), best)
     assert sit["share_of_optimum"] is None and sit["sat_out"] == 1.0 and sit["loss_vs_flat"] == 0.0
-    assert headline(sit) == 1.0 and sit["level_score"] == 1.0  # the level's score: 1 sitting out
+    assert headline(sit) == 1.0 == LEVELS["fair"].score(0.0, sit["sat_out"])  # the level's score: 1 sitting out
     flat = score(_report(make_strategy("flat:box=noir", FAIR.rules), FAIR), best)
     # a 1-unit flat bettor loses what a 1-unit flat bettor loses: a ratio of 1 within 4 standard errors
     assert flat["sat_out"] == 0.0 and abs(flat["loss_vs_flat"] - 1.0) < 4 * flat["loss_vs_flat_se"]

@@ -240,7 +240,7 @@ def test_the_ideal_earns_the_exact_optimum_and_scores_one(name: str) -> None:
     results = play_on_env(ideal, level.rules, PURSE, 1000, session_seeds(24, 200))
     measured = _per_coup(results)
     if level.optimum_per_coup == 0:  # fair: the ideal sits out every coup
-        assert results["staked"].sum() == 0 and measured.ratio == 0.0 and level.score(measured.ratio) == 1.0
+        assert results["staked"].sum() == 0 and measured.ratio == 0.0
         return
     assert abs(measured.ratio - level.optimum_per_coup) < 4 * measured.se, (measured, level.optimum_per_coup)
     score, score_se = level.score(measured.ratio), measured.se / level.optimum_per_coup
@@ -276,8 +276,8 @@ def test_never_betting_scores_zero_where_there_is_an_edge(name: str) -> None:
     results = play([make_strategy("never", rules)], rules, 1000.0, 200, session_seeds(3, 20))[0]
     per_coup = _per_coup(results).ratio
     assert per_coup == 0.0
-    # on fair, never betting is the ideal (score 1); elsewhere it gains nothing of the optimum
-    assert level.score(per_coup) == (1.0 if name == "fair" else 0.0)
+    # on fair, never betting is the ideal (score 1: every coup sat out); elsewhere it gains nothing
+    assert level.score(per_coup, sat_out=1.0) == (1.0 if name == "fair" else 0.0)
 
 
 @pytest.mark.parametrize("name", RIGGED_LEVELS)
@@ -295,11 +295,14 @@ def test_a_state_blind_policy_scores_at_most_zero_on_a_rigged_level(name: str, s
     assert level.score(measured.ratio - 4 * measured.se) < 0
 
 
-def test_the_fair_score_scale() -> None:
-    fair = LEVELS["fair"]
+def test_the_fair_score_is_the_share_of_coups_sat_out_and_a_rigged_one_the_share_of_the_optimum() -> None:
+    fair, rig = LEVELS["fair"], LEVELS["rig-1"]
     flat = -house_edges(fair.rules).noir
-    assert fair.score(0.0) == 1.0 and fair.score(flat) == pytest.approx(0.0)
-    assert fair.score(10 * flat) == pytest.approx(-9)
+    assert fair.flat_unit_per_coup == pytest.approx(flat)  # the scale of the loss reported beside it
+    assert fair.score(10 * flat, sat_out=0.97) == 0.97 and fair.score(0.0, sat_out=1.0) == 1.0
+    with pytest.raises(ValueError, match="share of coups sat out"):
+        fair.score(0.0)
+    assert rig.score(rig.optimum_per_coup / 2, sat_out=0.3) == pytest.approx(0.5)
 
 
 # -- the card counter's level ---------------------------------------------------------------------

@@ -116,17 +116,10 @@ class Level:
         """The coups its environment's scoreboard keeps."""
         return int(self.env_kwargs["history"])
 
-    def score(self, per_coup: float) -> float:
-        """A gain per coup (units) as a score: the share of the optimum per coup (1: as good as the
-        ideal policy, 0: no better than sitting out, below 0: worse).
-
-        On ``fair`` the optimum is 0 (sitting out), so the scale is the loss of the simplest bettor
-        instead: ``1 + per_coup / |flat|``, where ``flat`` is the expected gain per coup of one unit on
-        one box every coup (:attr:`flat_unit_per_coup`, minus the Noir edge): sitting out scores 1,
-        that flat bettor 0, a policy that loses ten times as much -9."""
-        if self.optimum_per_coup > 0:
-            return per_coup / self.optimum_per_coup
-        return 1.0 + per_coup / abs(self.flat_unit_per_coup)
+    def score(self, per_coup: float, sat_out: float | None = None) -> float:
+        """A run's score here (:func:`headline_score`): its gain per coup (units) as a share of the
+        optimum per coup, or on ``fair`` (optimum 0) the share of coups it sat out (``sat_out``)."""
+        return headline_score(per_coup, sat_out, self.optimum_per_coup)
 
     def metadata(self) -> dict[str, Any]:
         """The level as plain data (what its environment's ``metadata["level"]`` holds)."""
@@ -145,6 +138,23 @@ class Level:
             "target": self.target,
             "plan": {"sessions": self.plan.sessions, "coups": self.plan.coups, "seed": self.plan.seed},
         }
+
+
+def headline_score(per_coup: float, sat_out: float | None, optimum_per_coup: float) -> float:
+    """THE score of a run at a table whose optimum per coup is ``optimum_per_coup``: where the best
+    policy gains (a rig, the counter's shoe), the gain per coup as a share of the optimum (1: as good
+    as the ideal policy, 0: no better than sitting out, below 0: worse); where the optimum is 0 (a
+    fair table: sitting out is best), the share of coups sat out (1: the ideal). How much a policy
+    loses there is reported beside it, as a multiple of a 1-unit flat bettor's loss
+    (:attr:`Level.flat_unit_per_coup`).
+
+    :raises ValueError: a fair table's score without ``sat_out``.
+    """
+    if optimum_per_coup == 0:
+        if sat_out is None:
+            raise ValueError("the optimum is 0 (sit out every coup): the score is the share of coups sat out")
+        return float(sat_out)
+    return per_coup / optimum_per_coup
 
 
 def _env_kwargs(rules: RuleSet, observe_shoe: bool = False) -> dict[str, Any]:
@@ -363,6 +373,7 @@ __all__ = [
     "LEVEL_STAKES",
     "Level",
     "get_level",
+    "headline_score",
     "make_env",
     "make_vector_env",
     "memory_proof",

@@ -132,7 +132,6 @@ def score(report: dict[str, Any], best: Optimum) -> dict[str, Any]:
         "optimum_model": best.model,
         "optimum_se": best.se,
         "level": best.level,
-        "level_score": _level_score(best, rpc),
         "share_of_optimum": None if fair else share_of_optimum(rpc, best),
         "share_of_optimum_se": None if fair or se is None else se / best.per_coup,
         "share_per_unit": None if fair or ratio is None else ratio / best.per_unit,
@@ -147,21 +146,12 @@ def share_of_optimum(per_coup: float, best: Optimum) -> float:
     return per_coup / best.per_coup
 
 
-def _level_score(best: Optimum, rpc: float) -> float | None:
-    """:meth:`trente_env.levels.Level.score` of a reward per coup (None off the levels): on ``fair``
-    ``1 + per_coup / |flat|`` (1 sitting out, 0 a 1-unit flat bettor), else the share of the level's
-    optimum at its own stakes (:data:`trente_env.levels.LEVEL_STAKES`)."""
-    if best.level is None:
-        return None
-    from trente_env.levels import LEVELS
-
-    return float(LEVELS[best.level].score(rpc))
-
-
 def headline(scores: dict[str, Any]) -> float:
-    """The one number a run is ranked by: the share of the optimum per coup on a rigged table, the
-    share of coups sat out on a fair one."""
-    return scores["sat_out"] if scores["share_of_optimum"] is None else scores["share_of_optimum"]
+    """The one number a run is ranked by (:func:`trente_env.levels.headline_score`): the share of the
+    optimum per coup on a rigged table, the share of coups sat out on a fair one."""
+    from trente_env.levels import headline_score
+
+    return headline_score(scores["reward_per_coup"], scores["sat_out"], scores["optimum_per_coup"])
 
 
 def iqm(values: Sequence[float]) -> float:
