@@ -55,17 +55,6 @@ class Optimum:
     level: str | None = None  #: the graded level (:data:`trente_env.levels.LEVELS`) it comes from, if any
     se: float = 0.0  #: its standard error where it is estimated (the card counter's), 0 where exact
 
-    def policy(self, venue: Venue, stake: float) -> Any:
-        """The ideal policy, to play the evaluation shoes beside the agent, staking ``stake``: the
-        level's own (:func:`strategies.ideal.ideal_policy`) when the table is a level, else the rig's
-        rule of the table (sitting out on a fair one)."""
-        from strategies.ideal import IdealRig, ideal_policy
-
-        found = venue_level(venue)
-        if found is not None:
-            return ideal_policy(found, stake)
-        return IdealRig(venue.rules, stake)
-
 
 def venue_level(venue: Venue) -> Any:
     """The graded level (:data:`trente_env.levels.LEVELS`) played at ``venue``: by its name, or a
