@@ -72,8 +72,8 @@ TARGETS = {name: level.target for name, level in LEVELS.items()}
 CURVE_EVERY = 50_000
 #: The columns of ``benchmark.csv``.
 COLUMNS = (
-    "level", "algo", "seed", "timesteps", "score", "share_of_optimum", "share_per_unit", "sat_out",
-    "reward_per_coup", "return_per_unit", "loss_vs_flat", "ideal_share", "train_seconds",
+    "level", "algo", "seed", "eval_seed", "timesteps", "score", "share_of_optimum", "share_per_unit", "sat_out",
+    "reward_per_coup", "return_per_unit", "loss_vs_flat", "ideal_score", "ideal_share", "train_seconds",
 )  # fmt: skip
 
 
