@@ -380,3 +380,11 @@ def test_a_level_is_one_record_the_benchmark_and_the_ideal_read() -> None:
             assert isinstance(ideal, IdealRig) and ideal.stake == level.stake and ideal.rules == level.rules
         else:
             assert type(ideal).__name__ == "Counter" and ideal.base == level.stake
+
+
+def test_the_uninsured_noir_edge_the_levels_quote_is_the_exact_one() -> None:
+    import trente_env.levels
+
+    edge = house_edges(get_rules("classic")).noir
+    words = " ".join(trente_env.levels.__doc__.split())  # the docstring as one line
+    assert f"uninsured Noir edge ({100 * edge:.3f}% of it)" in words, edge

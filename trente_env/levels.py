@@ -7,7 +7,8 @@ there (named by :attr:`Level.ideal`, built by :func:`strategies.ideal.ideal_poli
 expected gain per coup and per unit staked, computed from the exact odds of :mod:`trente_env.odds`
 (or, for the card counter, estimated over many shoes with its standard error), and what the
 benchmark does with it: the training budget, the target score and the evaluation plan. An agent's
-score is its gain per coup as a share of the optimum (:meth:`Level.score`).
+score is its gain per coup as a share of the optimum, or on ``fair`` (optimum 0) the share of coups
+it sat out (:meth:`Level.score`).
 
 * ``fair``: the classic table. Every box loses the house edge: the best policy sits out every
   coup, and the optimum is 0.
