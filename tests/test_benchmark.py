@@ -146,7 +146,7 @@ def test_one_seed_or_equal_seeds_get_no_interval_and_say_so_in_words() -> None:
 REPLICATES = 400
 
 
-@pytest.mark.parametrize("name", ["rig-1", pytest.param("rig-3", marks=pytest.mark.slow)])  # some 15 s each
+@pytest.mark.parametrize("name", ["rig-1", pytest.param("rig-3", marks=pytest.mark.slow)])
 def test_the_interval_over_seeds_covers_the_ideal_policys_exact_score_about_95_percent_of_the_time(name: str) -> None:
     # The printed procedure (summarise_runs: IQM over seeds, 95% percentile bootstrap) on the ideal
     # policy, each of 10 training seeds on its own shoes (the benchmark's plan, shorter sessions to
