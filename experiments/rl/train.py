@@ -30,11 +30,15 @@ from rich.progress import Progress
 from experiments.console import progress_bar
 from experiments.errors import RLError
 from experiments.files import (
+    CONFIG_BYTES,
+    MODEL_BYTES,
     atomic_write,
     atomic_write_csv,
     atomic_write_json,
     check_output_folder,
+    open_input,
     pyplot,
+    read_json,
     save_figure,
 )
 from experiments.memory import check_memory
@@ -459,11 +463,10 @@ def _previous_model(
     """The model file to go on training from, checked against this run: the same algorithm, action
     form and shoe observed or not (its network's inputs and outputs), as its ``model.json`` says."""
     path = Path(path)
-    if not path.is_file():
-        raise RLError(f"model file {str(path)!r} does not exist")
+    open_input(path, "model file", MODEL_BYTES, RLError).close()
     try:
-        meta = json.loads(metadata_path(path).read_text())
-    except (OSError, ValueError):
+        meta = read_json(metadata_path(path), "model description", CONFIG_BYTES, RLError)
+    except ValueError:
         where = str(metadata_path(path))
         raise RLError(f"{where!r} is missing or unreadable: train goes on only from models it saved") from None
     if meta.get("algo") != algo:

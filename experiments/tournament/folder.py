@@ -25,7 +25,7 @@ except ImportError:  # Windows
 
 from experiments import version
 from experiments.errors import TournamentError
-from experiments.files import atomic_write_text, file_kind, json_default
+from experiments.files import MANIFEST_BYTES, atomic_write_text, file_kind, json_default, read_json
 from experiments.tournament.checkpoints import RunIdentity
 from experiments.tournament.config import TournamentConfig, check_ranges, make_config
 
@@ -135,12 +135,9 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
     kind = file_kind(path)
     if kind is not None:
         raise TournamentError(f"{path} is {kind}, not a manifest: move it away (or choose another folder)")
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except OSError:
-        raise TournamentError(f"nothing to resume in {str(folder)!r}: no readable manifest.json") from None
-    except ValueError as exc:
-        raise TournamentError(f"malformed manifest {str(path)!r}: {exc}") from None
+    if not path.exists():
+        raise TournamentError(f"nothing to resume in {str(folder)!r}: no readable manifest.json")
+    manifest = read_json(path, "manifest", MANIFEST_BYTES, TournamentError)
     if not isinstance(manifest, dict) or manifest.get("schema") != MANIFEST_SCHEMA or "config" not in manifest:
         raise TournamentError(f"{str(path)!r} is not a tournament manifest")
     return manifest
