@@ -13,11 +13,16 @@ import os
 import stat
 import tempfile
 import tomllib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from experiments.errors import LabError
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
 
 
 def _umask() -> int:
@@ -190,6 +195,82 @@ def _check_writable(path: Path, option: str, shown: str) -> None:
         raise LabError(f"{option} {shown!r}: {str(here)!r} is a file, not a folder")
     if not os.access(here, os.W_OK | os.X_OK):
         raise LabError(f"{option} {shown!r}: cannot write in {str(here)!r} (permission denied)")
+
+
+# -- the lock on an output folder -----------------------------------------------------------------
+
+#: The lock file that claims an output folder for one run.
+LOCK_FILE = ".lock"
+
+
+@contextlib.contextmanager
+def claim_folder(out: Path, what: str = "tournament", error: type[LabError] | None = None) -> Iterator[None]:
+    """Hold the folder ``out`` (created if needed) for one run: an exclusive lock on ``OUT/.lock``,
+    with this process's id written in it, taken before anything in the folder is read and kept
+    until the run ends, when the file is removed. The system drops the lock when the process ends,
+    however it ends (a ``.lock`` left by a killed run holds no lock).
+
+    :param what: the kind of run, said to a second one (``tournament``, ``training run``).
+    :raises LabError: (``error``, default :class:`~experiments.errors.TournamentError`) another run
+        holds the folder, or it cannot be created.
+    """
+    if error is None:
+        from experiments.errors import TournamentError as error
+    out = Path(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise error(f"cannot create output folder {str(out)!r}: {exc.strerror or exc}") from None
+    lock = out / LOCK_FILE
+    while True:
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as exc:
+            raise error(f"cannot write in output folder {str(out)!r}: {exc.strerror or exc}") from None
+        if not _lock(fd):
+            try:
+                holder = os.read(fd, 32).decode(errors="replace").strip()
+            except OSError:
+                holder = ""
+            os.close(fd)
+            raise error(
+                f"{str(out)!r} is in use by another {what} (pid {holder or 'unknown'}): "
+                "wait for it to end, or choose another --out"
+            )
+        if _same_file(fd, lock):
+            break
+        os.close(fd)  # the run that held it removed it as we opened it: lock the file there now
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        yield
+    finally:
+        with contextlib.suppress(OSError):  # removed while held: no other run can hold it meanwhile
+            os.unlink(lock)
+        os.close(fd)  # drops the lock
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    """Whether the open file ``fd`` is still the file at ``path``."""
+    try:
+        here, there = os.fstat(fd), os.stat(path)
+    except OSError:
+        return False
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
+
+
+def _lock(fd: int) -> bool:
+    """Lock the open file ``fd`` for this process, without waiting; False if another holds it."""
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        else:  # Windows: lock the first byte
+            import msvcrt
+
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+    except OSError:
+        return False
+    return True
 
 
 #: The most bytes each kind of input file may hold: a config or a description is kilobytes, a

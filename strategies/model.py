@@ -411,7 +411,9 @@ def _least_parameters(net_arch: Any) -> int:
 def _stored_weight_bytes(path: Path) -> int:
     """The bytes of tensor data in the ``policy.pth`` of the SB3 file ``path``, read off the archives'
     directories (a ``.pth`` is itself a zip, one ``<name>/data/<key>`` entry per storage): nothing is
-    unpickled or decompressed."""
+    unpickled."""
+    from experiments.files import MODEL_BYTES
+
     try:
         with zipfile.ZipFile(path) as archive:
             if archive.getinfo("policy.pth").file_size > MODEL_BYTES:
