@@ -53,6 +53,7 @@ import hashlib
 import importlib
 import importlib.util
 import json
+import os
 import re
 import sys
 import typing
@@ -385,7 +386,7 @@ def _file_module(path: str) -> ModuleType:
     that its classes are the same class however often it is named, and their spec names the file."""
     from experiments.files import CONFIG_BYTES, read_input
 
-    where = str(Path(path).absolute())
+    where = os.path.abspath(path)
     name = "trente_lab_plugin_" + hashlib.sha256(where.encode()).hexdigest()[:16]
     if name in sys.modules:
         return sys.modules[name]

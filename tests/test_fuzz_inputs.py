@@ -17,7 +17,6 @@ from typer.testing import CliRunner
 
 from experiments.cli import app
 from experiments.errors import LabError, TournamentError
-from experiments.files import open_input, read_json, read_toml
 
 runner = CliRunner()
 posix_only = pytest.mark.skipif(not hasattr(os, "mkfifo") or not hasattr(signal, "SIGALRM"), reason="POSIX only")
@@ -58,7 +57,7 @@ DEEP_TOML = "a = " + "[" * 100_000 + "]" * 100_000
 
 
 def _make(kind: str, path: Path, deep: str) -> Path:
-    """Put a ``kind`` of input at ``path`` (``/dev/zero`` is itself); return the path to give."""
+    """Put a ``kind`` of input at ``path``, and return it."""
     if kind == "fifo":
         os.mkfifo(path)
     elif kind == "folder":
@@ -67,8 +66,8 @@ def _make(kind: str, path: Path, deep: str) -> Path:
         path.write_bytes(b"")
     elif kind == "deep":
         path.write_text(deep)
-    elif kind == "/dev/zero":
-        return Path("/dev/zero")
+    elif kind == "/dev/zero":  # under the name the command expects (a model's .zip): a link to it
+        path.symlink_to("/dev/zero")
     return path
 
 
@@ -132,6 +131,8 @@ def test_a_manifest_that_is_not_a_regular_readable_json_file_is_one_line(tmp_pat
 
 
 def test_an_empty_config_is_refused_not_the_default_run(tmp_path):
+    from experiments.files import read_toml
+
     path = tmp_path / "empty.toml"
     path.write_text("# only a comment\n\n")
     line = one_line(runner.invoke(app, ["tournament", "--config", str(path), "--out", str(tmp_path / "out")]))
@@ -142,8 +143,14 @@ def test_an_empty_config_is_refused_not_the_default_run(tmp_path):
 
 @posix_only
 def test_the_reader_refuses_before_reading(tmp_path):
+    from experiments.files import open_input, read_json
+
     os.mkfifo(tmp_path / "fifo")
-    for path, kind in ((tmp_path / "fifo", "a FIFO"), (Path("/dev/zero"), "a character device"), (tmp_path, "a folder")):
+    for path, kind in (
+        (tmp_path / "fifo", "a FIFO"),
+        (Path("/dev/zero"), "a character device"),
+        (tmp_path, "a folder"),
+    ):
         with patience(), pytest.raises(LabError, match=f"is {kind}"):
             open_input(path, "config", 1000)
     big = tmp_path / "big.json"
@@ -154,3 +161,144 @@ def test_the_reader_refuses_before_reading(tmp_path):
     assert read_json(tmp_path / "link.json", "config", 10_000) == list(range(1000))
     with pytest.raises(LabError, match="it does not exist"):
         open_input(tmp_path / "none", "config", 1000)
+
+
+# -- plugins by file, and a plugin that exits -------------------------------------------------------
+
+PLUGIN = '''
+from dataclasses import dataclass
+
+from strategies.progressions import Progression
+
+
+@dataclass(frozen=True)
+class Triple(Progression):
+    """Triple the stake after a loss, back to one unit after a win."""
+
+    def _update(self, state, win, loss, amount):
+        state.memory["units"][win] = 1
+        state.memory["units"][loss] *= 3
+
+
+@dataclass(frozen=True)
+class Exits(Progression):
+    """Ends the program from inside a coup."""
+
+    code = 0
+
+    def _update(self, state, win, loss, amount):
+        raise SystemExit(self.code)
+'''
+
+
+@pytest.fixture
+def plugin_file(tmp_path, monkeypatch):
+    folder = tmp_path / "my.dir"
+    folder.mkdir()
+    (folder / "myplugins.py").write_text(PLUGIN)
+    monkeypatch.chdir(tmp_path)
+    return folder / "myplugins.py"
+
+
+@pytest.mark.parametrize(
+    "form", ["my.dir/myplugins.py", "./my.dir/myplugins.py", "absolute", "my.dir/../my.dir/myplugins.py"]
+)
+def test_a_plugin_named_by_its_file_plays(plugin_file, form):
+    from strategies.registry import make_strategy, strategy_class
+
+    path = str(plugin_file) if form == "absolute" else form
+    policy = make_strategy(f"{path}:Triple:base=2,box=rouge")
+    assert type(policy).__name__ == "Triple" and policy.params()["base"] == 2
+    assert strategy_class(f"{plugin_file}:Triple") is type(policy)  # one class however the file is named
+    assert policy.spec().startswith(f"{plugin_file}:Triple")  # its spec names the file, for workers and resumes
+    args = ["tournament", "--strategies", f"flat,{path}:Triple", "-n", "40", "-m", "10", "--no-plots", "--json"]
+    result = runner.invoke(app, [*args, "--out", "out"])
+    assert result.exit_code == 0, result.output
+    assert list(json.loads(result.stdout)["strategies"]) == ["flat", f"{path}:Triple"]
+
+
+def test_a_plugin_file_that_is_missing_or_no_python_is_one_line(plugin_file):
+    line = one_line(runner.invoke(app, ["strategies", "my.dir/none.py:Triple"]))
+    assert "plugin file" in line and "does not exist" in line
+    (plugin_file.parent / "bad.py").write_text("def (:\n")
+    line = one_line(runner.invoke(app, ["strategies", "my.dir/bad.py:Triple"]))
+    assert "cannot load plugin file 'my.dir/bad.py': SyntaxError" in line
+
+
+@pytest.mark.parametrize("code", [0, 1, "bye"])
+def test_a_plugin_that_exits_while_playing_is_one_line_and_fails(plugin_file, code):
+    plugin_file.write_text(PLUGIN.replace("code = 0", f"code = {code!r}"))
+    args = ["tournament", "--strategies", "flat,my.dir/myplugins.py:Exits", "-n", "40", "-m", "10", "--no-plots"]
+    line = one_line(runner.invoke(app, [*args, "--out", "out"]))
+    assert "myplugins.py:Exits' exited while playing" in line and f"SystemExit({code!r})" in line
+
+
+# -- train: its --out held as a tournament's, and nothing left behind -------------------------------
+
+TINY = """
+[train]
+n_envs = 2
+eval_every = 1000000
+eval_sessions = 2
+eval_coups = 10
+[ppo]
+n_steps = 32
+batch_size = 64
+n_epochs = 1
+"""
+
+HOLD = """
+import sys
+from pathlib import Path
+from experiments.files import claim_folder
+
+with claim_folder(Path(sys.argv[1])):
+    print("held", flush=True)
+    sys.stdin.readline()
+"""
+
+
+@pytest.mark.needs_rl
+def test_a_second_train_on_a_held_out_is_one_line_and_writes_nothing(tmp_path):
+    import subprocess
+    import sys
+
+    config, out = tmp_path / "tiny.toml", tmp_path / "out"
+    config.write_text(TINY)
+    root = Path(__file__).resolve().parent.parent
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(out)], env={**os.environ, "PYTHONPATH": str(root)},
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        args = ["train", "--timesteps", "64", "--config", str(config), "--out", str(out)]
+        line = one_line(runner.invoke(app, args))
+        assert f"{str(out)!r} is in use by another training run (pid {holder.pid})" in line
+        assert sorted(p.name for p in out.iterdir()) == [".lock"]  # the holder's: no model, curve or description
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+@pytest.mark.needs_rl
+def test_a_finished_train_leaves_no_lock_and_no_temporary_folder(tmp_path, monkeypatch):
+    import tempfile
+
+    from experiments.rl.train import train_agent
+
+    config, scratch = tmp_path / "tiny.toml", tmp_path / "scratch"
+    config.write_text(TINY)
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # the system's temporary folder, as SB3 finds it
+    train_agent("ppo", 64, out_dir=tmp_path / "out", config_path=config)
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["curve.csv", "curve.png", "model.json", "model.zip"]
+    assert [p.name for p in scratch.iterdir() if p.name.startswith("SB3-")] == []  # no empty SB3-<date> folder
+
+
+def test_a_finished_tournament_leaves_no_lock(tmp_path):
+    args = ["tournament", "--strategies", "flat", "-n", "10", "-m", "5", "--no-plots", "--out", str(tmp_path / "out")]
+    assert runner.invoke(app, args).exit_code == 0
+    assert ".lock" not in {p.name for p in (tmp_path / "out").iterdir()}
+    assert runner.invoke(app, ["tournament", "--resume", str(tmp_path / "out")]).exit_code == 0  # nor a resume
+    assert ".lock" not in {p.name for p in (tmp_path / "out").iterdir()}
