@@ -302,3 +302,22 @@ def test_a_finished_tournament_leaves_no_lock(tmp_path):
     assert ".lock" not in {p.name for p in (tmp_path / "out").iterdir()}
     assert runner.invoke(app, ["tournament", "--resume", str(tmp_path / "out")]).exit_code == 0  # nor a resume
     assert ".lock" not in {p.name for p in (tmp_path / "out").iterdir()}
+
+
+# -- the README says how much of the default run's table it shows -----------------------------------
+
+
+def test_the_readme_says_how_many_rows_of_the_default_table_it_shows():
+    import re
+
+    from experiments.tournament.config import make_config
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## The tournament", 1)[1]
+    table = section.split("```", 2)[1].splitlines()
+    shown = [m[1] for line in table if (m := re.match(r"\s*(\S+)\s+(?:[-+]?\d+\.\d\d% ±|no stakes)", line))]
+    said = re.search(r"Above are (\d+) of the (\d+) rows it prints", " ".join(section.split()))
+    printed = make_config().strategies  # the default run prints one row per system of its line-up
+    assert said, "the README no longer says how much of the default table it shows"
+    assert (int(said[1]), int(said[2])) == (len(shown), len(printed))
+    assert set(shown) <= set(printed)
