@@ -321,3 +321,117 @@ def test_the_readme_says_how_many_rows_of_the_default_table_it_shows():
     assert said, "the README no longer says how much of the default table it shows"
     assert (int(said[1]), int(said[2])) == (len(shown), len(printed))
     assert set(shown) <= set(printed)
+
+
+# -- runaways: sizes checked before they are allocated ----------------------------------------------
+
+
+def test_risk_of_a_labouchere_at_huge_sizes_is_refused_within_its_memory_bound(monkeypatch):
+    import tracemalloc
+
+    import strategies.risk as risk
+    from experiments.rules import load_rules
+    from strategies.registry import make_strategy
+
+    monkeypatch.setattr(risk, "MAX_BYTES", 64 * 2**20)  # the bound, small here so the test is quick
+    rules = load_rules("classic")
+    tracemalloc.start()
+    try:
+        with patience(120), pytest.raises(risk.RiskError, match=r"would need about .* GB .* not a finite-state"):
+            risk.exact_risk(make_strategy("labouchere", rules), rules, 1e12, 100_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * risk.MAX_BYTES, peak  # numpy's arrays are traced: nothing near the old gigabytes
+
+
+def test_risk_target_ruin_out_of_its_open_range_is_refused_by_the_parser(monkeypatch):
+    import experiments.risk
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the chain ran before the target was checked")
+
+    monkeypatch.setattr(experiments.risk, "exact", no_work)
+    for target in ("0", "1", "nan", "-0.1"):
+        line = one_line(runner.invoke(app, ["risk", "flat", "--target-ruin", target, "--coups", "100000"]))
+        assert "Invalid value for '--target-ruin'" in line and "above 0 and below 1" in line
+    with pytest.raises(LabError, match="between 0 and 1"):
+        experiments.risk.risk_report("flat", "classic", 1000, 10, target_ruin=0)  # the library checks first too
+    help_text = runner.invoke(app, ["risk", "--help"], env={"COLUMNS": "200"}).output
+    assert "[0<=x<=1]" not in help_text
+
+
+def test_the_tournament_bankroll_range_starts_at_the_table_minimum():
+    line = one_line(runner.invoke(app, ["tournament", "--bankroll", "0"]))
+    assert "Invalid value for '--bankroll'" in line
+    help_text = runner.invoke(app, ["tournament", "--help"], env={"COLUMNS": "200"}).output
+    assert "[1<=x<=1000000000000]" in next(line for line in help_text.splitlines() if "--bankroll" in line)
+
+
+def _huge_description(lab_model: Path, where: Path) -> Path:
+    import shutil
+
+    where.mkdir()
+    shutil.copy(lab_model, where / "model.zip")
+    meta = json.loads(lab_model.with_suffix(".json").read_text())
+    meta["network"]["net_arch"] = {"pi": [4096] * 16, "vf": [4096] * 16}
+    (where / "model.json").write_text(json.dumps(meta))
+    return where / "model.zip"
+
+
+@pytest.mark.needs_rl
+def test_a_description_far_larger_than_the_weights_is_refused_before_the_network_is_built(tmp_path, monkeypatch):
+    import strategies.model as model_module
+    from experiments.rl.train import train_agent
+
+    config = tmp_path / "tiny.toml"
+    config.write_text(TINY)
+    lab = Path(train_agent("ppo", 64, out_dir=tmp_path / "lab", config_path=config)["files"]["model"])
+    huge = _huge_description(lab, tmp_path / "huge")
+
+    def never(*args, **kwargs):
+        raise AssertionError("the network was built")
+
+    monkeypatch.setattr(model_module, "rebuild", never)
+    with patience(60):
+        line = one_line(runner.invoke(app, ["evaluate", str(huge), "--episodes", "2", "--coups", "5"]))
+    assert "describes a network of at least" in line and "bytes of weights" in line
+    monkeypatch.undo()
+    assert runner.invoke(app, ["evaluate", str(lab), "--episodes", "2", "--coups", "5"]).exit_code == 0  # its own
+
+
+# -- the env's own checks: a bankroll or threads of the wrong type -----------------------------------
+
+
+@pytest.mark.parametrize("bankroll", ["1000", None, [1000], 1 + 0j, True, "abc"])
+def test_a_bankroll_that_is_no_number_is_the_envs_own_one_line(bankroll):
+    import gymnasium as gym
+
+    import trente_env  # noqa: F401  (registers the env)
+
+    with pytest.raises(ValueError, match="the starting bankroll must be a number of units") as error:
+        gym.make("TrenteEtQuarante-v0", bankroll=bankroll)
+    assert "not supported between" not in str(error.value)
+    with pytest.raises(ValueError, match="the starting bankroll must be a number of units"):
+        gym.make_vec("TrenteEtQuarante-v0", num_envs=2, vectorization_mode="vector_entry_point", bankroll=bankroll)
+
+
+@pytest.mark.parametrize("threads", ["yes", -1, 1, 0, 2.0])
+def test_threads_other_than_true_false_or_none_are_refused(threads):
+    import gymnasium as gym
+
+    import trente_env  # noqa: F401
+
+    with pytest.raises(ValueError, match="threads must be True, False or None"):
+        gym.make_vec("TrenteEtQuarante-v0", num_envs=2, vectorization_mode="vector_entry_point", threads=threads)
+    for fine in (True, False, None):
+        envs = gym.make_vec("TrenteEtQuarante-v0", num_envs=2, vectorization_mode="vector_entry_point", threads=fine)
+        envs.reset(seed=0)
+        envs.close()
+
+
+def test_report_of_a_folder_that_does_not_exist_creates_nothing(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    line = one_line(runner.invoke(app, ["report", "nonexist", "--coups", "1000", "--sessions", "0"]))
+    assert "nonexist" in line
+    assert list(tmp_path.iterdir()) == []
