@@ -358,7 +358,7 @@ def test_risk_target_ruin_out_of_its_open_range_is_refused_by_the_parser(monkeyp
     with pytest.raises(LabError, match="between 0 and 1"):
         experiments.risk.risk_report("flat", "classic", 1000, 10, target_ruin=0)  # the library checks first too
     help_text = runner.invoke(app, ["risk", "--help"], env={"COLUMNS": "200"}).output
-    assert "[0<=x<=1]" not in help_text
+    assert "[0<=x<=1]" not in help_text and "[0<x<1]" in help_text
 
 
 def test_the_tournament_bankroll_range_starts_at_the_table_minimum():

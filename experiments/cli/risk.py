@@ -22,6 +22,9 @@ def _open_probability(value: float | None) -> float | None:
     return value
 
 
+_open_probability.open_range = "0<x<1"  # what the help shows as the range (the parser's is closed)
+
+
 def command(
     spec: Annotated[str, typer.Argument(help="The system, as a spec: martingale, paroli:base=2, ...")],
     bankroll: Annotated[
@@ -33,6 +36,8 @@ def command(
         float | None,
         typer.Option(
             "--target-ruin",
+            min=0,
+            max=1,
             callback=_open_probability,
             help="Also find the least bankroll with P(ruin) at most this (a probability above 0 and below 1).",
         ),
