@@ -431,6 +431,8 @@ def check_size(meta: dict[str, Any], path: Path) -> None:
     cannot fill: each parameter takes at least one byte of stored data (four as float32), so a
     description of far more parameters than the file holds bytes is not this file's network."""
     least, stored = _least_parameters(lab_network(meta)), _stored_weight_bytes(path)
+    if stored == 0:
+        raise ModelError(f"cannot read the weights in {str(path)!r}: its policy.pth holds no tensors")
     if least > stored:
         raise ModelError(
             f"{str(path.with_suffix('.json'))!r} describes a network of at least {least:,} parameters, but "
