@@ -533,7 +533,7 @@ def _read_meta(path: Path) -> dict[str, Any]:
     meta = path.with_suffix(".json")
     if not meta.exists():
         return {}
-    document = read_json(meta, "model description", CONFIG_BYTES, ModelError)
+    document = read_json(meta, "model's description", CONFIG_BYTES, ModelError)
     if not isinstance(document, dict):
         raise ModelError(f"{str(meta)!r} is not a model description (a JSON object)")
     for key, value in (*document.items(), *_env_items(document, meta)):
