@@ -8,7 +8,8 @@ with the :func:`register` decorator. A strategy is created from:
 * a **config file** (TOML or JSON) with one table per strategy (:func:`strategies_from_config`);
 * a **plugin**: a Python entry point in the group ``trente_lab.strategies`` (``name = "pkg.mod:Class"``
   in the plugin's ``pyproject.toml``), used by its name, or a ``module:Class`` path, used as
-  ``pkg.mod:Class`` or ``pkg.mod:Class:key=value``. The class must subclass
+  ``pkg.mod:Class`` or ``pkg.mod:Class:key=value``, or a file, ``path/to/file.py:Class`` (read by
+  :func:`experiments.files.read_input`, its spec naming the file by its absolute path). The class must subclass
   :class:`~strategies.base.Strategy`. A built-in's name always means the built-in: a plugin whose
   entry point or ``name`` is a built-in's is reached by its ``module:Class`` path, and its
   :meth:`~strategies.base.Strategy.spec` says so (:func:`spec_name`), so it is never swapped for the

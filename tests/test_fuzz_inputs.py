@@ -436,3 +436,14 @@ def test_report_of_a_folder_that_does_not_exist_creates_nothing(tmp_path, monkey
     line = one_line(runner.invoke(app, ["report", "nonexist", "--coups", "1000", "--sessions", "0"]))
     assert "nonexist" in line
     assert list(tmp_path.iterdir()) == []
+
+
+@posix_only
+def test_report_of_a_folder_whose_manifest_is_a_fifo_does_not_hang(tmp_path):
+    folder = tmp_path / "run"
+    folder.mkdir()
+    os.mkfifo(folder / "manifest.json")
+    with patience(60):
+        result = runner.invoke(app, ["report", str(folder), "--coups", "1000", "--sessions", "0"])
+    assert result.exit_code == 0, result.output
+    assert (folder / "report.html").is_file()
