@@ -14,11 +14,16 @@ import os
 import stat
 import tempfile
 import tomllib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from experiments.errors import LabError
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
 
 
 def _umask() -> int:
@@ -209,16 +214,173 @@ def _check_writable(path: Path, option: str, shown: str) -> None:
         raise LabError(f"{option} {shown!r}: cannot write in {str(here)!r} (permission denied)")
 
 
-def read_toml(path: Path, error: type[LabError] = LabError) -> dict[str, Any]:
-    """The TOML document in ``path``; a file that cannot be read, is not text or is not TOML is an
-    ``error`` (a :class:`~experiments.errors.LabError`) with one line naming it."""
+# -- the lock on an output folder -----------------------------------------------------------------
+
+#: The lock file that claims an output folder for one run.
+LOCK_FILE = ".lock"
+
+
+@contextlib.contextmanager
+def claim_folder(out: Path, what: str = "tournament", error: type[LabError] | None = None) -> Iterator[None]:
+    """Hold the folder ``out`` (created if needed) for one run: an exclusive lock on ``OUT/.lock``,
+    with this process's id written in it, taken before anything in the folder is read and kept
+    until the run ends, when the file is removed. The system drops the lock when the process ends,
+    however it ends (a ``.lock`` left by a killed run holds no lock).
+
+    :param what: the kind of run, said to a second one (``tournament``, ``training run``).
+    :raises LabError: (``error``, default :class:`~experiments.errors.TournamentError`) another run
+        holds the folder, or it cannot be created.
+    """
+    if error is None:
+        from experiments.errors import TournamentError as error
+    out = Path(out)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise error(f"cannot read config {str(path)!r}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise error(f"config {str(path)!r} is not a text file (a TOML file is UTF-8 text)") from None
+        raise error(f"cannot create output folder {str(out)!r}: {exc.strerror or exc}") from None
+    lock = out / LOCK_FILE
+    while True:
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as exc:
+            raise error(f"cannot write in output folder {str(out)!r}: {exc.strerror or exc}") from None
+        if not _lock(fd):
+            try:
+                holder = os.read(fd, 32).decode(errors="replace").strip()
+            except OSError:
+                holder = ""
+            os.close(fd)
+            raise error(
+                f"{str(out)!r} is in use by another {what} (pid {holder or 'unknown'}): "
+                "wait for it to end, or choose another --out"
+            )
+        if _same_file(fd, lock):
+            break
+        os.close(fd)  # the run that held it removed it as we opened it: lock the file there now
     try:
-        return tomllib.loads(text)
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        yield
+    finally:
+        with contextlib.suppress(OSError):  # removed while held: no other run can hold it meanwhile
+            os.unlink(lock)
+        os.close(fd)  # drops the lock
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    """Whether the open file ``fd`` is still the file at ``path``."""
+    try:
+        here, there = os.fstat(fd), os.stat(path)
+    except OSError:
+        return False
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
+
+
+def _lock(fd: int) -> bool:
+    """Lock the open file ``fd`` for this process, without waiting; False if another holds it."""
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        else:  # Windows: lock the first byte
+            import msvcrt
+
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+    except OSError:
+        return False
+    return True
+
+
+#: The most bytes each kind of input file may hold: a config or a description is kilobytes, a
+#: manifest or a classroom session a little more, a model's weights megabytes.
+CONFIG_BYTES = 1 << 20
+MANIFEST_BYTES = 16 << 20
+SESSION_BYTES = 64 << 20
+MODEL_BYTES = 1 << 30
+
+
+def _input_kind(mode: int) -> str:
+    return next((kind for test, kind in _KINDS if test(mode)), "not a regular file")
+
+
+def open_input(path: str | Path, what: str, limit: int, error: type[LabError] = LabError) -> io.BufferedReader:
+    """``path`` opened for reading, binary, if it is a regular file of at most ``limit`` bytes: the one
+    way trente-lab opens a file it reads (a config, a manifest, a session, a plugin, a model).
+
+    Anything else is an ``error`` with one line naming ``what`` and ``path``, found before a byte is
+    read: a missing file, a folder, a FIFO (which would block the read forever), a device (which
+    ``/dev/zero`` would fill memory from), a file too large for what it should be. A symbolic link
+    to a regular file is read. The file is opened without blocking and checked again once open
+    (something else may have been put there meanwhile)."""
+    shown = f"{what} {str(path)!r}"
+    try:
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):
+            raise error(f"{shown} is {_input_kind(mode)}, not a regular file")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except FileNotFoundError:
+        raise error(f"cannot read {shown}: it does not exist") from None
+    except OSError as exc:
+        raise error(f"cannot read {shown}: {exc.strerror or exc}") from None
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise error(f"{shown} is {_input_kind(status.st_mode)}, not a regular file")
+        if status.st_size > limit:
+            raise error(f"{shown} holds {status.st_size:,} bytes: too large for a {what} (at most {limit:,})")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_input(path: str | Path, what: str, limit: int, error: type[LabError] = LabError) -> bytes:
+    """The bytes of the input file ``path`` (:func:`open_input`), at most ``limit`` of them: a file that
+    grew past it while being read is refused too."""
+    with open_input(path, what, limit, error) as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise error(f"{what} {str(path)!r} holds more than {limit:,} bytes: too large for a {what}")
+    return data
+
+
+def read_input_text(path: str | Path, what: str, limit: int, error: type[LabError] = LabError) -> str:
+    """The text of the input file ``path`` (:func:`read_input`), UTF-8."""
+    try:
+        return read_input(path, what, limit, error).decode("utf-8")
+    except UnicodeDecodeError:
+        raise error(f"{what} {str(path)!r} is not a text file (UTF-8)") from None
+
+
+def read_json(path: str | Path, what: str, limit: int = CONFIG_BYTES, error: type[LabError] = LabError) -> Any:
+    """The JSON document in the input file ``path`` (:func:`read_input`); a document that is not JSON,
+    or is nested too deep for the parser, is an ``error`` with one line."""
+    text = read_input_text(path, what, limit, error)
+    return parse_json(text, f"{what} {str(path)!r}", error)
+
+
+def parse_json(text: str | bytes, where: str, error: type[LabError] = LabError) -> Any:
+    """``json.loads(text)``; invalid JSON, or JSON nested too deep to parse, is an ``error`` ``malformed <where>``."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise error(f"malformed {where}: nested too deep") from None
+    except ValueError as exc:
+        raise error(f"malformed {where}: {str(exc).splitlines()[0]}") from None
+
+
+def read_toml(path: Path, error: type[LabError] = LabError, what: str = "config") -> dict[str, Any]:
+    """The TOML document in ``path`` (read by :func:`read_input`: a regular file of at most
+    :data:`CONFIG_BYTES`); a file that cannot be read, is not text, is not TOML or holds nothing is an
+    ``error`` (a :class:`~experiments.errors.LabError`) with one line naming it."""
+    text = read_input_text(path, what, CONFIG_BYTES, error)
+    try:
+        document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise error(f"malformed config {str(path)!r}: {str(exc).splitlines()[0]}") from None
+        raise error(f"malformed {what} {str(path)!r}: {str(exc).splitlines()[0]}") from None
+    except RecursionError:
+        raise error(f"malformed {what} {str(path)!r}: nested too deep") from None
+    if not document:
+        raise error(f"{what} {str(path)!r} is empty: it holds no table")
+    return document

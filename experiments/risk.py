@@ -43,13 +43,18 @@ def exact(spec: str, rules: Any, bankroll: float, coups: int, goal: float | None
         raise LabError(str(exc)) from None
 
 
+def check_target(target: float) -> None:
+    """A target risk of ruin is a probability strictly between 0 and 1."""
+    if not 0 < target < 1:
+        raise LabError(f"the target risk of ruin must be between 0 and 1, got {target:g}")
+
+
 def bankroll_for_ruin(spec: str, rules: Any, coups: int, target: float) -> tuple[float, Any]:
     """The least whole bankroll whose exact P(ruin) over ``coups`` coups is at most ``target``, by
     doubling then bisection (P(ruin) falls as the bankroll grows; where it is not monotone, as for
     a martingale just under a power of two, the bisection's answer is one such bankroll, its own
     P(ruin) printed with it). Returns (bankroll, its :class:`~strategies.risk.ExactRisk`)."""
-    if not 0 < target < 1:
-        raise LabError(f"the target risk of ruin must be between 0 and 1, got {target:g}")
+    check_target(target)
     low = max(1.0, float(np.ceil(rules.table_min)))
     result = exact(spec, rules, low, coups)
     if result.p_ruin <= target:
@@ -86,6 +91,8 @@ def risk_report(
     """The exact risk of ``spec``'s session (see the module's notes) as plain data, with the bankroll
     for ``target_ruin`` over ``coups`` coups, or the trip to ``goal`` units ahead before the bankroll is lost."""
     rules = load_rules(preset)
+    if target_ruin is not None:
+        check_target(target_ruin)  # before any work
     result = exact(spec, rules, bankroll, coups, goal)
     summary = result.summary()
     report: dict[str, Any] = {

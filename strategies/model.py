@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import inspect
 import io
-import json
 import os
 import zipfile
 from collections.abc import Iterator
@@ -124,9 +123,11 @@ class ModelPolicy:
         self.deterministic = deterministic
         module_name, class_name = ALGORITHMS[algo]
         # What can be said about the file is said before asking for the library that reads it.
-        if not self.path.is_file():
-            raise ModelError(f"model file {str(self.path)!r} does not exist")
-        if not zipfile.is_zipfile(self.path):
+        from experiments.files import MODEL_BYTES, open_input
+
+        with open_input(self.path, "model file", MODEL_BYTES, ModelError) as f:
+            is_zip = zipfile.is_zipfile(f)
+        if not is_zip:
             raise ModelError(f"cannot read model file {str(self.path)!r} as {algo}: it is not a zip file")
         try:
             module = __import__(module_name, fromlist=[class_name])
@@ -138,6 +139,7 @@ class ModelPolicy:
         cls = getattr(module, class_name)
         if lab_network(self.meta) is not None and algo in REBUILT:
             try:
+                check_size(self.meta, self.path)
                 self.model = rebuild(cls, self.meta)
                 load_weights(self.model, self.path, optimizer=False)
             except ModelError:
@@ -398,6 +400,46 @@ def _layers(net_arch: Any) -> bool:
     return isinstance(net_arch, list) and len(net_arch) <= 16 and all(_whole(1, 4096)(n) for n in net_arch)
 
 
+def _least_parameters(net_arch: Any) -> int:
+    """A lower bound on the parameters of the hidden layers ``net_arch`` describes: the weights between
+    consecutive layers and their biases (the input and output layers, which depend on the table, left out)."""
+    if isinstance(net_arch, dict):
+        return sum(map(_least_parameters, net_arch.values()))
+    return sum(a * b for a, b in zip(net_arch, net_arch[1:])) + sum(net_arch)
+
+
+def _stored_weight_bytes(path: Path) -> int:
+    """The bytes of tensor data in the ``policy.pth`` of the SB3 file ``path``, read off the archives'
+    directories (a ``.pth`` is itself a zip, one ``<name>/data/<key>`` entry per storage): nothing is
+    unpickled."""
+    from experiments.files import MODEL_BYTES
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            if archive.getinfo("policy.pth").file_size > MODEL_BYTES:
+                raise ModelError(f"{str(path)!r} holds a policy.pth larger than {MODEL_BYTES:,} bytes")
+            with zipfile.ZipFile(archive.open("policy.pth")) as weights:
+                return sum(i.file_size for i in weights.infolist() if i.filename.rsplit("/", 2)[-2:-1] == ["data"])
+    except KeyError:
+        raise ModelError(f"{str(path)!r} holds no policy.pth (a stable-baselines3 model's weights)") from None
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise ModelError(f"cannot read the weights in {str(path)!r}: {exc}".splitlines()[0]) from None
+
+
+def check_size(meta: dict[str, Any], path: Path) -> None:
+    """Refuse, before it is built, a network ``model.json`` describes that the weights stored in ``path``
+    cannot fill: each parameter takes at least one byte of stored data (four as float32), so a
+    description of far more parameters than the file holds bytes is not this file's network."""
+    least, stored = _least_parameters(lab_network(meta)), _stored_weight_bytes(path)
+    if stored == 0:
+        raise ModelError(f"cannot read the weights in {str(path)!r}: its policy.pth holds no tensors")
+    if least > stored:
+        raise ModelError(
+            f"{str(path.with_suffix('.json'))!r} describes a network of at least {least:,} parameters, but "
+            f"{str(path)!r} stores {stored:,} bytes of weights: it does not describe this file"
+        )
+
+
 def rebuild(cls: Any, meta: dict[str, Any]) -> Any:
     """A fresh model of class ``cls`` shaped as the lab's ``meta`` (``model.json``) describes, its
     weights still those of a new network: nothing is read from the model file (see :func:`load_weights`).
@@ -486,13 +528,12 @@ def _meta_layout(meta: dict[str, Any]) -> Any:
 
 def _read_meta(path: Path) -> dict[str, Any]:
     """``model.json`` beside ``model.zip``, written by ``trente-lab train`` ({} when absent)."""
+    from experiments.files import CONFIG_BYTES, read_json
+
     meta = path.with_suffix(".json")
-    if not meta.is_file():
+    if not meta.exists():
         return {}
-    try:
-        document = json.loads(meta.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ModelError(f"cannot read {str(meta)!r} (the model's description): {exc}".splitlines()[0]) from None
+    document = read_json(meta, "model's description", CONFIG_BYTES, ModelError)
     if not isinstance(document, dict):
         raise ModelError(f"{str(meta)!r} is not a model description (a JSON object)")
     for key, value in (*document.items(), *_env_items(document, meta)):

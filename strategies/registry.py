@@ -8,7 +8,8 @@ with the :func:`register` decorator. A strategy is created from:
 * a **config file** (TOML or JSON) with one table per strategy (:func:`strategies_from_config`);
 * a **plugin**: a Python entry point in the group ``trente_lab.strategies`` (``name = "pkg.mod:Class"``
   in the plugin's ``pyproject.toml``), used by its name, or a ``module:Class`` path, used as
-  ``pkg.mod:Class`` or ``pkg.mod:Class:key=value``. The class must subclass
+  ``pkg.mod:Class`` or ``pkg.mod:Class:key=value``, or a file, ``path/to/file.py:Class`` (read by
+  :func:`experiments.files.read_input`, its spec naming the file by its absolute path). The class must subclass
   :class:`~strategies.base.Strategy`. A built-in's name always means the built-in: a plugin whose
   entry point or ``name`` is a built-in's is reached by its ``module:Class`` path, and its
   :meth:`~strategies.base.Strategy.spec` says so (:func:`spec_name`), so it is never swapped for the
@@ -49,14 +50,19 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import hashlib
 import importlib
+import importlib.util
 import json
+import os
 import re
+import sys
 import typing
 from collections.abc import Mapping
 from enum import Enum
 from importlib import metadata
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from strategies.base import Strategy, plain
@@ -130,7 +136,10 @@ def strategy_class(name: str) -> type[Strategy]:
         return _check_class(_load(lambda: plugins[name].load(), f"plugin {name!r}"), name)
     if ":" in name:
         module_name, _, attr = name.partition(":")
-        module = _load(lambda: importlib.import_module(module_name), f"module {module_name!r}")
+        if module_name.endswith(".py"):  # a file: path/to/file.py:Class
+            module = _file_module(module_name)
+        else:
+            module = _load(lambda: importlib.import_module(module_name), f"module {module_name!r}")
         cls: Any = module
         for part in attr.split("."):  # a nested class: Outer.Inner
             cls = getattr(cls, part, None)
@@ -149,7 +158,7 @@ def spec_name(cls: type[Strategy]) -> str:
     ``module:Class`` path. A plugin with a built-in's name is so never taken for the built-in."""
     if STRATEGIES.get(cls.name) is cls or COUNTERS.get(cls.name) is cls:
         return cls.name
-    path = f"{cls.__module__}:{cls.__qualname__}"
+    path = f"{_PLUGIN_FILES.get(cls.__module__, cls.__module__)}:{cls.__qualname__}"
     if cls.name not in STRATEGIES:
         entry = plugin_entry_points().get(cls.name)
         if entry is not None and entry.value.replace(" ", "") == path:
@@ -231,7 +240,7 @@ def make_strategy(spec: str | Mapping[str, Any], rules: str | RuleSet = "classic
         return cls(rules=table, **values)
     except (ValueError, TypeError) as exc:
         raise StrategyError(f"{name}: {exc}") from None
-    except Exception as exc:  # a plugin may fail in any way when made
+    except (Exception, SystemExit) as exc:  # a plugin may fail in any way when made, or exit
         failure = plugin_failure(cls, exc, "being made")
         if failure is None:
             raise
@@ -251,6 +260,8 @@ def plugin_failure(policy: Any, exc: BaseException, when: str) -> StrategyError 
         which = spec_name(cls) if issubclass(cls, Strategy) else f"{cls.__module__}:{cls.__qualname__}"
     except Exception:  # a plugin too broken to name itself: its class path
         which = f"{cls.__module__}:{cls.__qualname__}"
+    if isinstance(exc, SystemExit):  # sys.exit() in a plugin would end the run without its results or a word
+        return StrategyError(f"plugin {which!r} exited while {when} (SystemExit({exc.code!r})): a system must not exit")
     return StrategyError(f"plugin {which!r} failed while {when}: {type(exc).__name__}: {first}")
 
 
@@ -366,10 +377,44 @@ def _dedent(doc: str) -> str:
     return inspect.cleandoc(doc)
 
 
+#: The plugins loaded from a file (``path/to/file.py:Class``): their module's name -> the file's absolute path.
+_PLUGIN_FILES: dict[str, str] = {}
+
+
+def _file_module(path: str) -> ModuleType:
+    """The module of the plugin file ``path``, loaded once (read by the one reader of input files:
+    a regular file of at most a megabyte), under a name of its own made from its absolute path, so
+    that its classes are the same class however often it is named, and their spec names the file."""
+    from experiments.files import CONFIG_BYTES, read_input
+
+    where = os.path.abspath(path)
+    name = "trente_lab_plugin_" + hashlib.sha256(where.encode()).hexdigest()[:16]
+    if name in sys.modules:
+        return sys.modules[name]
+    source = read_input(where, "plugin file", CONFIG_BYTES, StrategyError)
+    spec = importlib.util.spec_from_file_location(name, where)
+    if spec is None:
+        raise StrategyError(f"cannot load plugin file {path!r}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # a dataclass looks its module up while the class is made
+
+    def run() -> ModuleType:
+        exec(compile(source, where, "exec"), module.__dict__)  # the source the reader read, not the file again
+        return module
+
+    try:
+        _load(run, f"plugin file {path!r}")
+    except BaseException:
+        del sys.modules[name]
+        raise
+    _PLUGIN_FILES[name] = where
+    return module
+
+
 def _load(load: Any, what: str) -> Any:
     try:
         return load()
-    except Exception as exc:  # a plugin may fail in any way: report it in one line
+    except (Exception, SystemExit) as exc:  # a plugin may fail in any way, or exit: report it in one line
         first = str(exc).splitlines()[0] if str(exc) else ""
         raise StrategyError(f"cannot load {what}: {type(exc).__name__}: {first}") from None
 

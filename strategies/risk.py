@@ -59,8 +59,11 @@ from trente_env.croupier import table_rules
 from trente_env.odds import first_coup
 from trente_env.rules import RuleSet
 
-#: The most distinct states the chain carries at once by default (a few hundred MB at most).
+#: The most distinct states the chain carries at once by default.
 MAX_STATES = 2_000_000
+#: The most memory the chain's arrays of one coup may take; each allocation is checked against it
+#: before it is made (a state's row grows with a Labouchère line's room: one number a coup).
+MAX_BYTES = 2**30
 
 
 class RiskError(ValueError):
@@ -296,6 +299,17 @@ class _Chain:
             return 1
         return min(SETTLE_LIMIT, int(np.ceil(np.log(TAIL) / np.log(q))) if q < 1.0 else SETTLE_LIMIT)
 
+    def check_bytes(self, c: int, rows: int, floats: int, extra: int = 0) -> None:
+        """Refuse, before they are allocated, ``rows`` states of this chain (each its key, ``floats``
+        numbers and a slot or two of hashing) and ``extra`` more bytes when they pass :data:`MAX_BYTES`."""
+        need = rows * 8 * (self.width + 1 + floats + 4) + extra
+        if need > MAX_BYTES:
+            raise RiskError(
+                f"{self.name}: its states after {c + 1} coups would need about {need / 1e9:.1f} GB "
+                f"({rows:,} states of {self.width + 1:,} numbers each): not a finite-state system within this "
+                "bound (simulate it, or ask for fewer coups)"
+            )
+
     def too_many(self, c: int) -> RiskError:
         return RiskError(
             f"{self.name}: more than {self.max_states:,} distinct states after {c + 1} coups: not a "
@@ -327,6 +341,7 @@ class _Chain:
             size = 16
             while size < 2 * room:
                 size *= 2
+            self.check_bytes(c, room, N_FLOATS + 3, 8 * size)
             new_keys = np.empty((room, width + 1), np.int64)
             new_values = np.empty((room, N_FLOATS))
             new_probs = np.empty(room)
@@ -374,6 +389,7 @@ class _Chain:
                 size = 16
                 while size < 2 * classes:
                     size *= 2
+                self.check_bytes(c, classes, money.CLASS_FLOATS + 2, 8 * size + 48 * room + 8 * pool.size)
                 new_keys = np.empty((classes, width + 1), np.int64)
                 new_values = np.empty((classes, money.CLASS_FLOATS))
                 new_lo = np.empty(classes, np.int64)
@@ -426,4 +442,4 @@ class _Chain:
         return np.concatenate(money_parts), np.concatenate(prob_parts), acc, largest
 
 
-__all__ = ["ENGINES", "GRIDS", "MAX_STATES", "ExactRisk", "RiskError", "coup_outcomes", "exact_risk"]
+__all__ = ["ENGINES", "GRIDS", "MAX_BYTES", "MAX_STATES", "ExactRisk", "RiskError", "coup_outcomes", "exact_risk"]

@@ -185,7 +185,7 @@ def play_on_env(
                     actions, state = policy.act(obs, state, money=venv.bankroll)
                 else:
                     actions, state = policy.act(obs, state)
-            except Exception as exc:  # a plugin's bug is one line naming it; a built-in's shows as the bug it is
+            except (Exception, SystemExit) as exc:  # a plugin failing or exiting: one line naming it (built-in: a bug)
                 from strategies.registry import plugin_failure
 
                 failure = plugin_failure(policy, exc, "playing")

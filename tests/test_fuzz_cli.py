@@ -432,7 +432,7 @@ def test_a_manifest_number_out_of_the_commands_range_is_one_line(manifest_text, 
             resume_tournament(folder, plots=False)
         message = str(error.value)
         assert message.startswith(f"{Path(folder) / 'manifest.json'}: {key} must be ") and "\n" not in message
-        assert sorted(p.name for p in Path(folder).iterdir()) == [".lock", "manifest.json"]  # nothing played
+        assert sorted(p.name for p in Path(folder).iterdir()) == ["manifest.json"]  # nothing played (nor a lock left)
 
 
 def test_a_manifest_seed_of_2_to_the_70_is_refused_through_the_cli(tmp_path, manifest_text):

@@ -139,7 +139,7 @@ def _one_line_error(result, *fragments: str) -> None:
         (["--sessions", "-5"], ("sessions",)),
         (["--sessions", "many"], ("--sessions",)),
         (["--coups", "0"], ("--coups", "greater than or equal to 1")),
-        (["--bankroll", "0.5"], ("below the table minimum",)),
+        (["--bankroll", "0.5"], ("Invalid value for '--bankroll'", "greater than or equal to 1")),
         (["--bankroll", "abc"], ("--bankroll",)),
         (["--unit", "0"], ("unit",)),
         (["--rules", "vegas"], ("unknown rules preset",)),

@@ -107,6 +107,11 @@ def machine_memory() -> int | None:
     return have
 
 
+def _is_number(value: Any) -> bool:
+    """A real number of units (a bool, text, None or a list is not one, whatever it converts to)."""
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
 def _gigabytes(n: int) -> str:
     return f"{n / 1e9:,.1f} GB"
 
@@ -164,8 +169,14 @@ class Tables:
             raise ValueError(
                 f"{int(n):,} tables would need about {_gigabytes(need)} of memory; this machine has {_gigabytes(have)}"
             )
+        if not _is_number(bankroll):
+            raise ValueError(f"the starting bankroll must be a number of units, got {bankroll!r}")
         if not 0 < bankroll <= MAX_MONEY:
             raise ValueError(f"the starting bankroll must be positive, at most {MAX_MONEY:.0e} units, got {bankroll!r}")
+        if target is not None and not _is_number(target):
+            raise ValueError(f"the target must be a number of units, got {target!r}")
+        if threads is not None and not isinstance(threads, (bool, np.bool_)):
+            raise ValueError(f"threads must be True, False or None (from {PARALLEL_FROM:,} tables), got {threads!r}")
         if target is not None and not 0 < target <= MAX_MONEY:
             raise ValueError(f"the target must be positive and at most {MAX_MONEY:.0e} units, got {target}")
         self.rules = rules

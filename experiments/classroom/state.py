@@ -45,7 +45,7 @@ from experiments.classroom.streaks import (
 )
 from experiments.classroom.systems import SYSTEMS, Books
 from experiments.errors import LabError
-from experiments.files import atomic_write_json
+from experiments.files import SESSION_BYTES, atomic_write_json, read_json
 from experiments.rules import load_rules
 from trente_env.seeding import table_generator
 from trente_env.whole import is_whole
@@ -334,8 +334,8 @@ class Classroom:
     @classmethod
     def load(cls, path: Path) -> Classroom:
         """Read a session file and replay its journal; a file that is not a session is refused."""
+        data = read_json(path, "classroom session", SESSION_BYTES, ClassroomError)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
             if not isinstance(data, dict) or data.get("trente_lab_classroom") != SESSION_VERSION:
                 raise ValueError("not a classroom session")
             students = [Student(i, s["name"], s["key"], bool(s["kicked"])) for i, s in enumerate(data["students"])]

@@ -224,5 +224,13 @@ def _display_type(self, ctx):  # Typer shows "<bool>" beside every flag: a flag 
 
 
 typer.core.TyperOption.display_type_rich = _display_type
+_typer_range = typer.core.TyperOption._get_number_range_help_str
+
+
+def _range(self):  # an option whose callback also refuses the ends shows the open range ("0<x<1")
+    return getattr(self.callback, "open_range", None) or _typer_range(self)
+
+
+typer.core.TyperOption._get_number_range_help_str = _range
 
 __all__ = ["INTERRUPTED", "app", "os_error_message", "refusal"]

@@ -15,6 +15,16 @@ from experiments.limits import MAX_MONEY
 MAX_RISK_COUPS = 100_000  #: the most coups of an exact session (the chain's cost grows with them)
 
 
+def _open_probability(value: float | None) -> float | None:
+    """A probability strictly between 0 and 1 (no bankroll makes P(ruin) 0, and 1 asks for nothing)."""
+    if value is not None and not 0 < value < 1:
+        raise typer.BadParameter(f"{value:g} is not a probability above 0 and below 1")
+    return value
+
+
+_open_probability.open_range = "0<x<1"  # what the help shows as the range (the parser's is closed)
+
+
 def command(
     spec: Annotated[str, typer.Argument(help="The system, as a spec: martingale, paroli:base=2, ...")],
     bankroll: Annotated[
@@ -24,7 +34,13 @@ def command(
     rules: RulesOption = "classic",
     target_ruin: Annotated[
         float | None,
-        typer.Option("--target-ruin", min=0, max=1, help="Also find the least bankroll with P(ruin) at most this."),
+        typer.Option(
+            "--target-ruin",
+            min=0,
+            max=1,
+            callback=_open_probability,
+            help="Also find the least bankroll with P(ruin) at most this (a probability above 0 and below 1).",
+        ),
     ] = None,
     goal: Annotated[
         float | None,

@@ -49,7 +49,7 @@ def command(
         typer.Option(
             "--bankroll",
             "-b",
-            min=0,
+            min=1,
             max=MAX_MONEY,
             help=f"Starting bankroll, units (default {DEFAULT_BANKROLL:g}).",
         ),

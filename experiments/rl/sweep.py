@@ -135,7 +135,7 @@ def load_sweep(path: str | Path) -> Sweep:
     if not Path(path).exists() and (SHIPPED / f"{path}.toml").is_file() and str(path).startswith("sweep-"):
         path = SHIPPED / f"{path}.toml"
     where = f"sweep file {str(path)!r}"
-    document = read_toml(Path(path), RLError)
+    document = read_toml(Path(path), RLError, "sweep file")
     table = document.get("sweep")
     if not isinstance(table, Mapping):
         raise RLError(f"{where}: needs a [sweep] table")

@@ -15,7 +15,8 @@ stakes). Written to ``--out``: ``model.zip`` (SB3's file; the lab reads only its
 from __future__ import annotations
 
 import contextlib
-import json
+import functools
+import inspect
 import signal
 import threading
 import time
@@ -30,11 +31,16 @@ from rich.progress import Progress
 from experiments.console import progress_bar
 from experiments.errors import RLError
 from experiments.files import (
+    CONFIG_BYTES,
+    MODEL_BYTES,
     atomic_write,
     atomic_write_csv,
     atomic_write_json,
     check_output_folder,
+    claim_folder,
+    open_input,
     pyplot,
+    read_json,
     save_figure,
 )
 from experiments.memory import check_memory
@@ -220,6 +226,13 @@ def _defaults(cls: type) -> dict[str, Any]:
     }
 
 
+def silent_logger() -> Any:
+    """An SB3 logger that writes nothing anywhere (SB3's default one makes a folder to write in)."""
+    from stable_baselines3.common.logger import Logger
+
+    return Logger(folder=None, output_formats=[])
+
+
 def build_model(config: RLConfig, venv: Any, seed: int, tensorboard: str | None = None, device: str = "cpu") -> Any:
     """The SB3 model of ``config`` on ``venv`` (one-line errors on bad hyper-parameters)."""
     from experiments.rl.features import LogScaledFlat  # torch: imported to train
@@ -243,7 +256,7 @@ def build_model(config: RLConfig, venv: Any, seed: int, tensorboard: str | None 
         raise RLError(f"bad hyper-parameters for {config.algo}: {exc}".splitlines()[0]) from None
 
 
-def train_agent(
+def _train_agent(
     algo: str = "ppo",
     timesteps: int = 200_000,
     rules: str = "classic",
@@ -261,6 +274,8 @@ def train_agent(
     start_from: str | Path | None = None,
     device: str = "cpu",
     observe_shoe: bool = False,
+    *,
+    held: contextlib.ExitStack,
 ) -> dict[str, Any]:
     """Train ``algo`` for ``timesteps`` steps (coups, summed over tables) and save model, curve, plot.
 
@@ -278,7 +293,8 @@ def train_agent(
         cards left to deal, as a card counter does (the env's ``observe_shoe``); a model trained so
         plays on such an env wherever it is loaded (its ``model.json`` says so).
     :return: a summary: files written, training steps per second, the final evaluation.
-    :raises RLError: bad input, found before anything is written (or a folder that cannot be made).
+    :raises RLError: bad input, found before anything is written (or a folder that cannot be made, or
+        that another run holds: the folder is locked as a tournament's, until the run ends).
     """
     config = load_config(algo, config_path)
     venue = parse_venue(rules, rigged)
@@ -346,10 +362,12 @@ def train_agent(
             model.set_random_seed(seed)
     except (ValueError, TypeError) as exc:  # the env's refusal of [train] values, bad hyper-parameters
         raise RLError(str(exc).splitlines()[0]) from None
-    try:  # the output folder is made once everything else was checked
-        out_path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise RLError(f"cannot create output directory {str(out_path)!r}: {exc.strerror or exc}") from None
+    # the output folder is made once everything else was checked, and held to the end (as a tournament's)
+    held.enter_context(claim_folder(out_path, "training run", RLError))
+    if (out_path / "model.zip").exists() and not force:  # saved by a run that ended meanwhile
+        raise RLError(f"{str(out_path)!r} holds a trained model: choose another --out, or --force to replace it")
+    if tb_dir is None:  # SB3's own logger would leave an empty SB3-<date> folder in the temporary folder
+        model.set_logger(silent_logger())
     with progress_bar(progress) as bar, _first_interrupt_stops() as stop:
         callback = _curve_callback(venue, config, env_kwargs, seed + 1_000_000, bar)
         start, steps_before = time.perf_counter(), int(model.num_timesteps)
@@ -411,6 +429,18 @@ def train_agent(
     }
 
 
+@functools.wraps(_train_agent)
+def train_agent(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    with contextlib.ExitStack() as held:  # the output folder's lock, once taken
+        return _train_agent(*args, held=held, **kwargs)
+
+
+_signature = inspect.signature(_train_agent)
+train_agent.__signature__ = _signature.replace(
+    parameters=[p for p in _signature.parameters.values() if p.name != "held"]
+)
+
+
 @contextlib.contextmanager
 def _first_interrupt_stops() -> Iterator[threading.Event]:
     """Within the block, a first Ctrl-C (SIGINT) sets the event instead of raising, so that training
@@ -460,11 +490,10 @@ def _previous_model(
     """The model file to go on training from, checked against this run: the same algorithm, action
     form and shoe observed or not (its network's inputs and outputs), as its ``model.json`` says."""
     path = Path(path)
-    if not path.is_file():
-        raise RLError(f"model file {str(path)!r} does not exist")
+    open_input(path, "model file", MODEL_BYTES, RLError).close()
     try:
-        meta = json.loads(metadata_path(path).read_text())
-    except (OSError, ValueError):
+        meta = read_json(metadata_path(path), "model description", CONFIG_BYTES, RLError)
+    except ValueError:
         where = str(metadata_path(path))
         raise RLError(f"{where!r} is missing or unreadable: train goes on only from models it saved") from None
     if meta.get("algo") != algo:

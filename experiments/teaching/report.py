@@ -38,7 +38,7 @@ from typing import Any
 from experiments import version
 from experiments.console import say
 from experiments.errors import LabError
-from experiments.files import atomic_write_text, check_output_file
+from experiments.files import MANIFEST_BYTES, atomic_write_text, check_output_file, read_json
 from experiments.rules import load_rules
 from experiments.teaching.fallacy import fallacy_report, plot_streaks, plot_systems, system_label
 from experiments.teaching.page import CHECK_SCRIPT, CSP, STYLE, glossary, rules_text
@@ -162,7 +162,7 @@ def stakes_nothing(row: Mapping[str, Any]) -> bool:
 def folder_files(folder: Path) -> str:
     """The files the run left, with their sizes, as its manifest lists them ("" without a list)."""
     try:
-        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        manifest = read_json(folder / "manifest.json", "manifest", MANIFEST_BYTES)
     except (OSError, ValueError):
         return ""
     files = manifest.get("files") if isinstance(manifest, dict) else None

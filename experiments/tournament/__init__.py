@@ -47,8 +47,8 @@ array is reported in one line and played again, never summed in. The configurati
 is validated like a fresh one (:func:`.folder.manifest_config`).
 
 **One run per folder.** A run holds its output folder from before it reads the manifest to its
-last file: an exclusive lock on ``OUT/.lock`` (:func:`.folder.claim_folder`), which the system
-drops if the process dies. A second run on the same folder is refused in one line. Running again
+last file: an exclusive lock on ``OUT/.lock`` (:func:`experiments.files.claim_folder`), removed at the end,
+which the system drops if the process dies. A second run on the same folder is refused in one line. Running again
 into a folder that holds the same configuration reuses its checkpoints (a resume); a folder
 holding another configuration is refused. A run that cannot fit in the machine's memory
 (:func:`.runner.memory_needed`) is refused before any work. ``--workers`` defaults to the CPU count
@@ -79,6 +79,6 @@ command, files and plots included, about 10 s (``benchmarks/bench_tournament.py`
 
 **The files it writes** (``manifest.json``, ``results.json``, ``results.csv``, ``sessions.parquet``
 or ``sessions.csv.gz``, ``trajectories.csv``, the plots, ``blocks/`` until the run is complete,
-``.lock``) are described field by field in
+``.lock`` while it runs) are described field by field in
 ``docs/tournament-files.md``.
 """

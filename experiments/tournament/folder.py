@@ -3,29 +3,30 @@ what the run is and how far it got, and a new folder when none is given."""
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
 import itertools
 import json
-import os
 import platform
 import subprocess
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-try:
-    import fcntl
-except ImportError:  # Windows
-    fcntl = None  # type: ignore[assignment]
-
 from experiments import version
 from experiments.errors import TournamentError
-from experiments.files import atomic_write_text, file_kind, json_default
+from experiments.files import (
+    LOCK_FILE,
+    MANIFEST_BYTES,
+    atomic_write_text,
+    claim_folder,
+    file_kind,
+    json_default,
+    read_json,
+)
 from experiments.tournament.checkpoints import RunIdentity
 from experiments.tournament.config import TournamentConfig, check_ranges, make_config
 
@@ -33,57 +34,6 @@ MANIFEST_SCHEMA = "trente-lab/tournament-manifest/1"
 
 
 # -- the output folder ---------------------------------------------------------------------------
-
-#: The lock file that claims an output folder for one run.
-LOCK_FILE = ".lock"
-
-
-@contextlib.contextmanager
-def claim_folder(out: Path) -> Iterator[None]:
-    """Hold the folder ``out`` (created if needed) for one run: an exclusive lock on ``OUT/.lock``,
-    with this process's id written in it, taken before anything in the folder is read and kept
-    until the run ends. The system drops the lock when the process ends, however it ends.
-
-    :raises TournamentError: another run holds the folder, or it cannot be created.
-    """
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise TournamentError(f"cannot create output folder {str(out)!r}: {exc.strerror or exc}") from None
-    try:
-        fd = os.open(out / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o666)
-    except OSError as exc:
-        raise TournamentError(f"cannot write in output folder {str(out)!r}: {exc.strerror or exc}") from None
-    try:
-        if not _lock(fd):
-            try:
-                holder = os.read(fd, 32).decode(errors="replace").strip()
-            except OSError:
-                holder = ""
-            raise TournamentError(
-                f"{str(out)!r} is in use by another tournament (pid {holder or 'unknown'}): "
-                "wait for it to end, or choose another --out"
-            )
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
-        yield
-    finally:
-        os.close(fd)  # drops the lock
-
-
-def _lock(fd: int) -> bool:
-    """Lock the open file ``fd`` for this process, without waiting; False if another holds it."""
-    try:
-        if fcntl is not None:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        else:  # Windows: lock the first byte
-            import msvcrt
-
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-    except OSError:
-        return False
-    return True
-
 
 # -- the manifest --------------------------------------------------------------------------------
 
@@ -135,12 +85,9 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
     kind = file_kind(path)
     if kind is not None:
         raise TournamentError(f"{path} is {kind}, not a manifest: move it away (or choose another folder)")
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except OSError:
-        raise TournamentError(f"nothing to resume in {str(folder)!r}: no readable manifest.json") from None
-    except ValueError as exc:
-        raise TournamentError(f"malformed manifest {str(path)!r}: {exc}") from None
+    if not path.exists():
+        raise TournamentError(f"nothing to resume in {str(folder)!r}: no readable manifest.json")
+    manifest = read_json(path, "manifest", MANIFEST_BYTES, TournamentError)
     if not isinstance(manifest, dict) or manifest.get("schema") != MANIFEST_SCHEMA or "config" not in manifest:
         raise TournamentError(f"{str(path)!r} is not a tournament manifest")
     return manifest

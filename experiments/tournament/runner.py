@@ -34,6 +34,7 @@ from experiments.backends import (
 )
 from experiments.console import progress_bar, say, status
 from experiments.errors import TournamentError
+from experiments.files import MANIFEST_BYTES, read_json
 from experiments.tournament.checkpoints import (
     BLOCK_ARRAYS,
     Checkpoints,
@@ -463,8 +464,8 @@ def _saved_work(config: TournamentConfig, done: np.ndarray) -> int:
 def _manifest_seconds(out: Path) -> float | None:
     """The ``seconds`` an earlier complete run in ``out`` took, from its manifest (None if it does not say)."""
     try:
-        manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        manifest = read_json(out / "manifest.json", "manifest", MANIFEST_BYTES)
+    except ValueError:
         return None
     seconds = manifest.get("seconds") if isinstance(manifest, dict) else None
     return float(seconds) if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) else None
@@ -531,8 +532,8 @@ def finished_document(folder: Path, config: TournamentConfig) -> dict[str, Any] 
         return None
     path = folder / "results.json"
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        document = read_json(path, "results", MANIFEST_BYTES)
+    except ValueError:
         raise TournamentError(
             f"{str(folder)!r} says it is complete but has no readable results.json, and its blocks were removed: "
             "run its configuration again with a new --out"
