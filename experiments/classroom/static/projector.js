@@ -201,7 +201,7 @@ function render(view, fresh) {
     const rows = [el("tr", {}, el("th", {}, t("after")), el("th", {}, t("occasions")), el("th", {}, t("same")), el("th", {}, t("exact")))];
     for (const row of fast.rows) rows.push(el("tr", {}, el("td", {}, (row.k === 4 ? "4+" : row.k) + " " + t(row.side)), el("td", { class: "num" }, row.occasions.toLocaleString()), el("td", { class: "num" }, pct(row.same / row.occasions)), el("td", { class: "num" }, "50%")));
     fill("fast", el("h3", {}, t("fast_title") + ": " + fast.coups.toLocaleString() + " " + t("coups") + " (" + t("seed") + " "),
-      el("span", { id: "fast-seed" }, String(fast.seed)), ")"), el("table", { class: "compact" }, ...rows));
+      el("span", { id: "fast-seed" }, String(fast.seed)), ")"), el("table", { class: "compact" }, ...rows);
   }
   fill("systems", ...systemsPart(pub.systems));
   fill("pause", pub.paused ? t("resume") : t("pause"));
