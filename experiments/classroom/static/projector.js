@@ -109,12 +109,13 @@ function drawChart(pub) {
   add("line", { x1: 30, x2: 395, y1: y(0.5), y2: y(0.5), class: "exact-line" });
   for (const p of [0, 0.5, 1]) { const label = add("text", { x: 2, y: y(p) + 4, class: "axis" }); label.textContent = (100 * p) + "%"; }
   // the legend: what the dots, the bars and the dashed line are
-  const legend = [["circle", { cx: 230, cy: 6, r: 4, class: "dot noir" }, t("legend_dots")],
-    ["rect", { x: 226, y: 14, width: 8, height: 8, class: "bar" }, t("legend_bars")],
-    ["line", { x1: 224, x2: 236, y1: 30, y2: 30, class: "exact-line" }, t("legend_line")]];
-  legend.forEach(([tag, attrs, words], i) => {
+  const legend = [["circle", { cx: 34, cy: 122, r: 4, class: "dot noir" }, t("legend_dots")],
+    ["rect", { x: 160, y: 118, width: 8, height: 8, class: "bar" }, t("legend_bars")],
+    ["line", { x1: 298, x2: 310, y1: 122, y2: 122, class: "exact-line" }, t("legend_line")]];
+  legend.forEach(([tag, attrs, words]) => {
     add(tag, attrs);
-    const label = add("text", { x: 240, y: 9 + 12 * i, class: "legend" }); label.textContent = words;
+    const x = tag === "circle" ? 42 : tag === "rect" ? 172 : 314;
+    const label = add("text", { x, y: 125, class: "legend" }); label.textContent = words;
   });
   const rows = pub.pooled;
   rows.forEach((row, i) => {
@@ -200,8 +201,8 @@ function render(view, fresh) {
   else {
     const rows = [el("tr", {}, el("th", {}, t("after")), el("th", {}, t("occasions")), el("th", {}, t("same")), el("th", {}, t("exact")))];
     for (const row of fast.rows) rows.push(el("tr", {}, el("td", {}, (row.k === 4 ? "4+" : row.k) + " " + t(row.side)), el("td", { class: "num" }, row.occasions.toLocaleString()), el("td", { class: "num" }, pct(row.same / row.occasions)), el("td", { class: "num" }, "50%")));
-    fill("fast", el("h3", {}, t("fast_title") + ": " + fast.coups.toLocaleString() + " " + t("coups") + " (" + t("seed") + " "),
-      el("span", { id: "fast-seed" }, String(fast.seed)), ")"), el("table", { class: "compact" }, ...rows);
+    fill("fast", el("h3", {}, t("fast_title") + ": " + fast.coups.toLocaleString() + " " + t("coups") + " (" + t("seed") + " ",
+      el("span", { id: "fast-seed" }, String(fast.seed)), ")"), el("table", { class: "compact" }, ...rows));
   }
   fill("systems", ...systemsPart(pub.systems));
   fill("pause", pub.paused ? t("resume") : t("pause"));
