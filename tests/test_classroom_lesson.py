@@ -84,6 +84,7 @@ def test_two_default_lessons_deal_different_coups(tmp_path: Path, browser) -> No
             page = projector(browser, server)
             assert "seed" not in page.locator("#rules").inner_text()
             for coup in range(1, 21):
+                wait_until(page, "!document.getElementById('deal').disabled")  # the last deal answered
                 page.keyboard.press("Space")  # space deals
                 wait_until(page, f"document.body.dataset.coups === '{coup}'")
             boards.append("".join(c["result"][0] for c in export(server)["coups"]))

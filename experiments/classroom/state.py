@@ -175,7 +175,7 @@ class Classroom:
     show_names: bool = False
     locked: bool = False  #: the room locked: no new name joins (a student with their key still does)
     hide_split: bool = True  #: the class's Noir/Rouge split shown only after the deal
-    lang: str = "en"  #: the teacher's language, followed by the phones (unless a student chose theirs)
+    lang: str = ""  #: the teacher's language once switched, followed by the phones ("": each phone's browser's)
     coup_times: list[float] = field(default_factory=list)  #: when each coup was dealt
     times: list[dict[int, float]] = field(default_factory=list)  #: per coup: student -> when they predicted
     open_times: dict[int, float] = field(default_factory=dict)
@@ -567,7 +567,7 @@ class Classroom:
                 open_round={int(i): (side, int(sure)) for i, side, sure in data["open_round"]},
                 paused=bool(data["paused"]), show_names=bool(data["show_names"]), fast=data.get("fast"),
                 seq=int(data["seq"]), locked=bool(data.get("locked", False)),
-                hide_split=bool(data.get("hide_split", True)), lang=str(data.get("lang", "en")),
+                hide_split=bool(data.get("hide_split", True)), lang=str(data.get("lang", "")),
                 coup_times=[float(x) for x in data.get("coup_times", [0.0] * len(data["coups"]))],
                 times=[{int(i): float(at) for i, at in p} for p in data.get("times", [[] for _ in data["coups"]])],
                 open_times={int(i): float(at) for i, at in data.get("open_times", [])},
