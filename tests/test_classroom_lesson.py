@@ -309,3 +309,35 @@ def test_phones_speak_french_and_the_csv_opens_in_a_french_spreadsheet(tmp_path:
         assert head.split(";")[:3] == ["table", "coup", "dealt_at"]
     finally:
         server.stop()
+
+
+# -- 3 and 5. a lost key, a countdown -------------------------------------------------------------------
+
+
+def test_a_lost_key_is_given_back_by_the_teacher_and_a_countdown_closes_the_phones(tmp_path: Path, browser) -> None:
+    server = _classroom.start(tmp_path / "s.json", "--seed", "8")
+    try:
+        teacher = projector(browser, server)
+        sam = student(browser, server, "Sam")
+        sam.click("#p-rouge")
+        teacher.click("#deal")
+        wait_until(sam, "document.body.dataset.coups === '1'")
+        again = browser.new_context(viewport={"width": 390, "height": 844}).new_page()  # Sam's browser lost its key
+        again.goto(server.join)
+        again.fill("#name", "Sam")
+        again.click("#join")
+        again.wait_for_selector("#rejoin")
+        again.click("#rejoin")
+        teacher.wait_for_selector("#rejoins button")
+        assert "Sam" in teacher.locator("#rejoins").inner_text()
+        teacher.locator("#rejoins button").first.click()  # Confirm
+        again.wait_for_selector("#play:not([hidden])", timeout=15_000)
+        assert again.locator("#record").inner_text().startswith("1 prediction ·")  # the record goes on
+        teacher.click("#countdown")
+        wait_until(again, "document.getElementById('timer').textContent.endsWith(' s')")
+        wait_until(again, "document.getElementById('p-noir').disabled", timeout=25)  # at zero: closed
+        assert again.locator("#timer").inner_text() == "predictions closed"
+        late = httpx.post(f"{server.base}/api/predict", json={"key": again.evaluate("state.key"), "side": "noir"})
+        assert late.json() == {"error": "time is up: predictions for coup 2 are closed"}
+    finally:
+        server.stop()
