@@ -58,7 +58,8 @@ MAX_BODY = 1024  #: bytes of a request body or a websocket message
 PUSH_EVERY = 0.1  #: seconds: changes within this are sent as one view
 MAX_SOCKETS = 600  #: students' open websockets at once (the teacher's are not counted)
 SOCKETS_PER_KEY = 2  #: a student's open websockets (a phone and a spare tab)
-HELLO_PER_ADDRESS = 20  #: websockets from one address that have not said hello yet
+HELLO_PER_ADDRESS = 200  #: websockets from one address that have not said hello yet (a class behind one router)
+HELLO_SECONDS = 5  #: a socket that says nothing this long is closed
 JOINS_PER_MINUTE = 10  #: new names from one address a minute (the command's --joins-per-address)
 LOCAL_NAMES = ("127.0.0.1", "localhost", "::1")
 SECURITY_HEADERS = {
@@ -470,7 +471,7 @@ class Server:
         self.hello[address] = self.hello.get(address, 0) + 1
         await websocket.accept()
         try:
-            message = await asyncio.wait_for(websocket.receive(), timeout=10)
+            message = await asyncio.wait_for(websocket.receive(), timeout=HELLO_SECONDS)
             first = message.get("text")
             hello = json.loads(first) if isinstance(first, str) and len(first) <= MAX_BODY else None
             if not isinstance(hello, dict):
