@@ -121,9 +121,8 @@ def test_the_first_deal_waits_in_a_thread_and_the_server_answers_meanwhile(monke
         assert client.get("/").status_code == 200  # the event loop answers while the kernels compile
         assert client.post("/api/join", json={"name": "Ann", "code": room.join_code}).status_code == 200
         threading.Timer(0.3, compiled.set).start()
-        started = time.monotonic()
         response = client.post("/api/teacher/deal", json={"coup": 1}, headers={"X-Teacher-Token": room.token})
-        assert response.status_code == 200 and compiled.is_set() and time.monotonic() - started >= 0.2
+        assert response.status_code == 200 and compiled.is_set()  # the deal waited for the compile, off the loop
 
 
 def test_last_weeks_session_is_never_resumed_silently(tmp_path: Path) -> None:
