@@ -331,3 +331,32 @@ def test_the_report_reads_the_same_ids(tmp_path: Path) -> None:
     path = tmp_path / "classroom.json"
     path.write_text(json.dumps(room.export()), encoding="utf-8")
     assert "2 students" in classroom_section(path)
+
+
+@pytest.mark.parametrize("host", ["", "  ", "no-such-host.invalid", "256.1.1.1"])
+def test_a_host_the_machine_cannot_listen_on_is_one_line(tmp_path: Path, host: str) -> None:
+    from typer.testing import CliRunner
+
+    from experiments.cli import app
+
+    result = CliRunner().invoke(app, ["classroom", "--session", str(tmp_path / "s.json"), "--host", host])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("trente-lab") and "--host" in result.output
+    assert len(result.output.strip().splitlines()) == 1 and not (tmp_path / "s.json").exists()
+
+
+def test_a_busy_port_is_one_line(tmp_path: Path) -> None:
+    import socket
+
+    from typer.testing import CliRunner
+
+    from experiments.cli import app
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(app, ["classroom", "--session", str(tmp_path / "s.json"), "--port", str(port)])
+    assert result.exit_code == 2, result.output
+    assert f"--port {port}: in use" in result.output and len(result.output.strip().splitlines()) == 1
+    assert not (tmp_path / "s.json").exists()
