@@ -360,3 +360,35 @@ def test_a_busy_port_is_one_line(tmp_path: Path) -> None:
     assert result.exit_code == 2, result.output
     assert f"--port {port}: in use" in result.output and len(result.output.strip().splitlines()) == 1
     assert not (tmp_path / "s.json").exists()
+
+
+def test_the_network_hears_it_is_not_encrypted_and_the_terminal_never_shows_the_token(
+    tmp_path: Path, monkeypatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from experiments.classroom import serve
+    from experiments.cli import app
+    from tests._classroom import free_port
+
+    served: list[dict] = []
+    monkeypatch.setattr(serve, "serve", lambda app, host, port, **options: served.append(options))
+    session = tmp_path / "s.json"
+    result = CliRunner().invoke(app, ["classroom", "--session", str(session), "--host", "0.0.0.0", "--port",
+                                      str(free_port())])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "NOT encrypted" in " ".join(result.output.split()) and "--ssl-certfile" in result.output
+    assert json.loads(session.read_text())["token"] not in result.output
+    assert "projector#once=" in result.output and served == [{}]
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    key.write_text("k")
+    cert.write_text("c")
+    args = ["classroom", "--session", str(tmp_path / "t.json"), "--port", str(free_port())]
+    result = CliRunner().invoke(app, [*args, "--ssl-keyfile", str(key)])
+    assert result.exit_code == 2 and "go together" in result.output
+    result = CliRunner().invoke(
+        app, [*args, "--host", "0.0.0.0", "--ssl-keyfile", str(key), "--ssl-certfile", str(cert)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "NOT encrypted" not in result.output and "https://" in result.output
+    assert served[-1] == {"ssl_keyfile": str(key), "ssl_certfile": str(cert)}  # passed through to uvicorn
