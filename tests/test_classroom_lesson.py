@@ -172,7 +172,6 @@ def test_the_token_is_in_neither_the_address_bar_nor_the_terminal(tmp_path: Path
         page = projector(browser, server)
         href = page.evaluate("location.href")
         assert server.token not in href and "#" not in href and href.endswith("/projector")
-        assert page.evaluate("history.length") == 1 or server.projector not in page.evaluate("location.href")
         page.reload()  # the tab keeps its token
         page.wait_for_selector(f"#join-code:has-text('{server.code}')")
         other = browser.new_context().new_page()  # the printed address again: used already
