@@ -277,5 +277,6 @@ document.addEventListener("DOMContentLoaded", async () => {
   document.getElementById("lang").addEventListener("click", () => {
     toggleLang(); words(); teacher("lang", { lang: LANG });  // the phones follow
   });
+  if (!TOKEN) return;  // no token (an address used already): the page says so and waits for a new address
   liveSocket(() => ({ token: TOKEN }), (view) => render(view, true), (up) => { if (!up) fill("message", t("connection_lost")); else fill("message", ""); });
 });
