@@ -6,11 +6,14 @@ Starts ``trente-lab classroom`` in its own process on 127.0.0.1 (a fresh session
 folder), joins ``--students`` students, each with a websocket open as their page has (so every change
 is pushed to every one of them) and each playing a betting system (the five in turn; ``--no-systems``:
 none), so that every deal plays every student's system too; then for each of ``--coups`` coups: every
-student posts a prediction (all at once), and when all have been answered the teacher deals. It stops
-by itself after the last coup or after ``--max-seconds`` (then it says how far it got).
+student posts a prediction naming the coup (all at once), and when all have been answered the teacher
+deals that coup, twice (a double-click: the second must deal nothing), and one student's tap for the
+coup just dealt arrives late (it must be refused, not slide onto the next coup). It stops by itself
+after the last coup or after ``--max-seconds`` (then it says how far it got).
 
 Printed: whether any prediction was lost (the server's export against what the students sent and were
-told was accepted), the server's reply times to a prediction and to a deal (median and 99th
+told was accepted), the coup-number checks (a reply naming another coup, a late tap accepted, a second
+deal dealt), the server's reply times to a prediction and to a deal (median and 99th
 percentile, seen by the client on the same machine), beside the **reference** measured in the same
 rounds: a static file from the same server, fetched :data:`REFERENCE` times a coup alongside the
 predictions (what any reply costs there: the HTTP round trip under the same load), and the views each
@@ -72,20 +75,21 @@ async def run(base: str, token: str, code: str, students: int, coups: int, max_s
         predict_times: list[float] = []
         deal_times: list[float] = []
         reference_times: list[float] = []
-        refused = failed = 0
+        refused = failed = other_coup = late_taken = dealt_twice = 0
 
-        async def predict(i: int, key: str, guesses: dict) -> None:
-            nonlocal refused, failed
+        async def predict(i: int, key: str, guesses: dict, coup: int) -> None:
+            nonlocal refused, failed, other_coup
             side, sure = rng.choice(["noir", "rouge"]), rng.randint(1, 3)
             t0 = time.perf_counter()
             try:
-                response = await http.post("/api/predict", json={"key": key, "side": side, "sure": sure})
+                response = await http.post("/api/predict", json={"key": key, "side": side, "sure": sure, "coup": coup})
             except httpx.TransportError:  # no answer: counted, not retried (it would hide the failure)
                 failed += 1
                 return
             predict_times.append(time.perf_counter() - t0)
             if response.status_code == 200:
                 guesses[f"student {i}"] = (side, sure)
+                other_coup += response.json()["coup"] != coup
             else:
                 refused += 1
 
@@ -102,12 +106,16 @@ async def run(base: str, token: str, code: str, students: int, coups: int, max_s
                 print(f"coup {n + 1} of {coups}, {time.monotonic() - started:.0f} s", file=sys.stderr)
             guesses: dict[str, tuple[str, int]] = {}
             await asyncio.gather(
-                *(predict(i, k, guesses) for i, k in enumerate(keys)), *(reference() for _ in range(REFERENCE))
+                *(predict(i, k, guesses, n + 1) for i, k in enumerate(keys)), *(reference() for _ in range(REFERENCE))
             )
             t0 = time.perf_counter()
-            response = await http.post("/api/teacher/deal", headers={"X-Teacher-Token": token})
+            response = await http.post("/api/teacher/deal", json={"coup": n + 1}, headers={"X-Teacher-Token": token})
             deal_times.append(time.perf_counter() - t0)
             response.raise_for_status()
+            again = await http.post("/api/teacher/deal", json={"coup": n + 1}, headers={"X-Teacher-Token": token})
+            dealt_twice += again.json().get("dealt") is not False
+            late = await http.post("/api/predict", json={"key": keys[n % len(keys)], "side": "noir", "coup": n + 1})
+            late_taken += late.status_code != 400 or not late.json()["error"].startswith("too late")
             sent.append(guesses)
         await asyncio.sleep(1)  # the last views on their way
         for task in listeners:
@@ -118,7 +126,8 @@ async def run(base: str, token: str, code: str, students: int, coups: int, max_s
     lost = sum(len(s) for s in sent) - sum(len(set(s.items()) & set(k.items())) for s, k in zip(sent, kept))
     return {
         "coups": len(sent), "students": students, "predictions": sum(len(s) for s in sent), "refused": refused,
-        "failed": failed,
+        "failed": failed, "other_coup": other_coup, "late_taken": late_taken, "dealt_twice": dealt_twice,
+        "dealt": len(exported["coups"]),
         "lost": lost, "extra": sum(len(k) for k in kept) - sum(len(s) for s in sent),
         "predict_ms": (1000 * statistics.median(predict_times), 1000 * percentile(predict_times, 0.99)),
         "deal_ms": (1000 * statistics.median(deal_times), 1000 * percentile(deal_times, 0.99)),
@@ -136,7 +145,7 @@ def main() -> None:
                         help="every student plays a betting system (default)")  # fmt: skip
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        server = start(Path(tmp) / "bench-session.json")
+        server = start(Path(tmp) / "bench-session.json", "--joins-per-address", str(args.students + 10))
         try:
             r = asyncio.run(
                 run(server.base, server.token, server.code, args.students, args.coups, args.max_seconds, args.systems)
@@ -153,6 +162,10 @@ def main() -> None:
     print(
         f"predictions accepted {r['predictions']:,}, refused {r['refused']}, unanswered {r['failed']}, "
         f"lost {r['lost']} (accepted but not in the export), extra {r['extra']}"
+    )
+    print(
+        f"coup numbers: replies naming another coup {r['other_coup']}, late taps accepted {r['late_taken']} "
+        f"(of {r['coups']}), second deals dealt {r['dealt_twice']} (of {r['coups']}); coups dealt {r['dealt']}"
     )
     print(f"reply to a prediction: median {r['predict_ms'][0]:.1f} ms, p99 {r['predict_ms'][1]:.1f} ms")
     print(f"reply to a deal:       median {r['deal_ms'][0]:.1f} ms, p99 {r['deal_ms'][1]:.1f} ms")

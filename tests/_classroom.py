@@ -3,6 +3,7 @@ for the tests that need a real port: the browser test and the restart test."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -26,9 +27,9 @@ def free_port() -> int:
 @dataclass
 class Running:
     process: subprocess.Popen
-    projector: str
+    projector: str  #: the projector's one-time address as printed
     join: str
-    token: str
+    token: str  #: the teacher's token, read from the session file (the terminal never shows it)
     code: str
     base: str
     output: str  #: what it printed when it started
@@ -64,7 +65,7 @@ def start(session: Path, *args: str, timeout: float = 60) -> Running:
         if line.startswith("Ctrl-C"):
             break
     text = "".join(lines)
-    projector = re.search(r"projector \(teacher, keep private\): (\S+)", text)
+    projector = re.search(r"projector \(teacher, works once\): (\S+)", text)
     join = re.search(r"join page \(students\): +(\S+)", text)
     if not projector or not join:
         process.kill()
@@ -78,5 +79,6 @@ def start(session: Path, *args: str, timeout: float = 60) -> Running:
                 break
         except OSError:
             time.sleep(0.1)
-    return Running(process, projector.group(1), join.group(1), projector.group(1).split("#t=")[1],
-                   join.group(1).split("code=")[1], base, text, later)  # fmt: skip
+    token = json.loads(session.read_text(encoding="utf-8"))["token"]
+    return Running(process, projector.group(1), join.group(1), token, join.group(1).split("code=")[1], base, text,
+                   later)  # fmt: skip

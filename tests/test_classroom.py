@@ -402,7 +402,9 @@ def client():
     from experiments.classroom.app import make_app
 
     room = Classroom(seed=2)
-    with starlette_testclient.TestClient(make_app(room, "http://x/?code=" + room.join_code)) as c:
+    app = make_app(room, "http://x/?code=" + room.join_code, hosts={"testserver"})  # websocket_connect's host
+    with starlette_testclient.TestClient(app, base_url="http://x") as c:
+        c.server = app.server
         c.room = room
         yield c
 
@@ -442,7 +444,9 @@ def test_the_teacher_deals_pauses_shows_names_and_kicks(client) -> None:
     assert client.post("/api/predict", json={"key": key, "side": "rouge"}).status_code == 400
     assert teacher(client, "nope").status_code == 400
     exported = client.get("/api/teacher/export.json", headers={"X-Teacher-Token": client.room.token}).json()
-    assert exported["predictions"] == [[{"name": "Ann", "side": "rouge", "sure": 2}]]
+    (made,) = exported["predictions"][0]
+    assert made.pop("at").endswith("+00:00")  # when the prediction came, in UTC
+    assert made == {"id": 1, "name": "Ann", "side": "rouge", "sure": 2}
 
 
 def test_bodies_are_bounded_and_must_be_json_objects(client) -> None:
@@ -536,7 +540,7 @@ def test_killing_the_server_loses_nothing(tmp_path: Path) -> None:
             before = http.get("/api/teacher/export.json", headers=headers).json()
     finally:
         first.stop(signal.SIGKILL)
-    second = _classroom.start(session)
+    second = _classroom.start(session, "--resume")
     try:
         assert "resumed" in second.output and (second.token, second.code) == (first.token, first.code)
         with httpx.Client(base_url=second.base, timeout=10) as http:
@@ -605,7 +609,7 @@ def test_a_socket_that_says_more_than_hello_is_closed(client) -> None:
         ws.send_text("x" * 100)
         with pytest.raises(Exception):  # noqa: B017 - the server closes the socket
             ws.receive_text()
-    assert not client.app.state.server.sockets
+    assert not client.server.sockets
 
 
 def test_a_prediction_is_pushed_to_the_projector_and_its_student_only(client) -> None:

@@ -456,17 +456,20 @@ def classroom_section(path: Path) -> str:
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
         coups = document["coups"]
-        names: dict[str, int] = {}
+        names: dict[tuple[Any, str], int] = {}  # (student id, name): a removed and a new "Sam" stay two
         predictions = []
         for made in document["predictions"]:
             predictions.append(
-                {names.setdefault(str(p["name"]), len(names)): (str(p["side"]), int(p["sure"])) for p in made}
+                {
+                    names.setdefault((p.get("id"), str(p["name"])), len(names)): (str(p["side"]), int(p["sure"]))
+                    for p in made
+                }  # fmt: skip
             )
         if len(predictions) != len(coups) or not all(isinstance(c.get("result"), str) for c in coups):
             raise ValueError("the coups and the predictions do not match")
         room = Classroom(preset=str(document.get("preset", "classic")), seed=int(document.get("seed", 0)))
         room.coups, room.predictions = coups, predictions
-        room.students = [Student(i, name, "") for name, i in names.items()]
+        room.students = [Student(i, name, "") for (_id, name), i in names.items()]
         pooled, trap = room.public()["pooled"], room.streak_trap()
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         problem = f"{path} could not be read ({type(exc).__name__}: {' '.join(str(exc).split())})"

@@ -31,6 +31,15 @@ const WORDS = {
     units: "units", no_systems: "No betting system yet: students pick one on their page.",
     edge_note: "exact expectation = −edge × staked; the edge of Noir",
     sys_note: "Every system loses, on average, the same share of what it stakes: the edge. A system only changes how much is staked and how the losses come (many small ones, or a rare large one).",
+    countdown: "15 s to predict", closed: "predictions closed", join_screen: "Join screen", join_title: "Join the table",
+    close: "Start", lock: "Lock the room", unlock: "Unlock the room", locked: "room locked",
+    show_split: "Show the split live", hide_split: "Hide the split until the deal", last_said: "last coup, the class said",
+    asks_back: "asks for their name back", admit: "Confirm", deny: "Refuse", legend_dots: "what the cards did",
+    legend_bars: "class predicted the other", legend_line: "exact 50%", verdict_right: "right!", verdict_wrong: "wrong",
+    verdict_tie: "a tie: neither right nor wrong", verdict_none: "no prediction", coup: "Coup", you: "you said",
+    lost_key: "This is my name: ask the teacher", asked: "Asked: the teacher confirms on the projector…",
+    right_one: "right", right_many: "right", wrong_one: "wrong", wrong_many: "wrong",
+    prediction_one: "prediction", prediction_many: "predictions",
   },
   fr: {
     noir: "Noir", rouge: "Rouge", apres: "Après", refait: "Refait", void: "Nul",
@@ -62,12 +71,25 @@ const WORDS = {
     units: "unités", no_systems: "Aucun système de mise pour l'instant : les élèves en choisissent un sur leur page.",
     edge_note: "espérance exacte = −avantage × misé ; l'avantage de la banque sur Noir",
     sys_note: "Chaque système perd en moyenne la même part de ce qu'il mise : l'avantage de la banque. Un système ne change que combien on mise et la forme des pertes (beaucoup de petites, ou une rare et grosse).",
+    countdown: "15 s pour parier", closed: "pronostics fermés", join_screen: "Écran d'accueil", join_title: "Rejoindre la table",
+    close: "Commencer", lock: "Fermer la salle", unlock: "Rouvrir la salle", locked: "salle fermée",
+    show_split: "Montrer la répartition en direct", hide_split: "Cacher la répartition jusqu'à la donne", last_said: "coup précédent, la classe a dit",
+    asks_back: "demande à retrouver son nom", admit: "Confirmer", deny: "Refuser", legend_dots: "ce qu'ont fait les cartes",
+    legend_bars: "la classe a dit l'autre", legend_line: "exact 50 %", verdict_right: "juste !", verdict_wrong: "faux",
+    verdict_tie: "égalité : ni juste ni faux", verdict_none: "pas de pronostic", coup: "Coup", you: "vous avez dit",
+    lost_key: "C'est mon nom : demander au professeur", asked: "Demandé : le professeur confirme au projecteur…",
+    right_one: "juste", right_many: "justes", wrong_one: "faux", wrong_many: "faux",
+    prediction_one: "pronostic", prediction_many: "pronostics",
   },
 };
 
-let LANG = localStorage.getItem("trente-lang") === "fr" ? "fr" : "en";
+// The language: the one chosen on this device, else the browser's (French for fr-*, else English).
+const CHOSEN = localStorage.getItem("trente-lang");
+let LANG = CHOSEN === "fr" || CHOSEN === "en" ? CHOSEN : (navigator.language || "en").toLowerCase().startsWith("fr") ? "fr" : "en";
 function t(word) { return (WORDS[LANG] && WORDS[LANG][word]) || WORDS.en[word] || word; }
 function toggleLang() { LANG = LANG === "en" ? "fr" : "en"; localStorage.setItem("trente-lang", LANG); }
+// A count and its word in the right number: "1 juste", "6 justes" (French: 0 and 1 singular).
+function plural(n, word) { return n + " " + t(word + ((LANG === "fr" ? n > 1 : n !== 1) ? "_many" : "_one")); }
 
 // An element with text: everything shown is text, never parsed as HTML.
 function el(tag, attrs, ...children) {
@@ -91,7 +113,11 @@ function fill(id, ...children) {
   return node;
 }
 
-function pct(x) { return x === null || x === undefined ? "–" : (100 * x).toFixed(1) + "%"; }
+function pct(x) {
+  if (x === null || x === undefined) return "–";
+  const text = (100 * x).toFixed(1);
+  return LANG === "fr" ? text.replace(".", ",") + " %" : text + "%";
+}
 
 // Units of money: whole units as they are, a half (a partage) with one decimal; a sign when asked.
 function units(x, signed) {

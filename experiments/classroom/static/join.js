@@ -29,8 +29,30 @@ async function join(event) {
   const { status, data } = await post("/api/join", {
     name: document.getElementById("name").value, code: document.getElementById("code").value,
   });
-  if (status !== 200) { fill("join-error", data.error || "HTTP " + status); return; }
+  if (status !== 200) {
+    const taken = (data.error || "").startsWith("that name is taken");
+    // a student whose browser lost its key: the teacher confirms on the projector that the name is theirs
+    fill("join-error", data.error || "HTTP " + status, taken ? el("br") : null,
+      taken ? el("button", { type: "button", id: "rejoin", onclick: askBack }, t("lost_key")) : null);
+    return;
+  }
   start(data.key);
+}
+
+async function askBack() {
+  const { status, data } = await post("/api/join", {
+    name: document.getElementById("name").value, code: document.getElementById("code").value, rejoin: true,
+  });
+  if (status !== 200) { fill("join-error", data.error || "HTTP " + status); return; }
+  fill("join-error", t("asked"));
+  const request = data.request;
+  const poll = async () => {
+    const answer = await post("/api/join", { request });
+    if (answer.status === 200 && answer.data.key) start(answer.data.key);
+    else if (answer.status === 200) setTimeout(poll, 2000);
+    else fill("join-error", answer.data.error || "HTTP " + answer.status);
+  };
+  setTimeout(poll, 1000);
 }
 
 function start(key) {
@@ -66,16 +88,40 @@ function renderSystem(mine, systems) {
   } else fill("class-system");
 }
 
+// A prediction names the coup the page shows: one that arrives after that coup was dealt is refused
+// ("too late: coup 7 was dealt"), never counted on the next.
 async function predict(side) {
-  const { status, data } = await post("/api/predict", { key: state.key, side, sure: sureValue() });
-  if (status !== 200) { fill("status", data.error || "HTTP " + status); return; }
+  if (!state.view) return;
+  const coup = state.view.public.coups + 1;
+  const { status, data } = await post("/api/predict", { key: state.key, side, sure: sureValue(), coup });
+  if (status !== 200) { state.refused = data.error || "HTTP " + status; fill("status", state.refused); return; }
+  state.refused = "";
   document.body.dataset.guess = side;
 }
+
+// "How sure?" changed after the tap: the prediction is sent again with it.
+function sureChanged() {
+  const guess = state.view && state.view.extra.me && state.view.extra.me.guess;
+  if (guess) predict(guess[0]);
+}
+
+// The countdown, from the seconds the server said were left when it sent the view.
+function tick() {
+  const pub = state.view && state.view.public;
+  if (!pub || pub.closes_in === null || pub.closes_in === undefined) { fill("timer"); return; }
+  const left = Math.max(0, Math.ceil((state.ends - Date.now()) / 1000));
+  fill("timer", left ? left + " s" : t("closed"));
+  for (const side of ["noir", "rouge"]) document.getElementById("p-" + side).disabled = pub.paused || !left;
+}
+setInterval(tick, 250);
 
 function render(view) {
   const pub = view.public, extra = view.extra;
   if (extra.error) { localStorage.removeItem("trente-key"); showJoin(extra.error); return; }
+  if (!localStorage.getItem("trente-lang") && pub.lang && pub.lang !== LANG) { LANG = pub.lang; words(); return; }
   const me = extra.me;
+  if (state.shownCoups !== pub.coups) { state.refused = ""; state.shownCoups = pub.coups; }
+  state.ends = Date.now() + 1000 * (pub.closes_in || 0);
   fill("who", me.name);
   fill("ask", t("predict") + " " + (pub.coups + 1));
   const guess = me.guess;
@@ -83,14 +129,20 @@ function render(view) {
     document.getElementById("p-" + side).classList.toggle("chosen", !!guess && guess[0] === side);
     document.getElementById("p-" + side).disabled = pub.paused;
   }
-  fill("status", pub.paused ? t("paused") : guess ? t("you_said") + " " + t(guess[0]) + " · " + t("s" + guess[1]) + " · " + t("waiting") : "");
+  fill("status", state.refused ? state.refused : pub.paused ? t("paused") : guess ? t("you_said") + " " + t(guess[0]) + " · " + t("s" + guess[1]) + " · " + t("waiting") : "");
   document.body.dataset.coups = String(pub.coups);
   if (pub.last) {
     const last = pub.last;
-    fill("last", el("p", { class: "announce" }, last.announcement),
+    const mine = me.last || {};
+    const verdict = mine.verdict ? t("verdict_" + mine.verdict) : t("verdict_none");
+    fill("last", el("p", { class: "verdict " + (mine.verdict || "none"), id: "verdict" },
+      t("coup") + " " + pub.coups + ": " + (mine.said ? t("you") + " " + t(mine.said) + " — " : "") + verdict +
+      (mine.verdict === "right" && me.run > 1 ? " · " + me.run + " " + t("run") : "")),
+      el("p", { class: "announce" }, last.announcement),
       el("p", {}, t("noir") + " " + last.noir + " · " + t("rouge") + " " + last.rouge + " → " + t(last.result)));
   } else fill("last");
-  fill("record", me.predicted + " " + t("predictions") + " · " + me.right + " " + t("right") + " · " + me.wrong + " " + t("wrong") + " · " + me.run + " " + t("run"));
+  fill("record", plural(me.predicted, "prediction") + " · " + plural(me.right, "right") + " · " + plural(me.wrong, "wrong") + " · " + me.run + " " + t("run"));
+  tick();
   const rows = [el("tr", {}, el("th", {}, t("after_k_right")), el("th", {}, t("occasions")), el("th", {}, t("next_right")))];
   for (const row of me.trap) {
     rows.push(el("tr", {}, el("td", {}, String(row.k)), el("td", {}, String(row.occasions)),
@@ -106,6 +158,7 @@ document.addEventListener("DOMContentLoaded", async () => {
   document.getElementById("p-noir").addEventListener("click", () => predict("noir"));
   document.getElementById("p-rouge").addEventListener("click", () => predict("rouge"));
   document.getElementById("system").addEventListener("change", pickSystem);
+  for (const radio of document.querySelectorAll("input[name=sure]")) radio.addEventListener("change", sureChanged);
   const code = new URLSearchParams(location.search).get("code");
   if (code) document.getElementById("code").value = code;
   words();

@@ -1,8 +1,23 @@
 // The projector: the table card by card, the class's pooled table, the streak trap, the teacher's controls.
 "use strict";
 
-const TOKEN = new URLSearchParams(location.hash.slice(1)).get("t") || "";
-const shown = { coups: -1, view: null, timers: [] };
+// The teacher's token: traded once for the one-time code in the address (#once=...), then kept in this
+// tab's storage; the address is rewritten without it, so it is neither in the address bar nor in history.
+let TOKEN = sessionStorage.getItem("trente-token") || "";
+const shown = { coups: -1, view: null, timers: [], dealing: false, joinScreen: null };
+
+async function login() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const once = params.get("once"), legacy = params.get("t");
+  if (once || legacy) history.replaceState(null, "", location.pathname);
+  if (legacy) TOKEN = legacy;
+  if (once) {
+    const { status, data } = await post("/api/teacher/login", { once });
+    if (status === 200) TOKEN = data.token;
+    else if (!TOKEN) fill("message", data.error || "HTTP " + status);
+  }
+  if (TOKEN) sessionStorage.setItem("trente-token", TOKEN);
+}
 
 function teacher(action, body) {
   return post("/api/teacher/" + action, body, { "X-Teacher-Token": TOKEN }).then(({ status, data }) => {
@@ -11,10 +26,27 @@ function teacher(action, body) {
   });
 }
 
+// Deal the coup after the one shown; the button waits for the answer, and the server deals a coup once
+// however many times it is asked (a double-click, a key held down).
+async function deal() {
+  if (shown.dealing || !shown.view) return;
+  shown.dealing = true;
+  document.getElementById("deal").disabled = true;
+  try { await teacher("deal", { coup: shown.view.public.coups + 1 }); } finally {
+    shown.dealing = false;
+    document.getElementById("deal").disabled = false;
+  }
+}
+
 async function download(kind) {
-  const response = await fetch("/api/teacher/export." + kind, { headers: { "X-Teacher-Token": TOKEN } });
+  const table = document.getElementById("export-table").value;
+  const query = new URLSearchParams();
+  if (table !== "") query.set("table", table);
+  if (kind === "csv") query.set("sep", LANG === "fr" ? ";" : ((shown.view && shown.view.extra.csv_sep) || ","));
+  const response = await fetch("/api/teacher/export." + kind + "?" + query, { headers: { "X-Teacher-Token": TOKEN } });
   if (!response.ok) { fill("message", "HTTP " + response.status); return; }
-  const link = el("a", { href: URL.createObjectURL(await response.blob()), download: "classroom." + kind });
+  const name = (response.headers.get("Content-Disposition") || "").split('filename="')[1];
+  const link = el("a", { href: URL.createObjectURL(await response.blob()), download: name ? name.slice(0, -1) : "classroom." + kind });
   document.body.appendChild(link); link.click(); link.remove();
 }
 
@@ -23,6 +55,10 @@ function words() {
   fill("kick", t("kick")); fill("export-json", t("export_json")); fill("export-csv", t("export_csv"));
   fill("reset", t("reset")); fill("n-noir", t("noir")); fill("n-rouge", t("rouge"));
   fill("pooled-title", t("pooled_title")); fill("trap-title", t("trap_head"));
+  fill("countdown", t("countdown")); fill("join-screen-button", t("join_screen"));
+  fill("js-title", t("join_title")); fill("js-close", t("close"));
+  document.getElementById("kick-name").dataset.names = "";  // rebuilt in the new language
+  document.getElementById("export-table").dataset.tables = "";
   if (shown.view) render(shown.view, false);
 }
 
@@ -72,6 +108,15 @@ function drawChart(pub) {
   const y = (p) => 100 - 90 * p;
   add("line", { x1: 30, x2: 395, y1: y(0.5), y2: y(0.5), class: "exact-line" });
   for (const p of [0, 0.5, 1]) { const label = add("text", { x: 2, y: y(p) + 4, class: "axis" }); label.textContent = (100 * p) + "%"; }
+  // the legend: what the dots, the bars and the dashed line are
+  const legend = [["circle", { cx: 34, cy: 122, r: 4, class: "dot noir" }, t("legend_dots")],
+    ["rect", { x: 160, y: 118, width: 8, height: 8, class: "bar" }, t("legend_bars")],
+    ["line", { x1: 298, x2: 310, y1: 122, y2: 122, class: "exact-line" }, t("legend_line")]];
+  legend.forEach(([tag, attrs, words]) => {
+    add(tag, attrs);
+    const x = tag === "circle" ? 42 : tag === "rect" ? 172 : 314;
+    const label = add("text", { x, y: 125, class: "legend" }); label.textContent = words;
+  });
   const rows = pub.pooled;
   rows.forEach((row, i) => {
     const x = 40 + i * 45;
@@ -108,8 +153,15 @@ function render(view, fresh) {
   const pub = view.public, extra = view.extra;
   shown.view = view;
   document.body.dataset.coups = String(pub.coups);
-  fill("rules", pub.preset + " · " + t("seed") + " " + pub.seed + " · " + t("table") + " " + (pub.table + 1) + " · " + pub.coups + " " + t("coups"));
+  if (!shown.langKnown) {  // a projector opened later takes the teacher's language
+    shown.langKnown = true;
+    if (pub.lang && pub.lang !== LANG) { LANG = pub.lang; words(); return; }
+  }
+  fill("rules", pub.preset + " · " + t("table") + " " + (pub.table + 1) + " · " + pub.coups + " " + t("coups") +
+    (pub.locked ? " · " + t("locked") : ""));
   fill("join-at", extra.join_url || "", el("br"), t("code") + ": ", el("strong", { id: "join-code" }, extra.join_code || ""));
+  renderJoinScreen(pub, extra);
+  renderRejoins(extra.rejoins || []);
   if (pub.coups !== shown.coups) { layCoup(pub.last, fresh && shown.coups >= 0); shown.coups = pub.coups; }
   const streak = pub.streak;
   fill("streak", streak.side ? t("streak") + ": " + streak.run + " " + t(streak.side) + " " + t("in_a_row") : "");
@@ -117,9 +169,15 @@ function render(view, fresh) {
   const c = pub.counts, e = pub.exact;
   fill("counts", t("noir") + " " + c.noir + " · " + t("rouge") + " " + c.rouge + " · " + t("apres") + " " + c.apres + " · " + t("refait") + " " + c.refait +
     " — " + t("exact") + ": " + pct(e.noir) + " / " + pct(e.rouge) + " / " + pct(e.apres) + " / " + pct(e.refait));
+  // the class's split for this coup only when the teacher shows it live; else the last coup's, after its deal
+  const split = pub.hide_split ? (pub.coups ? el("span", { class: "dim" }, " · " + t("last_said") + ": ") : null) : el("span", {}, " ");
+  const counts = pub.hide_split ? (pub.coups ? pub.last_split : null) : pub.round;
   fill("round", el("span", { class: "big" }, t("this_round") + ": " + pub.round.predicted + " / " + pub.students + " " + t("predicted")),
-    el("span", { class: "bar-noir" }, " " + t("noir") + " " + pub.round.noir), el("span", { class: "bar-rouge" }, " " + t("rouge") + " " + pub.round.rouge),
+    split, counts ? el("span", { class: "bar-noir" }, t("noir") + " " + counts.noir) : null,
+    counts ? el("span", { class: "bar-rouge" }, " " + t("rouge") + " " + counts.rouge) : null,
+    pub.closes_in !== null && pub.closes_in !== undefined ? el("strong", { id: "timer", "data-ends": String(Date.now() + 1000 * pub.closes_in) }, "") : null,
     pub.paused ? el("strong", { class: "error" }, " · " + t("paused")) : null);
+  tick();
   if (pub.leaders) {
     fill("leaders", el("h3", {}, t("leaders")), el("ol", {}, ...pub.leaders.slice(0, 5).map((l) => el("li", {}, l.name + " — " + l.right + "/" + l.decided))));
   } else fill("leaders", el("p", { class: "dim" }, t("names_hidden")));
@@ -143,11 +201,20 @@ function render(view, fresh) {
   else {
     const rows = [el("tr", {}, el("th", {}, t("after")), el("th", {}, t("occasions")), el("th", {}, t("same")), el("th", {}, t("exact")))];
     for (const row of fast.rows) rows.push(el("tr", {}, el("td", {}, (row.k === 4 ? "4+" : row.k) + " " + t(row.side)), el("td", { class: "num" }, row.occasions.toLocaleString()), el("td", { class: "num" }, pct(row.same / row.occasions)), el("td", { class: "num" }, "50%")));
-    fill("fast", el("h3", {}, t("fast_title") + ": " + fast.coups.toLocaleString() + " " + t("coups") + " (" + t("seed") + " " + fast.seed + ")"), el("table", { class: "compact" }, ...rows));
+    fill("fast", el("h3", {}, t("fast_title") + ": " + fast.coups.toLocaleString() + " " + t("coups") + " (" + t("seed") + " ",
+      el("span", { id: "fast-seed" }, String(fast.seed)), ")"), el("table", { class: "compact" }, ...rows));
   }
   fill("systems", ...systemsPart(pub.systems));
   fill("pause", pub.paused ? t("resume") : t("pause"));
   fill("names", pub.show_names ? t("hide") : t("names"));
+  fill("lock", pub.locked ? t("unlock") : t("lock"));
+  fill("split", pub.hide_split ? t("show_split") : t("hide_split"));
+  const tables = extra.tables || [], pick = document.getElementById("export-table");
+  if (pick.dataset.tables !== JSON.stringify(tables) + pub.table) {
+    pick.dataset.tables = JSON.stringify(tables) + pub.table;
+    pick.replaceChildren(el("option", { value: "" }, t("table") + " " + (pub.table + 1)),
+      ...tables.map((n) => el("option", { value: String(n) }, t("table") + " " + (n + 1))));
+  }
   const select = document.getElementById("kick-name");
   const names = extra.names || [];
   if (select.dataset.names !== JSON.stringify(names)) {
@@ -157,9 +224,48 @@ function render(view, fresh) {
   }
 }
 
-document.addEventListener("DOMContentLoaded", () => {
+// The countdown on the projector, from the seconds the server said were left.
+function tick() {
+  const timer = document.getElementById("timer");
+  if (!timer) return;
+  const left = Math.max(0, Math.ceil((Number(timer.dataset.ends) - Date.now()) / 1000));
+  timer.textContent = " · " + (left ? left + " s" : t("closed"));
+}
+setInterval(tick, 250);
+
+// The full-screen join screen: a big QR code and address, the names as they arrive; shown before the
+// first coup until the teacher closes it.
+function renderJoinScreen(pub, extra) {
+  const screen = document.getElementById("join-screen");
+  if (shown.joinScreen === null) shown.joinScreen = pub.coups === 0;
+  screen.hidden = !shown.joinScreen;
+  fill("js-address", extra.join_url || "");
+  fill("js-code", extra.join_code || "");
+  fill("js-count", pub.students + " " + t("students"));
+  fill("js-names", ...(extra.names || []).slice(-40).map((n) => el("span", { class: "name" }, n)));
+}
+
+// Students who lost their key and ask for their name back: the teacher confirms or refuses.
+function renderRejoins(requests) {
+  fill("rejoins", ...requests.map((r) => el("span", { class: "rejoin" }, r.name + " " + t("asks_back") + " ",
+    el("button", { type: "button", onclick: () => teacher("admit", { request: r.request }) }, t("admit")),
+    el("button", { type: "button", onclick: () => teacher("deny", { request: r.request }) }, t("deny")))));
+}
+
+document.addEventListener("DOMContentLoaded", async () => {
+  await login();
   words();
-  document.getElementById("deal").addEventListener("click", () => teacher("deal"));
+  document.getElementById("deal").addEventListener("click", deal);
+  document.addEventListener("keydown", (event) => {  // space deals (not while typing or on another control)
+    if (event.key !== " " || event.repeat || ["INPUT", "SELECT", "TEXTAREA", "BUTTON"].includes(event.target.tagName)) return;
+    event.preventDefault();
+    deal();
+  });
+  document.getElementById("lock").addEventListener("click", () => teacher("lock", { locked: !(shown.view && shown.view.public.locked) }));
+  document.getElementById("split").addEventListener("click", () => teacher("split", { hide: !(shown.view && shown.view.public.hide_split) }));
+  document.getElementById("countdown").addEventListener("click", () => teacher("countdown", { seconds: 15 }));
+  document.getElementById("join-screen-button").addEventListener("click", () => { shown.joinScreen = true; if (shown.view) render(shown.view, false); });
+  document.getElementById("js-close").addEventListener("click", () => { shown.joinScreen = false; if (shown.view) render(shown.view, false); });
   document.getElementById("pause").addEventListener("click", () => teacher(shown.view && shown.view.public.paused ? "resume" : "pause"));
   document.getElementById("names").addEventListener("click", () => teacher("names", { show: !(shown.view && shown.view.public.show_names) }));
   document.getElementById("fast10k").addEventListener("click", () => teacher("fast", { coups: 10000 }));
@@ -168,6 +274,9 @@ document.addEventListener("DOMContentLoaded", () => {
   document.getElementById("reset").addEventListener("click", () => { if (confirm(t("reset") + "?")) teacher("reset"); });
   document.getElementById("export-json").addEventListener("click", () => download("json"));
   document.getElementById("export-csv").addEventListener("click", () => download("csv"));
-  document.getElementById("lang").addEventListener("click", () => { toggleLang(); words(); });
+  document.getElementById("lang").addEventListener("click", () => {
+    toggleLang(); words(); teacher("lang", { lang: LANG });  // the phones follow
+  });
+  if (!TOKEN) return;  // no token (an address used already): the page says so and waits for a new address
   liveSocket(() => ({ token: TOKEN }), (view) => render(view, true), (up) => { if (!up) fill("message", t("connection_lost")); else fill("message", ""); });
 });
