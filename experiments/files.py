@@ -35,9 +35,11 @@ def _umask() -> int:
 _UMASK = _umask()
 
 
-def atomic_write(path: Path, write: Callable[[io.BufferedWriter], None]) -> None:
+def atomic_write(path: Path, write: Callable[[io.BufferedWriter], None], private: bool = False) -> None:
     """Write ``path`` atomically: ``write(f)`` fills a temporary file in the same folder, which then
     replaces ``path`` (``os.replace``). A reader sees the old file or the new one, never a part.
+    ``private``: readable by its owner only (0600) from the first byte, whatever the umask (a file
+    that holds a token or students' keys); else the umask's usual mode.
 
     Only a regular file or a new path is written: anything else at ``path`` (a folder, a symbolic
     link, a FIFO, a socket, a device) is a :class:`~experiments.errors.LabError` and is left as it
@@ -51,7 +53,7 @@ def atomic_write(path: Path, write: Callable[[io.BufferedWriter], None]) -> None
         exc.filename, exc.filename2 = str(path), None
         raise
     try:
-        os.chmod(tmp, 0o666 & ~_UMASK)
+        os.chmod(tmp, 0o600 if private else 0o666 & ~_UMASK)
         with os.fdopen(fd, "wb") as f:
             write(f)
             f.flush()
@@ -99,21 +101,22 @@ def _check_replaceable(path: Path, option: str | None = None) -> None:
         raise LabError(f"{where} is {kind}, not a regular file: trente-lab writes only a regular file or a new path")
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    atomic_write(path, lambda f: f.write(data))
+def atomic_write_bytes(path: Path, data: bytes, private: bool = False) -> None:
+    atomic_write(path, lambda f: f.write(data), private)
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
+def atomic_write_text(path: Path, text: str, private: bool = False) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), private)
 
 
-def atomic_write_json(path: Path, document: Any, strict: bool = False) -> None:
+def atomic_write_json(path: Path, document: Any, strict: bool = False, private: bool = False) -> None:
     """``document`` as JSON, written atomically. ``strict``: standard JSON, which has no NaN or
-    infinity: every non-finite number is written ``null`` (:func:`finite_or_null`)."""
+    infinity: every non-finite number is written ``null`` (:func:`finite_or_null`). ``private``:
+    readable by its owner only (:func:`atomic_write`)."""
     if strict:
         document = finite_or_null(json.loads(json.dumps(document, default=json_default)))
     text = json.dumps(document, indent=2, ensure_ascii=False, default=json_default, allow_nan=not strict)
-    atomic_write_text(path, text + "\n")
+    atomic_write_text(path, text + "\n", private)
 
 
 def finite_or_null(value: Any) -> Any:

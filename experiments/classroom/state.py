@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -46,7 +45,7 @@ from experiments.classroom.streaks import (
 )
 from experiments.classroom.systems import SYSTEMS, Books
 from experiments.errors import LabError
-from experiments.files import SESSION_BYTES, read_json
+from experiments.files import SESSION_BYTES, atomic_write_json, read_json
 from experiments.rules import load_rules
 from trente_env.seeding import table_generator
 from trente_env.whole import is_whole
@@ -92,19 +91,10 @@ def _looks_mixed(name: str) -> bool:
 
 def write_private(path: Path, document: Any) -> None:
     """``document`` as JSON in ``path``, atomically and readable by its owner only from the first byte
-    (the temporary file is created 0600, then replaces ``path``). Only a regular file is replaced."""
+    (:func:`experiments.files.atomic_write_json`). Only a regular file is replaced."""
     if path.is_symlink() or (path.exists() and not path.is_file()):
         raise ClassroomError(f"{path}: not a regular file; choose another session name")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write((json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_json(path, document, private=True)
 
 
 def append_private(path: Path, line: str) -> None:
