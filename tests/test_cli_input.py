@@ -157,8 +157,12 @@ def test_ctrl_c_prints_one_line_and_exits_130(command: str, monkeypatch: pytest.
     monkeypatch.setattr(INNER[command], _ctrl_c)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "sweep.toml").write_text("[sweep]\ntimesteps = 10\n")
-    args = [command, *{"evaluate": ["model.zip"], "sweep": ["sweep.toml"], "risk": ["flat"]}.get(command, [])]
-    result = runner.invoke(app, args)
+    extra = {"evaluate": ["model.zip"], "sweep": ["sweep.toml"], "risk": ["flat"]}
+    if command == "classroom":  # the command checks its port before serving: one free, not the default 8000
+        from tests._classroom import free_port
+
+        extra["classroom"] = ["--port", str(free_port())]
+    result = runner.invoke(app, [command, *extra.get(command, [])])
     assert result.exit_code == 130, result.output
     assert result.stderr == INTERRUPTED + "\n"
     assert "Traceback" not in result.output
