@@ -28,7 +28,7 @@ def rate(algo: str, env: str, timesteps: int, n_envs: int, seed: int) -> float:
     from stable_baselines3.common.env_util import make_vec_env
 
     from experiments.rl.config import algo_class, load_config
-    from experiments.rl.features import LogScaledFlat
+    from strategies.features import LogScaledFlat
     from experiments.rl.rig import parse_venue, sb3_env
 
     config = load_config(algo)

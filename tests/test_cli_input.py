@@ -368,7 +368,7 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A PPO model saved with a model.json, as `trente-lab train` writes them (128 steps)."""
     from stable_baselines3 import PPO
 
-    from experiments.rl.features import LogScaledFlat
+    from strategies.features import LogScaledFlat
     from experiments.rl.rig import parse_venue, sb3_env
 
     folder = tmp_path_factory.mktemp("tiny")

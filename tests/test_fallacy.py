@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 
 from experiments.cli import app
 from experiments.stats import binomial_quantile, wilson
-from experiments.teaching.fallacy import _tally, compare_systems, fallacy_report, streak_table
+from experiments.streaks import _tally
+from experiments.teaching.fallacy import compare_systems, fallacy_report, streak_table
 from trente_env.odds import first_coup, house_edges
 from trente_env.rules import get_rules
 
@@ -184,7 +185,7 @@ def test_shards_joined_in_order_count_the_streaks_of_one_walk(n_coups: int, shar
     # the next; the join must give the very same counts (shards of one coup: every shard's first
     # streak is all of it; of 7: streaks often span several shards)
     from experiments.backends import shard_generator, shard_sizes
-    from experiments.teaching.fallacy import FAMILIES, count_streaks
+    from experiments.streaks import FAMILIES, count_streaks
     from trente_env.codes import Result
     from trente_env.dealer import deal_coups
 
