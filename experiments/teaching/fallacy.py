@@ -51,12 +51,13 @@ from experiments.console import out, print_written, progress_bar
 from experiments.files import atomic_write_json, pyplot, save_figure
 from experiments.memory import check_memory
 from experiments.plotting import edge_label
-from experiments.rules import load_rules
+from experiments.rules import table_name
 from experiments.stats import binomial_quantile, wilson
 from experiments.streaks import FAMILIES, SHARD, count_streaks
 from strategies.registry import make_strategy
 from strategies.runner import play, session_seeds
 from trente_env.odds import first_coup
+from trente_env.rules import PRESETS, RuleSet
 
 CHUNK = SHARD  #: coups dealt between two updates of the progress bar (a shard): shown for more
 SYSTEMS = ("streak:k=3", "anti-streak:k=3", "flat:box=rouge")  #: the companion's line-up
@@ -112,7 +113,7 @@ def check_companion(sessions: int, coups: int, systems: int) -> None:
 
 
 def compare_systems(
-    preset: str,
+    rules: RuleSet,
     specs: Sequence[str] = SYSTEMS,
     sessions: int = 5000,
     coups: int = 400,
@@ -133,7 +134,6 @@ def compare_systems(
     :param bankroll: starting bankroll; the default is large enough that no session is ruined.
     :raises strategies.registry.StrategyError: a spec that names no system.
     """
-    rules = load_rules(preset)
     policies = [make_strategy(spec, rules) for spec in specs]
     check_companion(sessions, coups, len(specs))
     results = play(policies, rules, bankroll, coups, session_seeds(seed, sessions))
@@ -163,7 +163,7 @@ def compare_systems(
 
 
 def fallacy_report(
-    preset: str = "classic",
+    rules: RuleSet = PRESETS["classic"],
     n_coups: int = 2_000_000,
     max_streak: int = 8,
     seed: int = 0,
@@ -172,13 +172,14 @@ def fallacy_report(
     session_coups: int = 400,
     backend: Backend = LOCAL,
     workers: int = 1,
+    name: str | None = None,
 ) -> dict[str, Any]:
-    """The streak tables, the misses count, the explanation and (if ``sessions``) the systems.
+    """The streak tables, the misses count, the explanation and (if ``sessions``) the systems, at the
+    table of ``rules`` (called ``name``, default :func:`~experiments.rules.table_name`).
 
     The coups are dealt in shards (:func:`count_streaks`) on ``backend`` with ``workers`` (a local
     Dask cluster's processes); the report is the same on every backend but for its timing. The
     companion run is played here."""
-    rules = load_rules(preset)
     if sessions:  # refused before the coups are dealt, not after
         check_companion(sessions, session_coups, len(SYSTEMS))
     odds = first_coup(rules.decks)
@@ -212,7 +213,7 @@ def fallacy_report(
     }
     seconds = time.perf_counter() - start
     report: dict[str, Any] = {
-        "rules": preset,
+        "rules": table_name(rules) if name is None else name,
         "description": rules.describe(),
         "coups": n_coups,
         "decided": decided,
@@ -229,7 +230,7 @@ def fallacy_report(
         "misses": misses,
         "seconds": seconds,
     }
-    report["systems"] = compare_systems(preset, SYSTEMS, sessions, session_coups, seed) if sessions else None
+    report["systems"] = compare_systems(rules, SYSTEMS, sessions, session_coups, seed) if sessions else None
     report["seconds"] = time.perf_counter() - start
     report["explanation"] = explanation(report)
     return report
