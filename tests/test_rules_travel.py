@@ -20,8 +20,9 @@ NAMES = ("preset", "rules", "table")
 
 #: Libraries that still take a name, each with its reason (the list only shrinks).
 ALLOWED = {
-    # TODO: the tournament's config, checkpoints and manifests record the preset's name (rules_name);
-    # TournamentConfig carries the RuleSet once the recorded form is kept beside it.
+    # TODO: make_config takes the preset's name from the command, a config file's [tournament] rules
+    # and a manifest (folder.py rebuilds a config from it); TournamentConfig.rules is that recorded
+    # name (a manifest key), the table itself travels as rule_values (TournamentConfig.ruleset()).
     ("experiments/tournament/config.py", "TournamentConfig.rules"),
     ("experiments/tournament/config.py", "make_config.rules"),
     # TODO: the RL side names a venue ("rigged-classic", a level), resolved by rl.rig.parse_venue; a
