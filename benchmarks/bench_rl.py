@@ -28,8 +28,8 @@ def rate(algo: str, env: str, timesteps: int, n_envs: int, seed: int) -> float:
     from stable_baselines3.common.env_util import make_vec_env
 
     from experiments.rl.config import algo_class, load_config
-    from experiments.rl.features import LogScaledFlat
     from experiments.rl.rig import parse_venue, sb3_env
+    from strategies.features import LogScaledFlat
 
     config = load_config(algo)
     hyper = dict(config.hyper)

@@ -15,7 +15,8 @@ import numpy as np
 
 from experiments.console import out
 from experiments.errors import LabError
-from experiments.rules import load_rules
+from experiments.rules import table_name
+from trente_env.rules import PRESETS, RuleSet
 
 #: The largest bankroll :func:`bankroll_for_ruin` tries before it gives up.
 MAX_SEARCH_BANKROLL = 1_000_000
@@ -81,23 +82,24 @@ def bankroll_for_ruin(spec: str, rules: Any, coups: int, target: float) -> tuple
 
 def risk_report(
     spec: str,
-    preset: str = "classic",
+    rules: RuleSet = PRESETS["classic"],
     bankroll: float = 1000.0,
     coups: int = 200,
     *,
     target_ruin: float | None = None,
     goal: float | None = None,
+    name: str | None = None,
 ) -> dict[str, Any]:
     """The exact risk of ``spec``'s session (see the module's notes) as plain data, with the bankroll
-    for ``target_ruin`` over ``coups`` coups, or the trip to ``goal`` units ahead before the bankroll is lost."""
-    rules = load_rules(preset)
+    for ``target_ruin`` over ``coups`` coups, or the trip to ``goal`` units ahead before the bankroll is
+    lost, at the table of ``rules`` (called ``name``, default :func:`~experiments.rules.table_name`)."""
     if target_ruin is not None:
         check_target(target_ruin)  # before any work
     result = exact(spec, rules, bankroll, coups, goal)
     summary = result.summary()
     report: dict[str, Any] = {
         **summary,
-        "rules": preset,
+        "rules": table_name(rules) if name is None else name,
         "description": summary["rules"],
         "final": result.final.tolist(),
         "p_final": result.p_final.tolist(),

@@ -25,6 +25,12 @@ def load_rules(preset: str | RuleSet, **changes: Any) -> RuleSet:
         raise LabError(str(exc)) from None
 
 
+def table_name(rules: RuleSet) -> str:
+    """What a library calls ``rules`` when the command gave it no name: the preset's name when they
+    are exactly a preset's rules, else ``"custom"``."""
+    return next((name for name, r in {**PRESETS, **RIGGED_PRESETS}.items() if r == rules), "custom")
+
+
 def rules_name(preset: str, rules: RuleSet) -> str:
     """The name of the game ``rules`` deal, as a command prints it:
     ``preset`` when they are exactly the preset's rules, else the preset and every rule changed from
@@ -49,4 +55,4 @@ def rules_name(preset: str, rules: RuleSet) -> str:
     return f"{preset} with {', '.join(changed)}" + (f" (the {same} preset)" if same else "")
 
 
-__all__ = ["load_rules", "rules_name"]
+__all__ = ["load_rules", "rules_name", "table_name"]

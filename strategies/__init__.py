@@ -23,9 +23,9 @@ strategy interface and the rules common to every system), :mod:`strategies.kerne
 state machine behind every built-in system), :mod:`strategies.progressions` (martingale, paroli,
 Labouchère...), :mod:`strategies.patterns` (streaks, the gambler's fallacy, random, never),
 :mod:`strategies.registry` (names, spec strings, config files, plugins; where a new system goes),
-:mod:`strategies.model` (trained SB3 models), :mod:`strategies.counters` (the card counters, which
-read the shoe), :mod:`strategies.runner` (the session runner every
-command plays through, and its accounting convention) and :mod:`strategies.sessions` (its compiled
+:mod:`strategies.model` (trained SB3 models) with :mod:`strategies.features` (their input layer),
+:mod:`strategies.counters` (the card counters, which read the shoe), :mod:`strategies.runner` (the
+session runner every command plays through, and its accounting convention) and :mod:`strategies.sessions` (its compiled
 session loop).
 """
 

@@ -51,7 +51,7 @@ import numpy as np
 
 from strategies import kernel
 from strategies.kernel import Kind
-from strategies.policy import Observation
+from strategies.policy import Acting, Observation
 from trente_env.codes import COULEUR_CODES, PRISON_SIZE, RESULT_CODES, Box, flat_layout, flat_offsets, no_actions
 from trente_env.rules import Refait, RuleSet, get_rules
 from trente_env.whole import checked_whole
@@ -124,7 +124,7 @@ HOOK_NAMES = ("_init_memory", "_restart", "_new_session", "_see", "_update", "_b
 
 
 @dataclass(frozen=True)
-class Strategy:
+class Strategy(Acting):
     """A betting system, vectorised over sessions: a :class:`~strategies.policy.Policy` (and so SB3's
     ``PolicyPredictor``).
 
@@ -319,19 +319,10 @@ class Strategy:
         ):  # fmt: skip
             raise ValueError(f"this state is not a memory of {self.name or type(self).__name__} for {state.n} sessions")
 
-    def predict(
-        self,
-        observation: Observation,
-        state: Any = None,
-        episode_start: np.ndarray | None = None,
-        deterministic: bool = False,
-    ) -> tuple[np.ndarray, Any]:
-        """SB3's ``PolicyPredictor.predict``: :meth:`act` under SB3's names.
-
-        The state handed back is the :class:`SessionState` (SB3 passes it back unchanged).
-        ``deterministic`` is ignored: every strategy is deterministic given its seed.
-        """
-        return self.act(observation, state if isinstance(state, SessionState) else None, episode_start)
+    def carried(self, state: Any) -> SessionState | None:
+        """The memory :meth:`act` is given from SB3's ``predict`` (:class:`~strategies.policy.Acting`):
+        the :class:`SessionState` handed back (SB3 passes it back unchanged), anything else afresh."""
+        return state if isinstance(state, SessionState) else None
 
     def params(self) -> dict[str, Any]:
         """The parameters as plain values (enums by value, no rules)."""

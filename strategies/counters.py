@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from strategies.base import plain
-from strategies.policy import Observation
+from strategies.policy import Acting, Observation
 from strategies.registry import register_counter
 from trente_env.codes import ACTION_WIDTH, SHOE_SIZE, unflatten
 from trente_env.counting.counters import bet_rules, counter_actions, linear_actions
@@ -43,7 +43,7 @@ from trente_env.whole import checked_whole
 
 
 @dataclass(frozen=True)
-class CardCounter:
+class CardCounter(Acting):
     """What the counters share: a :class:`~strategies.policy.Policy` that reads the shoe-observing
     env's observation and stakes ``base`` units on one box when its (estimated) expected gain per
     unit is above ``threshold``. A counter has no memory: everything it needs is in the observation."""
@@ -87,16 +87,6 @@ class CardCounter:
         self._decide(shoe, cards_left, actions)
         actions = np.rint(actions).astype(np.int64)
         return (actions[0] if single else actions), None
-
-    def predict(
-        self,
-        observation: Observation,
-        state: Any = None,
-        episode_start: np.ndarray | None = None,
-        deterministic: bool = False,
-    ) -> tuple[np.ndarray, None]:
-        """SB3's ``PolicyPredictor.predict``: :meth:`act` under SB3's names."""
-        return self.act(observation)
 
     def params(self) -> dict[str, Any]:
         """The parameters as plain values (no rules)."""

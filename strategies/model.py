@@ -370,7 +370,7 @@ def lab_network(meta: dict[str, Any]) -> Any:
     """The layer widths of the network a lab's ``model.json`` describes (``network.net_arch``; in files
     written before ``network`` was, the ``net_arch`` of its ``hyper.policy_kwargs`` or ``train``), or
     None when it does not describe one the lab builds: a feed-forward ``MlpPolicy`` with the
-    :class:`~experiments.rl.features.LogScaledFlat` input layer, on the flat observation."""
+    :class:`~strategies.features.LogScaledFlat` input layer, on the flat observation."""
     env = meta.get("env")
     if not isinstance(env, dict) or env.get("observation") != "flat":
         return None
@@ -449,7 +449,7 @@ def rebuild(cls: Any, meta: dict[str, Any]) -> Any:
     import gymnasium as gym
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from experiments.rl.features import LogScaledFlat  # the input layer of every model train saves
+    from strategies.features import LogScaledFlat  # the input layer of every model train saves
 
     layout = _meta_layout(meta)
 

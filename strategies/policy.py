@@ -63,6 +63,27 @@ class Policy(Protocol):
         ...
 
 
+class Acting:
+    """What a policy built on its :meth:`~Policy.act` inherits: stable-baselines3's ``predict`` as a
+    template over ``act`` (as SB3's ``BasePolicy.predict`` is over ``_predict``). A subclass writes
+    ``act``, and :meth:`carried` only if it keeps a memory of its own kind."""
+
+    def predict(
+        self,
+        observation: Observation,
+        state: Any = None,
+        episode_start: np.ndarray | None = None,
+        deterministic: bool = False,
+    ) -> tuple[np.ndarray, Any]:
+        """SB3's ``PolicyPredictor.predict``: ``act`` under SB3's names. ``deterministic`` is ignored:
+        a betting system is deterministic given its seed."""
+        return self.act(observation, self.carried(state), episode_start)  # type: ignore[attr-defined]
+
+    def carried(self, state: Any) -> Any:
+        """The memory ``act`` is given, from the ``state`` SB3 passes back (by default, that state)."""
+        return state
+
+
 def discrete_actions(rows: np.ndarray, layout: Any) -> np.ndarray:
     """Full-form action rows ``(n, 12)`` as the discrete actions of ``layout`` (a
     :class:`trente_env.layout.Layout` of the discrete form): the largest stake's box at the nearest
@@ -78,7 +99,7 @@ def discrete_actions(rows: np.ndarray, layout: Any) -> np.ndarray:
     return np.where(stake > 0, 1 + box * levels.size + level, 0).astype(np.int64)
 
 
-class InForm:
+class InForm(Acting):
     """``policy`` playing an env of another action form (see the module's docstring).
 
     :param policy: any :class:`Policy` (its ``act`` answers in the full form).
@@ -97,15 +118,6 @@ class InForm:
         actions = discrete_actions(rows, self.layout)
         return (actions[0] if np.ndim(rows) == 1 else actions), state
 
-    def predict(
-        self,
-        observation: Observation,
-        state: Any = None,
-        episode_start: np.ndarray | None = None,
-        deterministic: bool = False,
-    ) -> tuple[np.ndarray, Any]:
-        return self.act(observation, state, episode_start)
-
 
 def in_form(policy: Policy, env: Any) -> InForm:
     """``policy`` answering in the action form of ``env``: a single or vector env of trente-lab,
@@ -118,4 +130,4 @@ def in_form(policy: Policy, env: Any) -> InForm:
     raise TypeError("not a trente-lab environment (no layout found)")
 
 
-__all__ = ["InForm", "Observation", "Policy", "discrete_actions", "in_form"]
+__all__ = ["Acting", "InForm", "Observation", "Policy", "discrete_actions", "in_form"]

@@ -35,7 +35,7 @@ from strategies.kernel import Kind
 from strategies.results import SessionResults
 from trente_env import jit
 from trente_env.codes import ACTION_WIDTH, NO_COUP, PRISON_SIZE, UNDECIDED, scoreboard_couleur
-from trente_env.croupier import bet_and_settle, is_free, next_coup, table_rules
+from trente_env.croupier import bet_and_settle, is_free, is_ruined, next_coup, table_rules
 from trente_env.rules import MAX_MONEY, RuleSet
 from trente_env.seeding import session_shuffle_seeds
 from trente_env.settle import _rig_payout
@@ -208,10 +208,8 @@ def _play_block(systems, rules, plan, rows, seeds, out, short):  # fmt: skip
                     board[q] = board[q - 1]
                 board[0] = result
                 last_couleur = scoreboard_couleur(result, couleur)
-                # ruin; two ifs, as a short-circuit `and` over arrays costs reference counting here
-                if money_in_hand < rules.table_min:  # noqa: SIM102
-                    if is_free(prison):
-                        break
+                if is_ruined(money_in_hand, rules.table_min, prison):
+                    break
             if short[i]:
                 break
             if r < keep:  # a finished session keeps its final bankroll (prisoners settled after the end too)

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import trente_env  # noqa: F401  (registers the environments)
-from experiments.teaching.fallacy import _tally
+from experiments.streaks import _tally
 from strategies import kernel, make_strategy
 from strategies.base import SessionState
 from strategies.progressions import Progression

@@ -372,8 +372,8 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A PPO model saved with a model.json, as `trente-lab train` writes them (128 steps)."""
     from stable_baselines3 import PPO
 
-    from experiments.rl.features import LogScaledFlat
     from experiments.rl.rig import parse_venue, sb3_env
+    from strategies.features import LogScaledFlat
 
     folder = tmp_path_factory.mktemp("tiny")
     venv = sb3_env(parse_venue("classic"), 2, 0, action_form="discrete", observation="flat")

@@ -44,7 +44,7 @@ def test_the_json_document_holds_every_table_and_the_studys_numbers():
 def test_shoes_dealt_to_the_end_give_the_counter_more_than_the_cut_card():
     # with 200 shoes the two 95% intervals (normal, over shoes) are far apart: the cut card leaves
     # the counter about 1e-4 a shoe, exhaustion about 8e-3 (phase A's 100,000-shoe figures)
-    report = count_report("classic", 200, 1, stops=STOP_RULES[:2])
+    report = count_report(get_rules("classic"), 200, 1, stops=STOP_RULES[:2])
     cut, end = (report["stop_rules"][s]["perfect"]["expected_gain_per_shoe"] for s in ("cut-card", "exhaustion"))
     assert end["low"] > cut["high"]
     assert report["stop_rules"]["exhaustion"]["depth"]["favourable"][-1] == 0.0  # a full shoe: never
@@ -52,7 +52,9 @@ def test_shoes_dealt_to_the_end_give_the_counter_more_than_the_cut_card():
 
 def test_the_same_seed_gives_the_same_numbers():
     # 260 shoes: two batches of the progress bar, each with its own seed of the seed sequence
-    a, b = (count_report("classic", 260, 7, stops=(STOP_RULES[1],))["stop_rules"]["exhaustion"] for _ in range(2))
+    a, b = (
+        count_report(get_rules("classic"), 260, 7, stops=(STOP_RULES[1],))["stop_rules"]["exhaustion"] for _ in range(2)
+    )
     assert a.pop("seconds") > 0 and b.pop("seconds") > 0
     assert a == b and a["shoes"] == 260
 
@@ -87,4 +89,4 @@ def test_a_table_minimum_above_one_unit_is_refused():
     with pytest.raises(ValueError, match="table minimum"):
         study_shoes(get_rules("classic", table_min=5), 1, 0)
     with pytest.raises(LabError, match="at least one stop rule"):
-        count_report("classic", 1, 0, stops=())
+        count_report(get_rules("classic"), 1, 0, stops=())

@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 
 from experiments.cli import app
 from experiments.stats import binomial_quantile, wilson
-from experiments.teaching.fallacy import _tally, compare_systems, fallacy_report, streak_table
+from experiments.streaks import _tally
+from experiments.teaching.fallacy import compare_systems, fallacy_report, streak_table
 from trente_env.odds import first_coup, house_edges
 from trente_env.rules import get_rules
 
@@ -73,7 +74,7 @@ def test_seeded_table_misses_the_exact_value_only_as_often_as_chance_allows() ->
     # misses is (close to) Binomial(32, 0.05): mean 1.6, and P(misses > 6) = 0.0009. An honest table
     # fails this test about once in a thousand seeds; a table with any real streak effect fails it
     # (see the next test).
-    report = fallacy_report("classic", 1_000_000, 8, seed=2024, sessions=0)
+    report = fallacy_report(get_rules("classic"), 1_000_000, 8, seed=2024, sessions=0)
     misses = report["misses"]
     assert misses["intervals"] == 32
     assert misses["limit_999"] == 6
@@ -110,7 +111,7 @@ def test_systems_on_the_same_shoes_lose_the_same_fraction() -> None:
     # 1,500 sessions of 300 coups; the flat bettor stakes ~450,000 coups (SE ~0.0015), the streak
     # players ~110,000 each (SE ~0.003). Each within 4 standard errors of -edge (a fair test fails
     # about 1 run in 5,000 per system).
-    result = compare_systems("classic", sessions=1500, coups=300, seed=3)
+    result = compare_systems(get_rules("classic"), sessions=1500, coups=300, seed=3)
     edge = house_edges(get_rules()).noir
     by_name = {s["spec"].split(":")[0]: s for s in result["systems"]}
     assert set(by_name) == {"streak", "anti-streak", "flat"}
@@ -157,7 +158,7 @@ def test_cli_table_and_explanation() -> None:
 
 
 def test_main_bets_has_no_couleur_table() -> None:
-    report = fallacy_report("main-bets", 50_000, 3, seed=0, sessions=0)
+    report = fallacy_report(get_rules("main-bets"), 50_000, 3, seed=0, sessions=0)
     assert [t["event"] for t in report["tables"]] == ["rouge"]
 
 
@@ -184,7 +185,7 @@ def test_shards_joined_in_order_count_the_streaks_of_one_walk(n_coups: int, shar
     # the next; the join must give the very same counts (shards of one coup: every shard's first
     # streak is all of it; of 7: streaks often span several shards)
     from experiments.backends import shard_generator, shard_sizes
-    from experiments.teaching.fallacy import FAMILIES, count_streaks
+    from experiments.streaks import FAMILIES, count_streaks
     from trente_env.codes import Result
     from trente_env.dealer import deal_coups
 

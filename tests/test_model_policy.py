@@ -31,7 +31,7 @@ def test_greedy_play_picks_what_sb3_predict_picks(algo: str, action_form: str, o
     import stable_baselines3 as sb3
     import torch
 
-    from experiments.rl.features import LogScaledFlat
+    from strategies.features import LogScaledFlat
     from strategies.model import ALGORITHMS, ModelPolicy
     from trente_env.wrappers import sb3_vec_env
 

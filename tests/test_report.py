@@ -250,7 +250,7 @@ def test_the_systems_legend_covers_no_interval() -> None:
 def test_deal_aligns_the_totals_whatever_the_cards_in_each_row() -> None:
     from experiments.game.deal import deal_coups_from_shoe, render_coup
 
-    coups = list(deal_coups_from_shoe("classic", 40, seed=3))
+    coups = list(deal_coups_from_shoe(n_coups=40, seed=3))
     uneven = [c for c in coups if len(c.noir_cards) != len(c.rouge_cards)]
     assert uneven
     for coup in uneven:

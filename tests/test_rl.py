@@ -190,7 +190,7 @@ def test_a_scripted_flat_noir_policy_loses_the_house_edge() -> None:
     report = evaluation_report(totals, table)
     b = report["behaviour"]
     assert b["coups"] == 400 * 200 and b["sat_out"] == 0.0  # one unit never ruins a bankroll of 1000
-    assert totals.staked.tolist() == [200.0] * 400  # a prisoner is not staked again
+    assert totals.results.staked.tolist() == [200.0] * 400  # a prisoner is not staked again
     assert b["box_share"]["noir"] == 1.0 and b["stakes"] == {"1": 80_000}
     assert report["expected_return_per_unit"] == pytest.approx(-EDGE) and report["edge"] == pytest.approx(EDGE)
     r = report["return_per_unit_staked"]

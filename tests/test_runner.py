@@ -176,7 +176,10 @@ def test_every_command_gives_the_same_numbers_for_the_same_system_on_the_same_sh
     )  # fmt: skip
     assert done.exit_code == 0, done.output
     tournament = json.loads((tmp_path / "t" / "results.json").read_text())["strategies"]
-    fallacy = {s["spec"]: s for s in compare_systems(preset, specs, sessions, coups, seed, bankroll=1000.0)["systems"]}
+    fallacy = {
+        s["spec"]: s
+        for s in compare_systems(get_rules(preset), specs, sessions, coups, seed, bankroll=1000.0)["systems"]
+    }
     for spec in specs:
         done = runner.invoke(
             app,

@@ -202,4 +202,13 @@ def is_free(prison: np.ndarray) -> bool:
     return True
 
 
-__all__ = ["TableRules", "bet_and_settle", "is_free", "make_legal", "next_coup", "table_rules"]
+@jit.hot
+def is_ruined(money: float, table_min: float, prison: np.ndarray) -> bool:
+    """The ruin rule of every session loop: the money in hand is below the table minimum and no stake
+    is left in prison (a prisoner freed may still pay for a stake)."""
+    if money < table_min:  # noqa: SIM103  (two ifs: no array is looked at while the money suffices)
+        return is_free(prison)
+    return False
+
+
+__all__ = ["TableRules", "bet_and_settle", "is_free", "is_ruined", "make_legal", "next_coup", "table_rules"]

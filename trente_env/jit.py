@@ -96,10 +96,10 @@ KERNEL_SOURCES: tuple[str, ...] = (
     "trente_env/table_kernels.py",
     "strategies/kernel.py",
     "experiments/game/simulate.py",
-    "experiments/teaching/fallacy.py",
-    "strategies/money.py",
-    "strategies/risk.py",
-    "strategies/risk_states.py",
+    "experiments/streaks.py",
+    "strategies/risk/__init__.py",
+    "strategies/risk/grid.py",
+    "strategies/risk/states.py",
     "strategies/sessions.py",
 )
 #: The folder holding the packages (``trente_env``, ``strategies``, ``experiments``).

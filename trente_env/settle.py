@@ -185,10 +185,20 @@ def refait_words(rules: RuleSet) -> str:
     return f"a refait takes {partage_words(rules)} (partage)"
 
 
+#: The share a partage takes (:func:`partage_share`) in English and in French: every page's words for it.
+SHARE_WORDS = {0.5: ("half", "la moitié"), 0.25: ("a quarter", "le quart")}
+
+
+def share_words(rules: RuleSet) -> tuple[str, str]:
+    """The share a partage takes under ``rules`` in English and in French (:data:`SHARE_WORDS`):
+    ``("half", "la moitié")``."""
+    return SHARE_WORDS[partage_share(int(refait_code(rules)))]
+
+
 def partage_words(rules: RuleSet) -> str:
     """What a partage takes under ``rules`` (:func:`partage_share`), in words: "half of each stake",
     "a quarter of each stake"."""
-    return {0.5: "half", 0.25: "a quarter"}[partage_share(int(refait_code(rules)))] + " of each stake"
+    return share_words(rules)[0] + " of each stake"
 
 
 def refait_code(rules: RuleSet) -> RefaitCode:

@@ -34,7 +34,7 @@ from trente_env.codes import (
     UNDECIDED,
     scoreboard_couleur,
 )
-from trente_env.croupier import TableRules, bet_and_settle, is_free, next_coup
+from trente_env.croupier import TableRules, bet_and_settle, is_free, is_ruined, next_coup
 
 #: Columns of :attr:`CoupRecord.coup`: what was dealt on each table in the last coup.
 COUP_COLUMNS = ("noir", "rouge", "result", "couleur", "start", "middle", "end", "reshuffle")
@@ -262,7 +262,7 @@ def _play_rows(lo, hi, actions, choices, skip, autoreset, limit, args):  # fmt: 
         dealt[5] = middle
         dealt[6] = end
         dealt[7] = reshuffle
-        over = is_free(prison[t]) & ((bankroll[t] < table_min) | (bankroll[t] >= target))
+        over = is_ruined(bankroll[t], table_min, prison[t]) | (is_free(prison[t]) & (bankroll[t] >= target))
         cut = coups[t] >= limit
         terminated[t] = over
         truncated[t] = cut

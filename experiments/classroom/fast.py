@@ -1,5 +1,5 @@
 """The fast-forward: many coups at once from the bulk dealer, their streaks counted exactly as
-``trente-lab fallacy`` counts them (:func:`experiments.teaching.fallacy.count_streaks`), so the class
+``trente-lab fallacy`` counts them (:func:`experiments.streaks.count_streaks`), so the class
 sees its small table's frequencies settle on the exact odds."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ class _Progress:
 def fast_forward(rules: Any, n_coups: int, seed: int, progress: Callable[[int, int], None]) -> dict[str, Any]:
     """Deal ``n_coups`` coups (seeded ``seed``) and return the pooled table of their streaks:
     rows (side, k) for k = 1..MAX_STREAK (the last: that many or more), as the live table's."""
-    from experiments.teaching.fallacy import count_streaks
+    from experiments.streaks import count_streaks
 
     shard = max(1, -(-n_coups // STEPS))
     counts, decided, void = count_streaks(rules, n_coups, MAX_STREAK, seed, _Progress(progress), shard=shard)

@@ -13,7 +13,7 @@ process killed while writing it) is skipped.
 session's seed and table number, the shoe the environment deals from. The session file keeps
 every coup; on a restart the shoe is dealt again up to where it was and checked against them.
 
-**What counts** and **the streak trap**: :mod:`experiments.classroom.streaks`.
+**What counts** and **the streak trap**: :mod:`experiments.streaks`.
 
 **Betting systems** (:mod:`experiments.classroom.systems`): a student may pick a system of
 :data:`~experiments.classroom.systems.SYSTEMS`; it plays every coup dealt from then on with its own
@@ -32,7 +32,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from experiments.classroom.streaks import (
+from experiments.classroom.systems import SYSTEMS, Books
+from experiments.errors import LabError
+from experiments.files import SESSION_BYTES, atomic_write_json, read_json
+from experiments.rules import load_rules
+from experiments.streaks import (
     MAX_STREAK,
     SIDES,
     TRAP_K,
@@ -41,12 +45,9 @@ from experiments.classroom.streaks import (
     hit_sequence,
     pooled_table,
     side_of,
+    streak_trap,
     streaks_before,
 )
-from experiments.classroom.systems import SYSTEMS, Books
-from experiments.errors import LabError
-from experiments.files import SESSION_BYTES, atomic_write_json, read_json
-from experiments.rules import load_rules
 from trente_env.seeding import table_generator
 from trente_env.whole import is_whole
 
@@ -660,33 +661,8 @@ class Classroom:
         }
 
     def streak_trap(self) -> list[dict[str, Any]]:
-        """For k in :data:`TRAP_K`: the average of the students' own shares (those with an occasion),
-        the pooled share, and the exact expectation of that average on a fair game."""
-        results = self.results
-        seqs = [hit_sequence(results, self.predictions, s.index) for s in self.students]
-        rows = []
-        for k in TRAP_K:
-            shares, expected, occasions, right = [], [], 0, 0
-            for hits in seqs:
-                o, r = after_run(hits, k)
-                occasions += o
-                right += r
-                if o:
-                    shares.append(r / o)
-                    expected.append(expected_share(len(hits), k))
-            exact = None if None in expected or not expected else sum(expected) / len(expected)
-            rows.append(
-                {
-                    "k": k,
-                    "students": len(shares),
-                    "average": sum(shares) / len(shares) if shares else None,
-                    "expected_average": exact,
-                    "occasions": occasions,
-                    "right": right,
-                    "pooled": right / occasions if occasions else None,
-                }
-            )
-        return rows
+        """The class's streak trap (:func:`experiments.streaks.streak_trap`)."""
+        return streak_trap(self.results, self.predictions, [s.index for s in self.students])
 
     def student_public(self) -> dict[str, Any]:
         """The part of :meth:`public` a student's page reads."""

@@ -48,13 +48,15 @@ def command(
     and a perfect and a linear counter's gain per shoe under three stop rules."""
     from experiments.backends import parse_backend
     from experiments.game import count
+    from experiments.rules import load_rules
 
     if out_dir is not None:
         check_output_folder(out_dir)
     chosen = tuple(count.StopRule(s.value) for s in dict.fromkeys(stops)) if stops else count.STOP_RULES
     where = parse_backend(backend)
+    table = load_rules(rules)
     report = count.count_report(
-        rules, shoes, seed, dead_cards, chosen, not as_json, where, workers or os.cpu_count() or 1
+        table, shoes, seed, dead_cards, chosen, not as_json, where, workers or os.cpu_count() or 1, name=rules
     )
     paths = count.write_outputs(report, out_dir) if out_dir else []
     if as_json:

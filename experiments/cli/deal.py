@@ -21,8 +21,9 @@ def command(
 ) -> None:
     """Deal a few coups and show them as the croupier lays them out (each printed as it is dealt)."""
     from experiments.game import deal
+    from experiments.rules import load_rules
 
-    dealt = deal.deal_coups_from_shoe(rules, coups, seed, decks, cut_card)
+    dealt = deal.deal_coups_from_shoe(load_rules(rules), coups, seed, decks, cut_card)
     if as_json:
         deal.print_json_list(deal.coup_record(c) for c in dealt)
         return

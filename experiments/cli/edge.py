@@ -16,6 +16,7 @@ def command(
     `--rules all` compares the house edges of every preset.
     """
     from experiments.game import edge
+    from experiments.rules import load_rules
 
     if rules == "all":
         reports = edge.all_presets()
@@ -24,7 +25,7 @@ def command(
         else:
             edge.print_presets(reports)
         return
-    report = edge.edge_report(rules, decks)
+    report = edge.edge_report(load_rules(rules), decks, name=rules)
     if as_json:
         print_json(report)
     else:

@@ -39,14 +39,25 @@ def command(
 ) -> None:
     """Does a streak make the other side 'due'? Frequencies after k wins in a row, beside the exact odds."""
     from experiments.backends import parse_backend
+    from experiments.rules import load_rules
     from experiments.teaching import fallacy
 
     if out_dir is not None:
         check_output_folder(out_dir)
     progress = not as_json and coups > fallacy.CHUNK
     where = parse_backend(backend)
+    table = load_rules(rules)
     report = fallacy.fallacy_report(
-        rules, coups, max_streak, seed, progress, sessions, session_coups, where, workers or os.cpu_count() or 1
+        table,
+        coups,
+        max_streak,
+        seed,
+        progress,
+        sessions,
+        session_coups,
+        where,
+        workers or os.cpu_count() or 1,
+        name=rules,
     )
     paths = fallacy.write_outputs(report, out_dir) if out_dir else []
     if as_json:

@@ -59,10 +59,11 @@ def command(
     """Exact P(ruin), P(ahead), return per unit staked and the final bankroll's distribution of one
     session of a system (a Markov chain; model: independent coups with the exact first-coup odds)."""
     from experiments import risk
+    from experiments.rules import load_rules
 
     if plot is not None:
         check_output_file(plot, "--plot")
-    report = risk.risk_report(spec, rules, bankroll, coups, target_ruin=target_ruin, goal=goal)
+    report = risk.risk_report(spec, load_rules(rules), bankroll, coups, target_ruin=target_ruin, goal=goal, name=rules)
     if plot is not None:
         risk.plot_distribution(report, plot)
     if as_json:

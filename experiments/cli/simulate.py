@@ -47,12 +47,14 @@ def command(
     coups of shoes with the exact first-coup odds (z-scores)."""
     from experiments.backends import parse_backend
     from experiments.game import simulate
+    from experiments.rules import load_rules
 
     where = parse_backend(backend)
     show = not as_json and coups > simulate.CHUNK
     workers = workers or os.cpu_count() or 1
+    table = load_rules(rules)
     report = simulate.simulation_report(
-        rules, coups, seed, show, decks, cut_card, where, workers, reference_shoes=reference_shoes
+        table, coups, seed, show, decks, cut_card, where, workers, reference_shoes=reference_shoes, name=rules
     )
     if as_json:
         print_json(report)

@@ -31,9 +31,9 @@ def command(
     from experiments.game import listings
     from experiments.rules import load_rules
 
-    load_rules(rules)  # the table is checked even where the listing does not depend on it
+    table = load_rules(rules)  # the table is checked even where the listing does not depend on it
     if spec is not None:
-        detail = listings.strategy_detail(spec, rules)
+        detail = listings.strategy_detail(spec, table, name=rules)
         if as_json:
             print_json(detail)
         else:

@@ -31,11 +31,11 @@ from experiments.console import out, print_written, progress_bar
 from experiments.errors import LabError
 from experiments.files import atomic_write_json, pyplot, save_figure
 from experiments.memory import check_memory
-from experiments.rules import load_rules
+from experiments.rules import table_name
 from trente_env.codes import BOXES
 from trente_env.counting.counters import QUANTILES, ShoeStudy, best_ev_by_depth, study_shoes
 from trente_env.counting.removal import KINDS, effects_of_removal, linear_count
-from trente_env.rules import RuleSet
+from trente_env.rules import PRESETS, RuleSet
 from trente_env.seeding import batch_seeds
 
 DEFAULT_SHOES = 500  #: shoes per stop rule by default: about half a minute for the three on two cores
@@ -98,7 +98,7 @@ def _record_bytes(study: ShoeStudy) -> int:
 
 
 def count_report(
-    preset: str = "classic",
+    rules: RuleSet = PRESETS["classic"],
     shoes: int = DEFAULT_SHOES,
     seed: int = 0,
     dead_cards: int = DEFAULT_DEAD,
@@ -106,10 +106,12 @@ def count_report(
     progress: bool = False,
     backend: Backend = LOCAL,
     workers: int = 1,
+    name: str | None = None,
 ) -> dict[str, Any]:
     """Every table of ``trente-lab count`` as one document (see the module's notes).
 
-    :param preset: the rules; the stop rules change only their cut card and dead cards.
+    :param rules: the table; the stop rules change only their cut card and dead cards.
+    :param name: what the document calls the table (default :func:`~experiments.rules.table_name`).
     :param shoes: shoes dealt per stop rule (the same shuffles for each).
     :param dead_cards: the dead cards of the ``dead-cards`` stop rule.
     :param backend: where the shards (batches of :data:`BATCH` shoes of one stop rule, each seeded
@@ -120,7 +122,7 @@ def count_report(
         raise LabError(f"the number of shoes must be at least 1, got {shoes}")
     if not stops:
         raise LabError(f"give at least one stop rule: {', '.join(s.value for s in STOP_RULES)}")
-    rules = load_rules(preset)
+    preset = table_name(rules) if name is None else name
     if rules.table_min > 1:
         raise LabError(f"the counters stake one unit, below the table minimum {rules.table_min:g} of {preset!r}")
     if rules.rigged:

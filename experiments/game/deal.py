@@ -14,6 +14,7 @@ from experiments.rules import load_rules
 from trente_env.cards import card_name, is_black
 from trente_env.coup import Coup
 from trente_env.dealer import Shoe
+from trente_env.rules import PRESETS, RuleSet
 
 
 def coup_record(coup: Coup) -> dict:
@@ -33,11 +34,16 @@ def coup_record(coup: Coup) -> dict:
 
 
 def deal_coups_from_shoe(
-    preset: str = "classic", n_coups: int = 5, seed: int = 0, decks: int | None = None, cut_card: int | None = None
+    rules: RuleSet = PRESETS["classic"],
+    n_coups: int = 5,
+    seed: int = 0,
+    decks: int | None = None,
+    cut_card: int | None = None,
 ) -> Iterator[Coup]:
-    """The first ``n_coups`` coups of a table seeded with ``seed``, dealt one at a time as they are
-    asked for (the rules are checked before the first)."""
-    shoe = Shoe(load_rules(preset, decks=decks, cut_card=cut_card), np.random.default_rng(seed))
+    """The first ``n_coups`` coups of a table of ``rules`` (with ``decks`` and ``cut_card`` if given)
+    seeded with ``seed``, dealt one at a time as they are asked for (the rules are checked before the
+    first)."""
+    shoe = Shoe(load_rules(rules, decks=decks, cut_card=cut_card), np.random.default_rng(seed))
     return (shoe.deal() for _ in range(n_coups))
 
 

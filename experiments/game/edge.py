@@ -7,27 +7,28 @@ from typing import Any
 from rich.table import Table
 
 from experiments.console import out
-from experiments.rules import load_rules
+from experiments.rules import load_rules, table_name
 from trente_env.codes import BOXES
 from trente_env.coup import ROW_TOTALS
 from trente_env.odds import first_coup, house_edges, infinite_odds, rig_expectations
-from trente_env.rules import PRESETS, rig_payouts
+from trente_env.rules import PRESETS, RuleSet, rig_payouts
 
 
-def edge_report(preset: str = "classic", decks: int | None = None) -> dict[str, Any]:
-    """Exact first-coup odds and house edges for a preset, optionally with another deck count.
+def edge_report(
+    rules: RuleSet = PRESETS["classic"], decks: int | None = None, name: str | None = None
+) -> dict[str, Any]:
+    """Exact first-coup odds and house edges at the table of ``rules`` (called ``name``, default
+    :func:`~experiments.rules.table_name`), optionally with another deck count.
 
     With ``decks`` the cut card is scaled with the shoe (52 of 6 decks becomes 9 of 1 deck).
     """
-    changes: dict[str, Any] = {}
+    label = table_name(rules) if name is None else name
     if decks is not None:
-        base = load_rules(preset)
-        changes = {"decks": decks, "cut_card": round(base.cut_card * decks / base.decks)}
-    rules = load_rules(preset, **changes)
+        rules = load_rules(rules, decks=decks, cut_card=round(rules.cut_card * decks / rules.decks))
     odds, infinite = first_coup(rules.decks), infinite_odds()
     edges = house_edges(rules, odds)
     return {
-        "rules": preset,
+        "rules": label,
         "decks": rules.decks,
         "description": rules.describe(),
         "p_total": {str(t): p for t, p in zip(ROW_TOTALS, odds.p_total)},
@@ -57,7 +58,7 @@ def _rig(rules, odds) -> dict[str, Any] | None:
 
 def all_presets() -> dict[str, dict[str, Any]]:
     """The edge report of every preset."""
-    return {name: edge_report(name) for name in PRESETS}
+    return {name: edge_report(rules, name=name) for name, rules in PRESETS.items()}
 
 
 def _pct(p: float | None, digits: int = 4) -> str:

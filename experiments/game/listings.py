@@ -13,8 +13,9 @@ from rich.table import Table
 
 from experiments.console import out
 from experiments.errors import LabError
+from experiments.rules import table_name
 from strategies.registry import ENTRY_POINT_GROUP, catalogue, describe, make_strategy, plugin_entry_points
-from trente_env.rules import PRESET_NOTES, PRESETS, RIGGED_NOTES, RIGGED_PRESETS
+from trente_env.rules import PRESET_NOTES, PRESETS, RIGGED_NOTES, RIGGED_PRESETS, RuleSet
 
 #: The parameters every system takes, listed once under the table rather than on every row.
 COMMON_PARAMETERS = ("base", "on_limit", "refait", "stop_win", "stop_loss", "insure", "to_prison")
@@ -63,8 +64,9 @@ def strategy_list() -> dict[str, Any]:
     }
 
 
-def strategy_detail(spec: str, rules: str = "classic") -> dict[str, Any]:
-    """One strategy made from ``spec`` at a table with ``rules``: its manual and resolved parameters.
+def strategy_detail(spec: str, rules: RuleSet = PRESETS["classic"], name: str | None = None) -> dict[str, Any]:
+    """One strategy made from ``spec`` at the table of ``rules`` (called ``name``, default
+    :func:`~experiments.rules.table_name`): its manual and resolved parameters.
 
     A plugin or ``module:Class`` spec imports it (runs its code); a model file is loaded (runs code).
 
@@ -73,7 +75,12 @@ def strategy_detail(spec: str, rules: str = "classic") -> dict[str, Any]:
     strategy = make_strategy(spec, rules)
     if not hasattr(strategy, "params"):  # a trained model
         return {"name": strategy.name, "summary": strategy.summary, "spec": strategy.spec(), "params": {}}
-    return {**describe(type(strategy)), "spec": strategy.spec(), "rules": rules, "values": strategy.params()}
+    return {
+        **describe(type(strategy)),
+        "spec": strategy.spec(),
+        "rules": table_name(rules) if name is None else name,
+        "values": strategy.params(),
+    }
 
 
 def print_strategy(detail: dict[str, Any]) -> None:

@@ -13,7 +13,7 @@ import numpy as np
 from experiments.backends import LOCAL, Backend, run_shards, shard_generator, shard_sizes
 from experiments.console import out, progress_bar
 from experiments.errors import LabError
-from experiments.rules import load_rules, rules_name
+from experiments.rules import load_rules, rules_name, table_name
 from trente_env import jit
 from trente_env.cards import CARD_BLACK, CARD_VALUE
 from trente_env.codes import Result
@@ -21,6 +21,7 @@ from trente_env.coup import REFAIT_TOTAL, ROW_TOTALS
 from trente_env.croupier import next_coup, table_rules
 from trente_env.dealer import TALLY_NOIR, TALLY_RESULTS, TALLY_ROUGE, TALLY_SIZE, shuffle_seeds, tally_coups
 from trente_env.odds import EXACT_BOX, N_OUT, N_VALUES, evaluate_into, first_coup, full_counts, nodes
+from trente_env.rules import PRESETS, RIGGED_PRESETS, RuleSet
 from trente_env.seeding import reference_generator
 
 #: Coups in a shard: the unit of work, the same on every backend (the last shard is shorter).
@@ -272,7 +273,7 @@ REFERENCE_BLOCK = 20_000  #: shoes of the whole-shoe reference dealt between two
 
 
 def simulation_report(
-    preset: str = "classic",
+    rules: RuleSet = PRESETS["classic"],
     n_coups: int = 1_000_000,
     seed: int = 0,
     progress: bool = False,
@@ -281,6 +282,7 @@ def simulation_report(
     backend: Backend = LOCAL,
     workers: int = 1,
     reference_shoes: int | None = None,
+    name: str | None = None,
 ) -> dict:
     """Observed whole-shoe frequencies beside the rates expected over shoes dealt to the cut card, and
     the first coups of shoes beside the exact first-coup odds.
@@ -300,7 +302,8 @@ def simulation_report(
     **First coups.** The first coup of each of those reference shoes, as dealt, beside the exact odds
     of the first coup of a full shoe (:func:`trente_env.odds.first_coup`).
     """
-    rules = load_rules(preset, decks=decks, cut_card=cut_card)
+    label = table_name(rules) if name is None else name
+    rules = load_rules(rules, decks=decks, cut_card=cut_card)
     if reference_shoes is not None and reference_shoes < 2:
         raise LabError(f"the whole-shoe reference needs at least 2 shoes, got {reference_shoes}")
     n_shoes = reference_shoes or reference_shoe_count(n_coups)
@@ -330,8 +333,8 @@ def simulation_report(
         se = float(np.sqrt(p * (1 - p) / n_first)) if n_first else float("nan")
         firsts[name] = {"observed": observed, "exact": float(p), "se": se, "z": (observed - p) / se if se else 0.0}
     return {
-        "rules": preset,
-        "rules_played": rules_name(preset, rules),
+        "rules": label,
+        "rules_played": rules_name(label, rules) if label in PRESETS or label in RIGGED_PRESETS else label,
         "description": rules.describe(),
         "coups": n_coups,
         "void_coups": void,

@@ -4,7 +4,7 @@
 * :mod:`experiments.rl.config`: an RL run's settings (``configs/rl.toml``) and the algorithm's class;
 * :mod:`experiments.rl.rig`: where an agent plays, a :class:`~experiments.rl.rig.Venue` (a preset,
   fair or the rigged table of the positive control) and its vector environments;
-* :mod:`experiments.rl.features`: the policy network's input layer (torch);
+* :mod:`experiments.rl.features`: the input layer's former address (:mod:`strategies.features`), for saved models;
 * :mod:`experiments.rl.train`: training, the learning curve and the model files (``trente-lab train``);
 * :mod:`experiments.rl.evaluate`: what a policy bets and earns, and the verdict (``trente-lab evaluate``);
 * :mod:`experiments.rl.control`: the headline result, the same agent on the fair and the rigged

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from rich.table import Table
@@ -95,21 +95,11 @@ class Behaviour:
             self.stakes[s] = self.stakes.get(s, 0) + c
 
 
-@dataclass
-class SessionTotals:
+class Watched(NamedTuple):
     """What ``n`` sessions of one policy did: the runner's per-session results and the behaviour."""
 
     results: SessionResults  #: what the sessions did (:func:`strategies.runner.play_on_env`)
     behaviour: Behaviour
-
-    n = property(lambda self: self.results.n, doc="sessions")
-    net = property(lambda self: self.results.net, doc="net result per session, units (prisoners settled)")
-    staked = property(lambda self: self.results.staked, doc="new stakes per session, units")
-    coups = property(lambda self: self.results.coups, doc="coups played per session")
-    box_stakes = property(lambda self: self.results.box_stakes, doc="(2, 4) uninsured, insured units per box")
-    rig_staked = property(lambda self: self.results.rig_staked, doc="Noir units staked right after a Noir win")
-    ruined = property(lambda self: int(self.results.ruined.sum()), doc="sessions that ended in ruin")
-    to_prison = property(lambda self: self.results.to_prison, doc="under the choice rule, what it does on a refait")
 
 
 def watch_sessions(
@@ -118,7 +108,7 @@ def watch_sessions(
     plan: EvalPlan,
     bankroll: float = DEFAULT_BANKROLL,
     training_seed: int | None = None,
-) -> SessionTotals:
+) -> Watched:
     """Play the sessions of ``plan`` with ``policy`` through the session runner
     (:func:`strategies.runner.play_on_env`), watching what it does coup by coup (:class:`Behaviour`),
     and add them up.
@@ -133,19 +123,19 @@ def watch_sessions(
     behaviour = Behaviour()
     seeds = session_seeds(plan.seed_for(training_seed), plan.sessions)
     results = play_on_env(policy, venue.rules, bankroll, plan.coups, seeds, observer=behaviour)
-    return SessionTotals(results, behaviour)
+    return Watched(results, behaviour)
 
 
-def evaluation_report(totals: SessionTotals, venue: Venue) -> dict[str, Any]:
+def evaluation_report(watched: Watched, venue: Venue) -> dict[str, Any]:
     """The evaluation as plain data: behaviour, return per unit staked with its interval, verdict,
     all judged at ``venue``'s table (the one the sessions were played at, or another)."""
-    b = totals.behaviour
-    results = replace(totals.results, rules=venue.rules)
+    b = watched.behaviour
+    results = replace(watched.results, rules=venue.rules)
     estimate = results.session_estimate()
-    coups = int(totals.coups.sum())
+    coups = int(results.coups.sum())
     edge = house_edges(venue.rules).noir
-    box_stakes = totals.box_stakes
-    staked = float(totals.staked.sum())
+    box_stakes = results.box_stakes
+    staked = float(results.staked.sum())
     expected = results.expected_return()
     box_staked = box_stakes.sum(axis=0)
     behaviour = {
@@ -161,8 +151,8 @@ def evaluation_report(totals: SessionTotals, venue: Venue) -> dict[str, Any]:
         },
         **noir_dependence(b),
     }
-    reward_per_coup = float(totals.net.sum() / coups) if coups else float("nan")
-    per_coup_se = ratio_estimate(totals.net, totals.coups).se if coups else float("nan")
+    reward_per_coup = float(results.net.sum() / coups) if coups else float("nan")
+    per_coup_se = ratio_estimate(results.net, results.coups).se if coups else float("nan")
     noise = results.stake_noise()
     n_stakes = sum(b.stakes.values())
     se, low, high = honest_interval(estimate.ratio, estimate.se, noise, n_stakes)
@@ -172,12 +162,12 @@ def evaluation_report(totals: SessionTotals, venue: Venue) -> dict[str, Any]:
         "table": venue.name,
         "rules": venue.rules.describe(),
         "positive_control": venue.rules.describe() if venue.rigged else None,
-        "sessions": totals.n,
-        "ruined": totals.ruined,
+        "sessions": results.n,
+        "ruined": int(results.ruined.sum()),
         "behaviour": behaviour,
         "total_staked": staked,
-        "net": float(totals.net.sum()),
-        "rig_staked": totals.rig_staked,
+        "net": float(results.net.sum()),
+        "rig_staked": results.rig_staked,
         "return_per_unit_staked": {
             "ratio": estimate.ratio,
             "se": se,
@@ -346,8 +336,8 @@ def evaluate_model(
             raise
     else:
         set_threads(1)
-    totals = watch_sessions(policy, venue, plan, bankroll, training_seed)
-    report = evaluation_report(totals, venue)
+    watched = watch_sessions(policy, venue, plan, bankroll, training_seed)
+    report = evaluation_report(watched, venue)
     from experiments.rl.score import optimum, score  # the exact optimum of the table, for its stakes
     from trente_env.levels import LEVEL_STAKES
 
@@ -430,7 +420,7 @@ __all__ = [
     "SUSPICIOUS_P",
     "honest_interval",
     "Behaviour",
-    "SessionTotals",
+    "Watched",
     "evaluate_model",
     "evaluation_report",
     "names_a_model",

@@ -235,7 +235,7 @@ def silent_logger() -> Any:
 
 def build_model(config: RLConfig, venv: Any, seed: int, tensorboard: str | None = None, device: str = "cpu") -> Any:
     """The SB3 model of ``config`` on ``venv`` (one-line errors on bad hyper-parameters)."""
-    from experiments.rl.features import LogScaledFlat  # torch: imported to train
+    from strategies.features import LogScaledFlat  # torch: imported to train
 
     check_hyper(config.algo, config.hyper)
     cls = algo_class(config.algo)

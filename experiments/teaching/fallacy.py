@@ -43,154 +43,26 @@ from typing import Any
 
 import numpy as np
 from rich import box
-from rich.progress import Progress
 from rich.table import Table
 from rich.text import Text
 
-from experiments.backends import LOCAL, Backend, run_shards, shard_generator, shard_sizes
+from experiments.backends import LOCAL, Backend
 from experiments.console import out, print_written, progress_bar
 from experiments.files import atomic_write_json, pyplot, save_figure
 from experiments.memory import check_memory
 from experiments.plotting import edge_label
-from experiments.rules import load_rules
+from experiments.rules import table_name
 from experiments.stats import binomial_quantile, wilson
+from experiments.streaks import FAMILIES, SHARD, count_streaks
 from strategies.registry import make_strategy
 from strategies.runner import play, session_seeds
-from trente_env import jit
-from trente_env.codes import Result
-from trente_env.dealer import deal_coups
 from trente_env.odds import first_coup
+from trente_env.rules import PRESETS, RuleSet
 
-#: Coups in a shard: the unit of work, the same on every backend (the last shard is shorter).
-SHARD = 2_000_000
 CHUNK = SHARD  #: coups dealt between two updates of the progress bar (a shard): shown for more
 SYSTEMS = ("streak:k=3", "anti-streak:k=3", "flat:box=rouge")  #: the companion's line-up
 #: The companion's starting bankroll: so large that no session of one-unit stakes is ruined.
 COMPANION_BANKROLL = float(10**9)
-
-#: The two pairs of boxes: (the side whose wins are counted, the other side).
-FAMILIES = (("rouge", "noir"), ("couleur", "inverse"))
-
-
-# -- counting streaks ----------------------------------------------------------------------------
-
-
-@jit.kernel
-def _tally(sides: np.ndarray, side: int, run: int, counts: np.ndarray) -> tuple[int, int]:
-    """Walk the coups' ``sides`` (0 or 1: who won; -1: undecided) and count, for each decided coup,
-    which side won given the streak before it: ``counts[streak side, streak length, winner]``.
-
-    Lengths above the last index are counted in the last one. ``side``/``run`` are the streak
-    carried in from the coups before (``-1``/``0`` at the start); the streak after is returned.
-    ``counts`` has shape (2, at least 1, 2); any other side than 0 or 1 counts as undecided.
-    """
-    if (counts.shape[0] != 2) | (counts.shape[1] < 1) | (counts.shape[2] != 2):
-        raise ValueError("_tally: counts must have shape (2, lengths, 2)")
-    if ((side != 0) & (side != 1)) | (run < 1):  # no streak carried in
-        side, run = -1, 0
-    top = counts.shape[1] - 1
-    for s in sides:
-        if (s != 0) & (s != 1):
-            continue  # après, refait, void: the streak is left as it was
-        if side >= 0:
-            counts[side, min(run, top), s] += 1
-        if s == side:
-            run += 1
-        else:
-            side, run = s, 1
-    return side, run
-
-
-def _streak_start(sides: np.ndarray) -> np.ndarray:
-    """The decided coups of ``sides`` up to the first that breaks the first streak, that one included
-    (all of them if none does): the only coups whose count depends on the streak carried in."""
-    decided = sides[sides >= 0]
-    breaks = np.flatnonzero(decided != decided[0]) if decided.size else decided
-    return decided[: breaks[0] + 1] if breaks.size else decided
-
-
-def streak_shard(rules: Any, seed: int, index: int, n_coups: int, max_streak: int, threads: int = 0) -> dict[str, Any]:
-    """Shard ``index`` of a run seeded ``seed``: ``n_coups`` coups from a fresh shoe, dealt from
-    :func:`~experiments.backends.shard_generator` ``(seed, index)``, their streaks counted as if no
-    streak came before (the shards are joined by :func:`count_streaks`).
-
-    Returns, for each family, the counts (:func:`_tally` from no streak), the streak at the end, and
-    the shard's first streak with the coup that breaks it (:func:`_streak_start`); and the decided
-    and void coups.
-    """
-    if threads:
-        import numba
-
-        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
-    coups = deal_coups(rules, n_coups, shard_generator(seed, index))
-    result, couleur = coups.result, coups.couleur
-    decided = result <= Result.ROUGE
-    sides = {
-        "rouge": np.where(decided, (result == Result.NOIR.value).astype(np.int8), -1).astype(np.int8),
-        "couleur": np.where(decided, (~couleur).astype(np.int8), -1).astype(np.int8),
-    }
-    families = {}
-    for event, _ in FAMILIES:
-        counts = np.zeros((2, max_streak + 2, 2), dtype=np.int64)
-        end = _tally(sides[event], -1, 0, counts)
-        families[event] = {"counts": counts, "end": end, "start": _streak_start(sides[event])}
-    return {"families": families, "decided": int(decided.sum()), "void": int((result == Result.VOID).sum())}
-
-
-def _streak_shard_on_worker(rules: Any, seed: int, index: int, n_coups: int, max_streak: int) -> dict[str, Any]:
-    """:func:`streak_shard` on a Dask worker: one numba thread (the cluster's workers are its parallelism)."""
-    return streak_shard(rules, seed, index, n_coups, max_streak, threads=1)
-
-
-def join_shard(counts: np.ndarray, carried: tuple[int, int], shard: dict[str, Any]) -> tuple[int, int]:
-    """Add one family's ``shard`` (:func:`streak_shard`) to ``counts``, given the streak ``carried``
-    in from the shards before it; returns the streak after it. Only the shard's first streak and
-    the coup that breaks it are counted differently with a streak carried in: they are counted
-    again both ways and the difference added."""
-    counts += shard["counts"]
-    start = shard["start"]
-    with_carried, alone = np.zeros_like(counts), np.zeros_like(counts)
-    after = _tally(start, *carried, with_carried)
-    _tally(start, -1, 0, alone)
-    counts += with_carried - alone
-    broken = start.size > 0 and start[-1] != start[0]
-    return shard["end"] if broken else after
-
-
-def count_streaks(
-    rules: Any,
-    n_coups: int,
-    max_streak: int,
-    seed: int,
-    progress: Progress | None = None,
-    backend: Backend = LOCAL,
-    workers: int = 1,
-    shard: int | None = None,
-) -> tuple[dict[str, np.ndarray], int, int]:
-    """Deal ``n_coups`` coups in shards of :data:`SHARD` (:func:`streak_shard`) and count the
-    streaks, the shards joined in order (:func:`join_shard`): the streaks run on from one shard to
-    the next as if the coups were dealt in one go, and the counts are the same on every ``backend``.
-
-    Returns (counts per family, decided coups, void coups); ``counts[event]`` has shape
-    ``(2, max_streak + 2, 2)``: [streak side (0 the event's side), streak length, winner].
-    """
-    sizes = shard_sizes(n_coups, shard or SHARD)
-    counts = {event: np.zeros((2, max_streak + 2, 2), dtype=np.int64) for event, _ in FAMILIES}
-    state = {event: (-1, 0) for event, _ in FAMILIES}
-    totals = {"decided": 0, "void": 0}
-    task = progress.add_task(f"dealing (shards of {shard or SHARD:,} coups)", total=len(sizes)) if progress else None
-
-    def join(i: int, result: dict[str, Any]) -> None:
-        for event, _ in FAMILIES:
-            state[event] = join_shard(counts[event], state[event], result["families"][event])
-        totals["decided"] += result["decided"]
-        totals["void"] += result["void"]
-        if progress:
-            progress.advance(task, 1)
-
-    play = streak_shard if backend.kind == "local" else _streak_shard_on_worker
-    run_shards(play, [(rules, seed, i, n, max_streak) for i, n in enumerate(sizes)], join, backend, workers)
-    return counts, totals["decided"], totals["void"]
 
 
 def _cell(wins: int, occasions: int) -> dict[str, Any]:
@@ -241,7 +113,7 @@ def check_companion(sessions: int, coups: int, systems: int) -> None:
 
 
 def compare_systems(
-    preset: str,
+    rules: RuleSet,
     specs: Sequence[str] = SYSTEMS,
     sessions: int = 5000,
     coups: int = 400,
@@ -262,7 +134,6 @@ def compare_systems(
     :param bankroll: starting bankroll; the default is large enough that no session is ruined.
     :raises strategies.registry.StrategyError: a spec that names no system.
     """
-    rules = load_rules(preset)
     policies = [make_strategy(spec, rules) for spec in specs]
     check_companion(sessions, coups, len(specs))
     results = play(policies, rules, bankroll, coups, session_seeds(seed, sessions))
@@ -292,7 +163,7 @@ def compare_systems(
 
 
 def fallacy_report(
-    preset: str = "classic",
+    rules: RuleSet = PRESETS["classic"],
     n_coups: int = 2_000_000,
     max_streak: int = 8,
     seed: int = 0,
@@ -301,13 +172,14 @@ def fallacy_report(
     session_coups: int = 400,
     backend: Backend = LOCAL,
     workers: int = 1,
+    name: str | None = None,
 ) -> dict[str, Any]:
-    """The streak tables, the misses count, the explanation and (if ``sessions``) the systems.
+    """The streak tables, the misses count, the explanation and (if ``sessions``) the systems, at the
+    table of ``rules`` (called ``name``, default :func:`~experiments.rules.table_name`).
 
     The coups are dealt in shards (:func:`count_streaks`) on ``backend`` with ``workers`` (a local
     Dask cluster's processes); the report is the same on every backend but for its timing. The
     companion run is played here."""
-    rules = load_rules(preset)
     if sessions:  # refused before the coups are dealt, not after
         check_companion(sessions, session_coups, len(SYSTEMS))
     odds = first_coup(rules.decks)
@@ -341,7 +213,7 @@ def fallacy_report(
     }
     seconds = time.perf_counter() - start
     report: dict[str, Any] = {
-        "rules": preset,
+        "rules": table_name(rules) if name is None else name,
         "description": rules.describe(),
         "coups": n_coups,
         "decided": decided,
@@ -358,7 +230,7 @@ def fallacy_report(
         "misses": misses,
         "seconds": seconds,
     }
-    report["systems"] = compare_systems(preset, SYSTEMS, sessions, session_coups, seed) if sessions else None
+    report["systems"] = compare_systems(rules, SYSTEMS, sessions, session_coups, seed) if sessions else None
     report["seconds"] = time.perf_counter() - start
     report["explanation"] = explanation(report)
     return report
@@ -552,11 +424,8 @@ def print_report(report: dict[str, Any], paths: Sequence[Path] = ()) -> None:
 
 __all__ = [
     "CHUNK",
-    "SHARD",
     "SYSTEMS",
     "compare_systems",
-    "count_streaks",
-    "join_shard",
     "explanation",
     "fallacy_report",
     "plot_streaks",
@@ -564,7 +433,6 @@ __all__ = [
     "print_report",
     "render_systems",
     "render_tables",
-    "streak_shard",
     "streak_table",
     "system_label",
     "systems_figure",

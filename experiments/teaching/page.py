@@ -6,16 +6,13 @@ from __future__ import annotations
 
 from trente_env.odds import house_edges
 from trente_env.rules import Refait, RuleSet
-from trente_env.settle import partage_share, refait_code, refait_words
-
-#: The share a partage takes, in English and in French (:func:`trente_env.settle.partage_share`).
-SHARE_WORDS = {0.5: ("half", "la moitié"), 0.25: ("a quarter", "le quart")}
+from trente_env.settle import refait_words, share_words
 
 
 def glossary(rules: RuleSet) -> tuple[tuple[str, str, str], ...]:
     """The game's French terms with their meaning in English and in French, at the table of ``rules``:
     what a refait, a partage and the insurance cost there is read from the rules."""
-    share, part = SHARE_WORDS[partage_share(int(refait_code(rules)))]
+    share, part = share_words(rules)
     caught = {
         Refait.PRISON: ("stakes go to prison", "les mises vont en prison"),
         Refait.CHOICE: (
@@ -151,4 +148,4 @@ window.addEventListener("load", function () {
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
 
 
-__all__ = ["CHECK_SCRIPT", "CSP", "SHARE_WORDS", "STYLE", "glossary", "rules_text"]
+__all__ = ["CHECK_SCRIPT", "CSP", "STYLE", "glossary", "rules_text"]

@@ -33,6 +33,7 @@ from experiments.rules import load_rules
 from trente_env.cards import card_name, is_black
 from trente_env.codes import BOXES, COULEUR, INVERSE, NOIR, ROUGE
 from trente_env.coup import Result
+from trente_env.croupier import is_ruined
 from trente_env.dealer import Shoe
 from trente_env.odds import house_edges, insured_edges
 from trente_env.rules import MAX_MONEY, Refait, RuleSet
@@ -309,7 +310,7 @@ class Game:
             player.stakes[:] = 0
             player.insured[:] = False
         self.show_status()
-        if player.bankroll < rules.table_min and not player.prison.any():
+        if is_ruined(player.bankroll, rules.table_min, player.prison):
             self.say("You have nothing left to stake. The bank thanks you.", style="bold red")
             summary.reason = "ruined"
             self.done = True

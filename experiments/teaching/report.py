@@ -40,6 +40,7 @@ from experiments.console import say
 from experiments.errors import LabError
 from experiments.files import MANIFEST_BYTES, atomic_write_text, check_output_file, read_json
 from experiments.rules import load_rules
+from experiments.streaks import pooled_table, streak_trap
 from experiments.teaching.fallacy import fallacy_report, plot_streaks, plot_systems, system_label
 from experiments.teaching.page import CHECK_SCRIPT, CSP, STYLE, glossary, rules_text
 from trente_env.odds import first_coup, house_edges
@@ -450,9 +451,8 @@ def glossary_section(rules: RuleSet) -> str:
 def classroom_section(path: Path) -> str:
     """The class's own table from ``classroom.json`` (the classroom's export: its coups and predictions):
     the pooled "after k in a row" table and the streak trap, as the projector showed them. A file that
-    cannot be read is said in one line and on the page."""
-    from experiments.classroom.state import Classroom, Student
-
+    cannot be read is said in one line and on the page (the tables are :mod:`experiments.streaks`', as the
+    classroom's own)."""
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
         coups = document["coups"]
@@ -467,10 +467,8 @@ def classroom_section(path: Path) -> str:
             )
         if len(predictions) != len(coups) or not all(isinstance(c.get("result"), str) for c in coups):
             raise ValueError("the coups and the predictions do not match")
-        room = Classroom(preset=str(document.get("preset", "classic")), seed=int(document.get("seed", 0)))
-        room.coups, room.predictions = coups, predictions
-        room.students = [Student(i, name, "") for (_id, name), i in names.items()]
-        pooled, trap = room.public()["pooled"], room.streak_trap()
+        results = [coup["result"] for coup in coups]
+        pooled, trap = pooled_table(results, predictions), streak_trap(results, predictions, list(names.values()))
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         problem = f"{path} could not be read ({type(exc).__name__}: {' '.join(str(exc).split())})"
         say(problem + "; the page has no class section")

@@ -1,4 +1,4 @@
-"""The exact risk chain over a dense money grid: the fast engine of :mod:`strategies.risk`.
+"""The exact risk chain over a dense money grid: the fast engine of :mod:`strategies.risk` (the grid chain).
 
 A session's state splits in two parts. The **class** is everything but the money: the system's
 state row (canonical, counters out), the prisoners, the decision taken for the next coup and, at a
@@ -12,7 +12,8 @@ shift. The system's next decision reads the money only through a few thresholds,
 as the money grows (:func:`strategies.kernel.step`: the walk-away against the session's start, and
 a stake against what the bankroll covers), so over each side of the starting bankroll the money
 values that decide alike form runs: the chain finds each run's end by galloping and bisection over
-the system's own decision (:func:`decide`, the same code as the sparse chain), and moves the run as
+the system's own decision (:func:`~strategies.risk.states.decide`, the same code as the state
+chain), and moves the run as
 a block. Below the stake the system wants every whole unit decides differently; those runs are one
 point long, as in the sparse chain.
 
@@ -25,10 +26,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from strategies.risk_states import STAKED, canonical, decide, hash_state
+from strategies.risk.states import STAKED, Decision, Shown, System, canonical, decide, find
 from trente_env import jit
 from trente_env.codes import ACTION_WIDTH, PRISON_SIZE, scoreboard_couleur
-from trente_env.croupier import bet_and_settle, is_free
+from trente_env.croupier import bet_and_settle, is_ruined
 
 #: A class's floats: the prisoners (first and second prison of each box), then the decision's action row.
 CLASS_FLOATS = PRISON_SIZE + ACTION_WIDTH
@@ -38,24 +39,15 @@ SRC, FIRST, END, SHIFT, DST = range(5)
 #: What :func:`plan` returns beside its counts.
 OK, NO_ROOM, OFF_GRID = range(3)
 
-__all__ = ["CLASS_FLOATS", "NO_ROOM", "OFF_GRID", "OK", "Game", "Held", "Next", "apply", "plan", "prefix", "trim"]
+__all__ = ["CLASS_FLOATS", "NO_ROOM", "OFF_GRID", "OK", "Grid", "Held", "Next", "apply", "plan", "prefix", "trim"]
 
 
-class Game(NamedTuple):
-    """What every coup of a session's chain is played with."""
+class Grid(NamedTuple):
+    """The money grid a session's chain runs on."""
 
-    k: np.ndarray  #: the system's int parameters (:meth:`~strategies.base.Strategy.kernel_params`)
-    f: np.ndarray  #: its float parameters
-    table: object  #: the table's :class:`~trente_env.croupier.TableRules`
-    coups: int  #: the session's coups
-    start: float  #: the session's starting bankroll, as the system sees it
-    g: float  #: the money grid's step
+    step: float  #: the grid's step: money ``x`` is index ``x / step``
     start_at: int  #: the grid index of the start
     ruin_below: int  #: the first grid index at or above the table minimum
-    branches: np.ndarray  #: the system's choice as chance: (box, probability) rows
-    outcomes: np.ndarray  #: a coup's (result, couleur, probability) rows
-    line: bool  #: a Labouchère line in the state row
-    rigged: bool  #: the table reads the last result
 
 
 class Held(NamedTuple):
@@ -99,41 +91,12 @@ def prefix(pool, off, ln, n, out):
 
 
 @jit.kernel
-def _find(row, floats, table, keys, values, m):
-    """The index of the class (``row``, ``floats``) among the ``m`` held (added if new; -1: no room)."""
-    mask = np.uint64(table.size - 1)
-    h = hash_state(row, floats) & mask
-    while True:
-        j = table[h]
-        if j < 0:
-            if m >= keys.shape[0]:
-                return -1
-            table[h] = m
-            keys[m] = row
-            values[m] = floats
-            return m
-        same = True
-        for c in range(row.size):
-            if keys[j, c] != row[c]:
-                same = False
-                break
-        if same:
-            for c in range(floats.size):
-                if values[j, c] != floats[c]:
-                    same = False
-                    break
-        if same:
-            return j
-        h = (h + np.uint64(1)) & mask
-
-
-@jit.kernel
-def _probe(keys, i, s, system, start, coup, branch, out):
-    """The system's decision for ``coup`` from class ``i``'s row (:func:`~strategies.risk_states.decide`,
+def _probe(keys, i, s, system, start, shown, branch, out):
+    """The system's decision for what is ``shown`` from class ``i``'s row (:func:`~strategies.risk.states.decide`,
     weighing nothing): into ``s`` and ``out``'s action row."""
     for x in range(s.size):
         s[x] = keys[i, x]
-    return decide(s, system, start, coup, branch, out, 0.0)
+    return decide(s, system, start, shown, branch, out, 0.0)
 
 
 @jit.kernel
@@ -165,51 +128,52 @@ def _move(moves, factors, r, move, factor):
 
 
 @jit.kernel
-def plan(game, held, n, c, out):
+def _shown_at(shown, money):
+    """What is ``shown``, with ``money`` in hand."""
+    return Shown(money, shown.coup, shown.coups, shown.last_result, shown.last_couleur, shown.prison)
+
+
+@jit.kernel
+def plan(game, grid, held, n, c, out):
     """Coup ``c`` for every class: settle its decision on each outcome (a shift of its window), end the
     sessions ruined, and split what is left into runs of money that decide the next coup alike, each
     a move to the class it leads to: from the ``n`` classes ``held`` (:class:`Held`) into ``out``
-    (:class:`Next`), under ``game`` (:class:`Game`). Returns (status, classes, moves,
-    first and last money index where a session ends); status :data:`OK`, :data:`NO_ROOM` (more
-    classes or moves than the arrays hold) or :data:`OFF_GRID` (a payout off the grid)."""
-    k, f, table, coups, start, g = game.k, game.f, game.table, game.coups, game.start, game.g
-    start_at, ruin_below, branches, outcomes, line, rigged = (
-        game.start_at, game.ruin_below, game.branches, game.outcomes, game.line, game.rigged
-    )  # fmt: skip
+    (:class:`Next`), playing ``game`` (:class:`~strategies.risk.states.Game`) on ``grid``
+    (:class:`Grid`). Returns (status, classes, moves, first and last money index where a session
+    ends); status :data:`OK`, :data:`NO_ROOM` (more classes or moves than the arrays hold) or
+    :data:`OFF_GRID` (a payout off the grid)."""
+    step, start_at, ruin_below = grid.step, grid.start_at, grid.ruin_below
     keys, values, lo, ln, off, pref = held.keys, held.values, held.lo, held.ln, held.off, held.pref
-    hashes, new_keys, new_values, new_lo, new_hi = out.hashes, out.keys, out.values, out.lo, out.hi
     moves, factors, acc = out.moves, out.factors, out.acc
     width = keys.shape[1] - 1
-    s = np.empty(width, np.int64)
-    first_s = np.empty(width, np.int64)
-    row = np.empty(width + 1, np.int64)
-    floats = np.empty(CLASS_FLOATS)
-    action = np.empty(ACTION_WIDTH)
+    state = np.empty(width, np.int64)  # a state row, decided
+    first_state = np.empty(width, np.int64)  # the state row decided at a run's first money
+    row = np.empty(width + 1, np.int64)  # a class's key: its state row and the last result
+    floats = np.empty(CLASS_FLOATS)  # a class's floats: prisoners, then its decision
     first_action = np.empty(ACTION_WIDTH)
     prison = np.zeros((4, 2))
     check = np.zeros((4, 2))
     seen = np.zeros(PRISON_SIZE)
-    placed = np.zeros(4)
-    insured = np.zeros(4, np.bool_)
-    back = np.zeros(4)
-    slips = (placed, insured, back)
-    scratch = np.zeros(acc.size)
-    own = k.copy()
-    system = (k, own, f)
+    slips = (np.zeros(4), np.zeros(4, np.bool_), np.zeros(4))  # placed, insured, back
+    placed = slips[0]
+    probed = Decision(np.empty(ACTION_WIDTH), seen, np.zeros(acc.size))  # a probe adds up nothing
+    first_probed = Decision(first_action, seen, probed.acc)
+    decided = Decision(floats[PRISON_SIZE:], seen, acc)
+    system = System(game.ints, game.ints.copy(), game.floats)
     board = np.empty(1, np.int64)
-    hashes[:] = -1
-    m = 0
-    r = 0
+    out.hashes[:] = -1
+    classes = 0
+    written = 0
     end_lo, end_hi = np.int64(2**62), np.int64(-1)
     for i in range(n):
         base = off[i] + i
         mass = pref[base + ln[i]] - pref[base]
         top = lo[i] + ln[i] - 1
-        held = values[i, PRISON_SIZE:]
-        for o in range(outcomes.shape[0]):
-            result = int(outcomes[o, 0])
-            couleur = outcomes[o, 1] != 0.0
-            p = outcomes[o, 2]
+        decision = values[i, PRISON_SIZE:]  # the class's decision for this coup
+        for o in range(game.outcomes.shape[0]):
+            result = int(game.outcomes[o, 0])
+            couleur = game.outcomes[o, 1] != 0.0
+            p = game.outcomes[o, 2]
             # settle at both ends of the window: the same move for every money value in it
             for b in range(4):
                 prison[b, 0] = values[i, 2 * b]
@@ -217,82 +181,80 @@ def plan(game, held, n, c, out):
                 check[b, 0] = prison[b, 0]
                 check[b, 1] = prison[b, 1]
             board[0] = keys[i, width]
-            after, _ = bet_and_settle(held, lo[i] * g, prison, result, couleur, board, table, slips)
-            x = (after - lo[i] * g) / g
-            shift = int(np.round(x))
-            if abs(x - shift) > 1e-9:
-                return OFF_GRID, m, r, end_lo, end_hi
-            high, _ = bet_and_settle(held, top * g, check, result, couleur, board, table, slips)
-            if high - top * g != after - lo[i] * g:
+            after, _ = bet_and_settle(decision, lo[i] * step, prison, result, couleur, board, game.table, slips)
+            moved = (after - lo[i] * step) / step
+            shift = int(np.round(moved))
+            if abs(moved - shift) > 1e-9:
+                return OFF_GRID, classes, written, end_lo, end_hi
+            high, _ = bet_and_settle(decision, top * step, check, result, couleur, board, game.table, slips)
+            if high - top * step != after - lo[i] * step:
                 raise ValueError("plan: a decision settles differently across its class's money")
             for b in range(4):
                 if (check[b, 0] != prison[b, 0]) | (check[b, 1] != prison[b, 1]):
                     raise ValueError("plan: a decision's prisoners differ across its class's money")
             acc[STAKED] += p * mass * (placed[0] + placed[1] + placed[2] + placed[3])
-            a, z = lo[i] + shift, top + shift  # the window after the coup (inclusive)
-            if is_free(prison) & (a < ruin_below):  # ruined: the session is over
-                e = min(z, ruin_below - 1)
-                if not _move(moves, factors, r, (i, a - shift, e - shift + 1, shift, -1), p):
-                    return NO_ROOM, m, r, end_lo, end_hi
-                r += 1
-                end_lo, end_hi = min(end_lo, a), max(end_hi, e)
-                a = e + 1
-            shown = scoreboard_couleur(result, couleur)
-            for br in range(branches.shape[0]):
-                q = p * branches[br, 1]
-                if (q == 0.0) | (a > z):
+            first, last = lo[i] + shift, top + shift  # the window after the coup (inclusive)
+            if is_ruined(first * step, game.table.table_min, prison):  # the session is over
+                ruined = min(last, ruin_below - 1)
+                if not _move(moves, factors, written, (i, first - shift, ruined - shift + 1, shift, -1), p):
+                    return NO_ROOM, classes, written, end_lo, end_hi
+                written += 1
+                end_lo, end_hi = min(end_lo, first), max(end_hi, ruined)
+                first = ruined + 1
+            shown = Shown(0.0, c + 1, game.coups, result, scoreboard_couleur(result, couleur), prison)
+            for br in range(game.branches.shape[0]):
+                q = p * game.branches[br, 1]
+                if (q == 0.0) | (first > last):
                     continue
-                branch = int(branches[br, 0])
-                cur = a
-                while cur <= z:
-                    side = z if cur >= start_at else min(z, start_at - 1)
-                    coup = (cur * g, c + 1, coups, result, shown, prison)
-                    over = _probe(keys, i, first_s, system, start, coup, branch, (first_action, seen, scratch))
+                branch = int(game.branches[br, 0])
+                at = first
+                while at <= last:
+                    side = last if at >= start_at else min(last, start_at - 1)  # a run stays on one side
+                    here = _shown_at(shown, at * step)
+                    over = _probe(keys, i, first_state, system, game.start, here, branch, first_probed)
                     # the run's end: the far end first (alike at both ends: alike all through, the
-                    # module's notes), then galloping from cur, then bisecting once a probe differs
-                    good, bad, stride, t, galloping = cur, side + 1, 1, side, True  # alike up to good, not at bad
+                    # module's notes), then galloping from ``at``, then bisecting once a probe differs
+                    good, bad, stride, probe, galloping = at, side + 1, 1, side, True  # alike to good, not at bad
                     while bad - good > 1:
-                        coup = (t * g, c + 1, coups, result, shown, prison)
-                        alike = _probe(keys, i, s, system, start, coup, branch, (action, seen, scratch))
-                        if _alike(over, first_s, first_action, alike, s, action):
-                            good = t
+                        there = _shown_at(shown, probe * step)
+                        alike = _probe(keys, i, state, system, game.start, there, branch, probed)
+                        if _alike(over, first_state, first_action, alike, state, probed.action):
+                            good = probe
                             stride *= 2
                         else:
-                            galloping = galloping & (t == side) & (bad == side + 1)  # the far end's miss: gallop on
-                            bad = t
-                        t = good + stride if galloping & (good + stride < bad) else (good + bad) // 2
-                    e = good
-                    w = q * (pref[base + e - shift - lo[i] + 1] - pref[base + cur - shift - lo[i]])
-                    for x2 in range(width):  # the run's decision, its expected counts weighted by its mass
-                        s[x2] = keys[i, x2]
-                    coup = (cur * g, c + 1, coups, result, shown, prison)
-                    over = decide(s, system, start, coup, branch, (floats[PRISON_SIZE:], seen, acc), w)
-                    if over:
-                        if not _move(moves, factors, r, (i, cur - shift, e - shift + 1, shift, -1), q):
-                            return NO_ROOM, m, r, end_lo, end_hi
-                        end_lo, end_hi = min(end_lo, cur), max(end_hi, e)
+                            galloping = galloping & (probe == side) & (bad == side + 1)  # the far end's miss
+                            bad = probe
+                        probe = good + stride if galloping & (good + stride < bad) else (good + bad) // 2
+                    end = good
+                    weight = q * (pref[base + end - shift - lo[i] + 1] - pref[base + at - shift - lo[i]])
+                    for x in range(width):  # the run's decision, its expected counts weighted by its mass
+                        state[x] = keys[i, x]
+                    if decide(state, system, game.start, here, branch, decided, weight):
+                        if not _move(moves, factors, written, (i, at - shift, end - shift + 1, shift, -1), q):
+                            return NO_ROOM, classes, written, end_lo, end_hi
+                        end_lo, end_hi = min(end_lo, at), max(end_hi, end)
                     else:
-                        canonical(s, line)
-                        for x2 in range(width):
-                            row[x2] = s[x2]
-                        row[width] = result if rigged else 0  # only a rigged table reads the last result
+                        canonical(state, game.line)
+                        for x in range(width):
+                            row[x] = state[x]
+                        row[width] = result if game.rigged else 0  # only a rigged table reads the last result
                         for b in range(4):
                             floats[2 * b] = prison[b, 0]
                             floats[2 * b + 1] = prison[b, 1]
-                        j = _find(row, floats, hashes, new_keys, new_values, m)
+                        j = find(row, floats, out.hashes, out.keys, out.values, classes)
                         if j < 0:
-                            return NO_ROOM, m, r, end_lo, end_hi
-                        if j == m:
-                            m += 1
-                            new_lo[j] = cur
-                            new_hi[j] = e
-                        new_lo[j] = min(new_lo[j], cur)
-                        new_hi[j] = max(new_hi[j], e)
-                        if not _move(moves, factors, r, (i, cur - shift, e - shift + 1, shift, j), q):
-                            return NO_ROOM, m, r, end_lo, end_hi
-                    r += 1
-                    cur = e + 1
-    return OK, m, r, end_lo, end_hi
+                            return NO_ROOM, classes, written, end_lo, end_hi
+                        if j == classes:
+                            classes += 1
+                            out.lo[j] = at
+                            out.hi[j] = end
+                        out.lo[j] = min(out.lo[j], at)
+                        out.hi[j] = max(out.hi[j], end)
+                        if not _move(moves, factors, written, (i, at - shift, end - shift + 1, shift, j), q):
+                            return NO_ROOM, classes, written, end_lo, end_hi
+                    written += 1
+                    at = end + 1
+    return OK, classes, written, end_lo, end_hi
 
 
 @jit.kernel

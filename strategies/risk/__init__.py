@@ -17,9 +17,9 @@ Counters that decide nothing (limit hits, cycles, sessions, the coup number) are
 state after each coup and added up as expectations, so they do not keep apart states that play alike.
 
 **Two chains, one distribution.** The money is most of what tells states apart, and the system
-reads it only through a few thresholds. The grid chain (:mod:`strategies.money`, the default) holds
+reads it only through a few thresholds. The grid chain (:mod:`strategies.risk.grid`, the default) holds
 each class of states (all but the money) as a dense vector over a money grid and moves whole runs of
-it at a time; the state-by-state chain (:mod:`strategies.risk_states`) takes any payout, and is the
+it at a time; the state-by-state chain (:mod:`strategies.risk.states`) takes any payout, and is the
 fallback when one falls off every grid (an insurance premium). Tests hold the two equal.
 
 **Which systems.** Every built-in system whose state takes finitely many values in a session: all of
@@ -39,9 +39,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from strategies import kernel, money
+from strategies import kernel
 from strategies.kernel import Kind
-from strategies.risk_states import (
+from strategies.risk import grid as grid_chain
+from strategies.risk.states import (
     ACTION,
     BANK_HITS,
     MONEY,
@@ -49,6 +50,12 @@ from strategies.risk_states import (
     PLAYED,
     STAKED,
     TABLE_HITS,
+    Advanced,
+    Decision,
+    Game,
+    Shown,
+    States,
+    System,
     advance,
     canonical,
     decide,
@@ -195,8 +202,8 @@ def exact_risk(
     built-in system) at a table of ``rules`` (see the module's notes: the model, and which systems).
 
     :param max_states: the most distinct states carried at once; :class:`RiskError` beyond.
-    :param engine: ``"grid"``, the chain over a dense money grid (:mod:`strategies.money`);
-        ``"states"``, state by state (:mod:`strategies.risk_states`, any payout); ``"auto"``, the grid
+    :param engine: ``"grid"``, the chain over a dense money grid (:mod:`strategies.risk.grid`);
+        ``"states"``, state by state (:mod:`strategies.risk.states`, any payout); ``"auto"``, the grid
         where every payout falls on one (a grid's step divides the bankroll and every payout), else
         the states. Both give the same distribution.
     :raises RiskError: a policy that is no state machine of the kernel, or too many states.
@@ -275,11 +282,11 @@ class _Chain:
         actions = np.zeros((branches.shape[0], ACTION_WIDTH))
         probs = branches[:, 1].copy()
         no_prisoner = np.zeros((4, 2))
+        shown = Shown(float(self.bankroll), 0, self.coups, NO_COUP, UNDECIDED, no_prisoner)
         for j in range(branches.shape[0]):
             row = s.copy()
-            coup = (self.bankroll, 0, self.coups, NO_COUP, UNDECIDED, no_prisoner)
-            out = (actions[j], np.zeros(PRISON_SIZE), acc)
-            over = decide(row, (k, k.copy(), self.f), self.start, coup, int(branches[j, 0]), out, probs[j])
+            out = Decision(actions[j], np.zeros(PRISON_SIZE), acc)
+            over = decide(row, System(k, k.copy(), self.f), self.start, shown, int(branches[j, 0]), out, probs[j])
             if over:
                 money_parts.append(np.array([self.bankroll]))
                 prob_parts.append(probs[j : j + 1].copy())
@@ -289,6 +296,12 @@ class _Chain:
             keys[j, width] = NO_COUP if self.rigged else 0
         keep = probs > 0
         return keys[keep], actions[keep], probs[keep], money_parts, prob_parts, acc
+
+    def game(self) -> Game:
+        """What every coup of this session's chain is played with (either chain)."""
+        return Game(
+            self.k, self.f, self.table, self.coups, self.start, self.branches, self.outcomes, self.line, self.rigged
+        )
 
     def settle_coups(self) -> int:
         """Coups after the last for prisoners to settle: a prisoner is still held after a coup only on a
@@ -322,17 +335,7 @@ class _Chain:
         values[:, MONEY] = self.bankroll
         values[:, ACTION:] = actions
         width, fan = self.width, self.outcomes.shape[0] * self.branches.shape[0]
-        game = (
-            self.k,
-            self.f,
-            self.table,
-            self.coups,
-            self.start,
-            self.branches,
-            self.outcomes,
-            self.line,
-            self.rigged,
-        )
+        game = self.game()
         largest = n = probs.size
         for c in range(self.coups + self.settle_coups()):
             if n == 0:
@@ -347,8 +350,10 @@ class _Chain:
             new_probs = np.empty(room)
             done_money = np.empty(room)
             done_probs = np.empty(room)
-            out = (np.empty(size, np.int64), new_keys, new_values, new_probs, done_money, done_probs, acc)
-            n, d = advance((keys, values, probs), n, game, c, out)
+            out = Advanced(
+                np.empty(size, np.int64), States(new_keys, new_values, new_probs), done_money, done_probs, acc
+            )
+            n, d = advance(States(keys, values, probs), n, game, c, out)
             money_parts.append(done_money[:d])
             prob_parts.append(done_probs[:d])
             keys, values, probs = new_keys[:n], new_values[:n], new_probs[:n]
@@ -366,17 +371,14 @@ class _Chain:
             raise _OffGrid
         keys, actions, probs, money_parts, prob_parts, acc = self.first()
         n = probs.size
-        values = np.zeros((n, money.CLASS_FLOATS))
+        values = np.zeros((n, grid_chain.CLASS_FLOATS))
         values[:, PRISON_SIZE:] = actions
         lo = np.full(n, int(at), np.int64)
         ln = np.ones(n, np.int64)
         off = np.arange(n, dtype=np.int64)
         pool = probs.copy()
         final_lo, final = int(at), np.zeros(1)  # where sessions end: probability by money index
-        game = money.Game(
-            self.k, self.f, self.table, self.coups, self.start, g, int(at), int(np.ceil(self.rules.table_min / g)),
-            self.branches, self.outcomes, self.line, self.rigged,
-        )  # fmt: skip
+        game, grid = self.game(), grid_chain.Grid(g, int(at), int(np.ceil(self.rules.table_min / g)))
         width = self.width
         classes, room = max(16, 4 * n), max(64, 16 * n)
         largest = n
@@ -384,26 +386,26 @@ class _Chain:
             if n == 0:
                 break
             pref = np.empty(pool.size + n)
-            money.prefix(pool, off, ln, n, pref)
+            grid_chain.prefix(pool, off, ln, n, pref)
             while True:
                 size = 16
                 while size < 2 * classes:
                     size *= 2
                 self.check_bytes(c, classes, money.CLASS_FLOATS + 2, 8 * size + 48 * room + 8 * pool.size)
                 new_keys = np.empty((classes, width + 1), np.int64)
-                new_values = np.empty((classes, money.CLASS_FLOATS))
+                new_values = np.empty((classes, grid_chain.CLASS_FLOATS))
                 new_lo = np.empty(classes, np.int64)
                 new_hi = np.empty(classes, np.int64)
                 moves = np.empty((room, 5), np.int64)
                 factors = np.empty(room)
                 step_acc = np.zeros_like(acc)
-                held = money.Held(keys, values, lo, ln, off, pref)
+                held = grid_chain.Held(keys, values, lo, ln, off, pref)
                 hashes = np.empty(size, np.int64)
-                out = money.Next(hashes, new_keys, new_values, new_lo, new_hi, moves, factors, step_acc)
-                status, m, r, end_lo, end_hi = money.plan(game, held, n, c, out)
-                if status == money.OFF_GRID:
+                out = grid_chain.Next(hashes, new_keys, new_values, new_lo, new_hi, moves, factors, step_acc)
+                status, m, r, end_lo, end_hi = grid_chain.plan(game, grid, held, n, c, out)
+                if status == grid_chain.OFF_GRID:
                     raise _OffGrid
-                if status == money.OK:
+                if status == grid_chain.OK:
                     break
                 classes, room = 2 * classes, 2 * room  # no room: again with twice as much
                 if classes > 2 * self.max_states:
@@ -422,9 +424,9 @@ class _Chain:
                 raise self.too_many(c)
             new_pool = np.zeros(total)
             new_lo = new_lo[:m]
-            money.apply((pool, lo, off), (moves, factors, r), (new_pool, new_lo, new_off), final, final_lo)
+            grid_chain.apply((pool, lo, off), (moves, factors, r), (new_pool, new_lo, new_off), final, final_lo)
             keep = np.empty(m, np.bool_)
-            total = money.trim(new_pool, new_lo, new_ln, new_off, m, keep)
+            total = grid_chain.trim(new_pool, new_lo, new_ln, new_off, m, keep)
             keys, values, pool, n = new_keys[:m][keep], new_values[:m][keep], new_pool[:total], int(keep.sum())
             lo, ln, off = new_lo[keep], new_ln[keep], new_off[keep]
             largest = max(largest, total)
