@@ -123,7 +123,7 @@ class ModelPolicy:
         self.deterministic = deterministic
         module_name, class_name = ALGORITHMS[algo]
         # What can be said about the file is said before asking for the library that reads it.
-        from experiments.files import MODEL_BYTES, open_input
+        from strategies.inputs import MODEL_BYTES, open_input
 
         with open_input(self.path, "model file", MODEL_BYTES, ModelError) as f:
             is_zip = zipfile.is_zipfile(f)
@@ -412,7 +412,7 @@ def _stored_weight_bytes(path: Path) -> int:
     """The bytes of tensor data in the ``policy.pth`` of the SB3 file ``path``, read off the archives'
     directories (a ``.pth`` is itself a zip, one ``<name>/data/<key>`` entry per storage): nothing is
     unpickled."""
-    from experiments.files import MODEL_BYTES
+    from strategies.inputs import MODEL_BYTES
 
     try:
         with zipfile.ZipFile(path) as archive:
@@ -528,7 +528,7 @@ def _meta_layout(meta: dict[str, Any]) -> Any:
 
 def _read_meta(path: Path) -> dict[str, Any]:
     """``model.json`` beside ``model.zip``, written by ``trente-lab train`` ({} when absent)."""
-    from experiments.files import CONFIG_BYTES, read_json
+    from strategies.inputs import CONFIG_BYTES, read_json
 
     meta = path.with_suffix(".json")
     if not meta.exists():

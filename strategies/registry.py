@@ -9,7 +9,7 @@ with the :func:`register` decorator. A strategy is created from:
 * a **plugin**: a Python entry point in the group ``trente_lab.strategies`` (``name = "pkg.mod:Class"``
   in the plugin's ``pyproject.toml``), used by its name, or a ``module:Class`` path, used as
   ``pkg.mod:Class`` or ``pkg.mod:Class:key=value``, or a file, ``path/to/file.py:Class`` (read by
-  :func:`experiments.files.read_input`, its spec naming the file by its absolute path). The class must subclass
+  :func:`strategies.inputs.read_input`, its spec naming the file by its absolute path). The class must subclass
   :class:`~strategies.base.Strategy`. A built-in's name always means the built-in: a plugin whose
   entry point or ``name`` is a built-in's is reached by its ``module:Class`` path, and its
   :meth:`~strategies.base.Strategy.spec` says so (:func:`spec_name`), so it is never swapped for the
@@ -385,7 +385,7 @@ def _file_module(path: str) -> ModuleType:
     """The module of the plugin file ``path``, loaded once (read by the one reader of input files:
     a regular file of at most a megabyte), under a name of its own made from its absolute path, so
     that its classes are the same class however often it is named, and their spec names the file."""
-    from experiments.files import CONFIG_BYTES, read_input
+    from strategies.inputs import CONFIG_BYTES, read_input
 
     where = os.path.abspath(path)
     name = "trente_lab_plugin_" + hashlib.sha256(where.encode()).hexdigest()[:16]

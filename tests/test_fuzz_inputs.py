@@ -143,7 +143,7 @@ def test_an_empty_config_is_refused_not_the_default_run(tmp_path):
 
 @posix_only
 def test_the_reader_refuses_before_reading(tmp_path):
-    from experiments.files import open_input, read_json
+    from strategies.inputs import open_input, read_json
 
     os.mkfifo(tmp_path / "fifo")
     for path, kind in (
@@ -152,15 +152,15 @@ def test_the_reader_refuses_before_reading(tmp_path):
         (tmp_path, "a folder"),
     ):
         with patience(), pytest.raises(LabError, match=f"is {kind}"):
-            open_input(path, "config", 1000)
+            open_input(path, "config", 1000, LabError)
     big = tmp_path / "big.json"
     big.write_text(json.dumps(list(range(1000))))
     with pytest.raises(LabError, match="too large for a config"):
-        read_json(big, "config", 100)
+        read_json(big, "config", 100, LabError)
     (tmp_path / "link.json").symlink_to(big)  # a link to a regular file is read
-    assert read_json(tmp_path / "link.json", "config", 10_000) == list(range(1000))
+    assert read_json(tmp_path / "link.json", "config", 10_000, LabError) == list(range(1000))
     with pytest.raises(LabError, match="it does not exist"):
-        open_input(tmp_path / "none", "config", 1000)
+        open_input(tmp_path / "none", "config", 1000, LabError)
 
 
 # -- plugins by file, and a plugin that exits -------------------------------------------------------

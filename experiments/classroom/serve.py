@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import errno
-import json
 import socket
 from pathlib import Path
 from typing import Any
 
 from experiments.classroom.state import Classroom, ClassroomError
+from experiments.files import SESSION_BYTES, read_json
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
@@ -52,10 +52,10 @@ def describe_session(path: Path) -> str | None:
     import datetime
 
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json(path, "classroom session", SESSION_BYTES, ClassroomError)
         when = datetime.datetime.fromtimestamp(path.stat().st_mtime).strftime("%Y-%m-%d %H:%M")
         return f"{len(data['coups'])} coups, {len(data['students'])} students, last changed {when}"
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError):  # ClassroomError is a ValueError
         return None
 
 

@@ -163,7 +163,7 @@ def stakes_nothing(row: Mapping[str, Any]) -> bool:
 def folder_files(folder: Path) -> str:
     """The files the run left, with their sizes, as its manifest lists them ("" without a list)."""
     try:
-        manifest = read_json(folder / "manifest.json", "manifest", MANIFEST_BYTES)
+        manifest = read_json(folder / "manifest.json", "manifest", MANIFEST_BYTES, ValueError)
     except (OSError, ValueError):
         return ""
     files = manifest.get("files") if isinstance(manifest, dict) else None

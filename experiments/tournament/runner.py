@@ -464,7 +464,7 @@ def _saved_work(config: TournamentConfig, done: np.ndarray) -> int:
 def _manifest_seconds(out: Path) -> float | None:
     """The ``seconds`` an earlier complete run in ``out`` took, from its manifest (None if it does not say)."""
     try:
-        manifest = read_json(out / "manifest.json", "manifest", MANIFEST_BYTES)
+        manifest = read_json(out / "manifest.json", "manifest", MANIFEST_BYTES, TournamentError)
     except ValueError:
         return None
     seconds = manifest.get("seconds") if isinstance(manifest, dict) else None
@@ -532,7 +532,7 @@ def finished_document(folder: Path, config: TournamentConfig) -> dict[str, Any] 
         return None
     path = folder / "results.json"
     try:
-        document = read_json(path, "results", MANIFEST_BYTES)
+        document = read_json(path, "results", MANIFEST_BYTES, TournamentError)
     except ValueError:
         raise TournamentError(
             f"{str(folder)!r} says it is complete but has no readable results.json, and its blocks were removed: "

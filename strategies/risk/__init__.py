@@ -391,7 +391,7 @@ class _Chain:
                 size = 16
                 while size < 2 * classes:
                     size *= 2
-                self.check_bytes(c, classes, money.CLASS_FLOATS + 2, 8 * size + 48 * room + 8 * pool.size)
+                self.check_bytes(c, classes, grid_chain.CLASS_FLOATS + 2, 8 * size + 48 * room + 8 * pool.size)
                 new_keys = np.empty((classes, width + 1), np.int64)
                 new_values = np.empty((classes, grid_chain.CLASS_FLOATS))
                 new_lo = np.empty(classes, np.int64)
