@@ -27,11 +27,9 @@ ALLOWED = {
     ("experiments/tournament/config.py", "make_config.rules"),
     # TODO: the RL side names a venue ("rigged-classic", a level), resolved by rl.rig.parse_venue; a
     # Venue travels in their place once the level record and train's signature land (other branches).
-    ("experiments/rl/train.py", "train_agent.rules"),
-    ("experiments/rl/train.py", "_train_agent.rules"),  # the run train_agent holds its --out for
+    ("experiments/rl/train.py", "_train_agent.rules"),  # the run behind train_agent (which holds --out)
     ("experiments/rl/evaluate.py", "evaluate_model.rules"),
     ("experiments/rl/control.py", "reference_rows.table"),
-    ("experiments/rl/benchmark.py", "level_of.table"),
     ("experiments/rl/sweep.py", "SweepRun.table"),
     # TODO: the classroom's preset (a session file records it), with the classroom's rewrite.
     ("experiments/classroom/state.py", "Classroom.preset"),
