@@ -36,7 +36,6 @@ import numba
 from trente_env.dealer import Shoe, deal_coups, tally_coups
 from trente_env.rules import get_rules
 
-
 #: ``simulate --coups 100000000``, whole process, against the pure-Python dealer in the same run: at least this.
 WHOLE_PROCESS_TARGET = 85
 
