@@ -47,8 +47,8 @@ def test_the_stored_sums_are_the_dealers_counts():
     rates add up (one total per row, one result per coup, Couleur/Inverse split the decided coups)."""
     rules = get_rules("family")
     entry = reference.extend(reference.empty_entry(), rules, 2)
-    shards = [reference.tally_events(tally_coups(rules, reference.SHARD, reference_shard_generator(reference.REFERENCE_SEED, i)))
-              for i in range(2)]  # fmt: skip
+    streams = [reference_shard_generator(reference.REFERENCE_SEED, i) for i in range(2)]
+    shards = [reference.tally_events(tally_coups(rules, reference.SHARD, stream)) for stream in streams]
     assert entry["x"] == [int(a + b) for a, b in zip(shards[0][0], shards[1][0])]
     assert entry["x_sq"] == [int(a) ** 2 + int(b) ** 2 for a, b in zip(shards[0][0], shards[1][0])]
     rate, se = rates(entry)
@@ -91,3 +91,15 @@ def test_five_hundred_million_coups_agree_with_the_reference():
     report = simulation_report("classic", 500_000_000, seed=2026)
     worst = {name: round(row["z"], 2) for name, row in report["frequencies"].items() if abs(row["z"]) >= 3}
     assert not worst, worst
+
+
+def test_a_damaged_cache_is_dealt_again(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(reference, "FALLBACK_MIN", 2 * reference.SHARD)
+    key = "decks=3 cut_card=20 burn=0 dead_cards=0"
+    wrong = json.dumps({"entries": {key: {"shards": "x"}}})
+    for damage in (wrong, "[1, 2]", '{"entries": 5}', "not json"):
+        reference.cache_file().parent.mkdir(parents=True, exist_ok=True)
+        reference.cache_file().write_text(damage, encoding="utf-8")
+        report = simulation_report("classic", 10_000, seed=1, decks=3, cut_card=20)
+        assert report["reference_coups"] == 2 * reference.SHARD

@@ -123,9 +123,21 @@ def rates(entry: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
 
 def _read(path: Path) -> dict[str, Any]:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        document = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
+    return document if isinstance(document, dict) and isinstance(document.get("entries", {}), dict) else {}
+
+
+def _valid(entry: Any) -> bool:
+    """Whether ``entry`` holds the sums :func:`extend` keeps (a damaged cache is dealt again)."""
+    if not isinstance(entry, dict) or entry.keys() != empty_entry().keys():
+        return False
+    sums = [entry[k] for k in ("x", "x_sq", "x_c")]
+    counts = [entry[k] for k in ("shards", "coups", "complete", "complete_sq")]
+    return all(isinstance(v, list) and len(v) == N_EVENTS and all(type(a) is int for a in v) for v in sums) and all(
+        type(v) is int and v >= 0 for v in counts
+    )
 
 
 def cache_file() -> Path:
@@ -145,7 +157,8 @@ def reference_rates(rules, n_coups: int) -> tuple[np.ndarray, np.ndarray, int, s
         return (*rates(stored), stored["coups"], "package")
     path = cache_file()
     cached = _read(path)
-    entry = cached.get("entries", {}).get(key, empty_entry())
+    entry = cached.get("entries", {}).get(key)
+    entry = entry if _valid(entry) else empty_entry()
     need = -(-max(FALLBACK_MIN, FALLBACK_TIMES * n_coups) // SHARD)
     if entry["shards"] < need:
         from experiments.files import atomic_write_json
