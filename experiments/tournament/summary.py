@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from experiments import version
-from experiments.stats import verdicts
+from experiments.stats import POWER, verdicts
 from experiments.tournament.config import TournamentConfig
 from experiments.tournament.defaults import DEFAULT_DELTA
 from strategies.registry import make_strategy
@@ -179,7 +179,7 @@ def conclusion(document: Mapping[str, Any], rules: RuleSet) -> str:
         need = max(table[k]["sessions_to_decide"] for k in open_)
         text += (
             f", {len(open_)} undecided at this size (at up to {need:,} sessions each, on the edge, would be proven "
-            "in at least 80% of runs)"
+            f"in at least {POWER:.0%} of runs)"
         )
     rig = document.get("positive_control")
     if rig:
