@@ -32,9 +32,12 @@ large-sample interval for a ratio (Cochran, *Sampling Techniques*, 6.4); a perce
   ``|R + edge| < delta``, the p-value the larger of the two one-sided z-tests, Holm-adjusted the
   same way. Not rejecting "R = -edge" only says the run could not see a difference; this test
   proves the return is within ``delta`` of the edge. Where it cannot yet, the verdict is
-  *undecided*, with the sessions that would decide it: ``n (z se / delta)^2``, the sessions at which
-  a system whose return lies on the edge has ``z se' < delta``, with ``z`` the one-sided quantile
-  of ``1 - alpha/m`` (Holm's strictest step) and ``se' = se sqrt(n / n')`` at ``n'`` sessions.
+  *undecided*, with the sessions that would decide it (:func:`sessions_to_decide`): the sessions
+  at which a system whose return lies on the edge is proven in at least :data:`POWER` (80%) of
+  runs, ``n ((z + z_power) se / delta)^2`` with ``se' = se sqrt(n / n')`` at ``n'`` sessions,
+  ``z_power`` the normal quantile of ``(1 + POWER) / 2`` and ``z`` the one-sided quantile of
+  ``1 - alpha / (m - d)``: the level Holm's step-down gives the first undecided system of this
+  run's family (``m`` systems, ``d`` of them proven, which a larger run proves again).
   The tournament's default ``delta`` (``experiments.tournament.defaults.DEFAULT_DELTA``, half a
   percent of a unit staked) is about half the house edge of an even-money box (1.12%): a system
   proven within it of the edge loses at least 0.6% of what it stakes whatever it does, and the
@@ -104,10 +107,20 @@ def tost_pvalue(difference: float, se: float, delta: float) -> float:
     return max(lower, upper)
 
 
-def sessions_to_decide(n: int, se: float, delta: float, z: float) -> int:
-    """The sessions at which a run like this one (``n`` sessions, standard error ``se``) would prove a
-    return that lies on the edge to be within ``delta`` of it: ``n (z se / delta)^2``, rounded up."""
-    return max(n, math.ceil(n * (z * se / delta) ** 2))
+#: The chance that "undecided (N)" names: a system whose return lies on the edge is proven at N
+#: sessions in at least this share of runs.
+POWER = 0.8
+
+
+def sessions_to_decide(n: int, se: float, delta: float, z: float, power: float = POWER) -> int:
+    """The sessions at which a run like this one (``n`` sessions, standard error ``se``) proves a
+    return that lies on the edge to be within ``delta`` of it with probability ``power``, each
+    one-sided test at the quantile ``z``: ``n ((z + z_p) se / delta)^2`` rounded up, ``z_p`` the
+    normal quantile of ``(1 + power) / 2``. At ``n'`` sessions (``se' = se sqrt(n / n')``) the TOST
+    proves an estimate ``D ~ N(0, se')`` when ``|D| < delta - z se'``: probability
+    ``2 Phi(delta / se' - z) - 1``, which is ``power`` there."""
+    z_power = normal_quantile((1 + power) / 2)
+    return max(n, math.ceil(n * ((z + z_power) * se / delta) ** 2))
 
 
 def _adjusted(pvalues: Sequence[float], method: str) -> list[float]:
@@ -206,7 +219,10 @@ def verdicts(
     p_tost_holm = holm(p_tost)
     m = int(sum(not math.isnan(p) for p in p_edge))
     z_sim = z_quantile(1 - alpha / max(m, 1))
-    z_tost = normal_quantile(1 - alpha / max(m, 1))  # each one-sided test at Holm's strictest step
+    proven = int(sum(p <= alpha for p in p_tost_holm if not math.isnan(p)))
+    # the first undecided system is tested at Holm's step alpha / (m - proven): the proven ones, at a
+    # larger size, are proven again before it
+    z_tost = normal_quantile(1 - alpha / max(m - proven, 1))
     out = []
     for i, e in enumerate(estimates):
         tested = not math.isnan(p_edge[i])
@@ -242,13 +258,15 @@ def verdicts(
             f"system is flagged is at most {alpha:.0%}. Per-system 95% intervals are shown; the "
             "simultaneous (Bonferroni) intervals are in the JSON. "
             f'"= edge ±{delta:.1%}": two one-sided tests (TOST, Holm) prove the return within {delta:.1%} of the '
-            'edge; "undecided (N)": not yet, about N sessions would; "> 0": significantly above zero.'
+            f'edge; "undecided (N)": not yet; at N sessions a system on the edge is proven in at least {POWER:.0%} '
+            'of runs; "> 0": significantly above zero.'
         ),
     }
     return out, correction
 
 
 __all__ = [
+    "POWER",
     "Z95",
     "RatioEstimate",
     "Verdict",

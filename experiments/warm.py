@@ -121,12 +121,14 @@ def still_compiled(name: str, timeout: float = 900.0) -> list[str]:
     return lines[-1].split()[1:]
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    """``python -m experiments.warm [--check]`` (``trente-lab warm [--check]``); ``argv`` default: ``sys.argv[1:]``."""
     from trente_env import jit
 
+    argv = sys.argv[1:] if argv is None else argv
     if not jit.CACHE:
         raise SystemExit("experiments.warm: no folder can be written for numba's cache; nothing to prepare")
-    if sys.argv[1:] == ["--check"]:
+    if argv == ["--check"]:
         try:
             missing = {name: still_compiled(name) for name in FIRST_COMMANDS}
         except (RuntimeError, subprocess.TimeoutExpired) as exc:
@@ -139,7 +141,7 @@ def main() -> None:
             raise SystemExit(f"experiments.warm --check: not ready in {jit.CACHE_DIR}: {said}")
         print(f"every first command's kernels are cached in {jit.CACHE_DIR}")
         return
-    if sys.argv[1:]:
+    if argv:
         raise SystemExit("usage: python -m experiments.warm [--check]")
     print(f"compiling the first commands' kernels into {jit.CACHE_DIR}", file=sys.stderr, flush=True)
     try:

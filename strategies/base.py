@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -58,6 +59,24 @@ from trente_env.whole import checked_whole
 
 #: Units never grow past this (a doubling progression capped at the table keeps counting).
 MAX_UNITS = kernel.MAX_UNITS
+#: The float32 observation holds every whole unit up to this many (:meth:`Strategy.act` warns above it
+#: when it is not given the exact ``money``).
+FLOAT32_EXACT = 2**24
+_warned_rounded_money = False
+
+
+def _warn_rounded_money(bankroll: np.ndarray) -> None:
+    """Warn once per process when a bankroll read from the observation is above :data:`FLOAT32_EXACT`."""
+    global _warned_rounded_money
+    if not _warned_rounded_money and bankroll.size and float(np.max(bankroll)) > FLOAT32_EXACT:
+        _warned_rounded_money = True
+        warnings.warn(
+            f"Strategy.act read a bankroll above 2**24 units ({float(np.max(bankroll)):.6g}) from the float32 "
+            "observation, where it is rounded: stop rules and stake limits compare rounded money. Pass the exact "
+            "figure: act(obs, state, money=envs.bankroll) (env.unwrapped.bankroll for the single env).",
+            RuntimeWarning,
+            stacklevel=3,
+        )
 
 
 class RefaitMode(str, Enum):
@@ -280,7 +299,8 @@ class Strategy(Acting):
         :param money: the exact money in hand per row (float64: the env's ``bankroll``), read
             instead of the observation's bankroll. The observation holds it as float32, exact
             for whole units only up to ``2**24`` units (about 16.8 million): above that a
-            stop rule or a stake limit would compare rounded money. The session runner passes it.
+            stop rule or a stake limit would compare rounded money. The session runner passes it;
+            without it, a bankroll above ``2**24`` in the observation warns once (RuntimeWarning).
         :return: actions in the env's full form, ``(n, 12)`` int64 (``(12,)`` for one unbatched
             observation), and the updated state.
         """
@@ -291,6 +311,8 @@ class Strategy(Acting):
             if exact.shape != (n,):
                 raise ValueError(f"money must hold one amount per observation ({n}), got shape {np.shape(money)}")
             seen = dataclasses.replace(seen, bankroll=exact)
+        else:
+            _warn_rounded_money(seen.bankroll)
         if state is None or state.n != n:
             state = self.initial_state(n)
         self._check_state(state)

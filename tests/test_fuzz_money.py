@@ -192,3 +192,64 @@ def test_the_table_size_estimate_is_not_below_the_arrays() -> None:
     arrays += tables.flat.nbytes + tables._seeds.nbytes
     width = tables.flat.shape[1]
     assert table_bytes(RULES, 30, width) * 50 >= arrays
+
+
+# -- Strategy.act without the exact money ------------------------------------------------------
+
+
+def _stakes_of_the_readme_loop(monkeypatch, bankroll: float) -> int:
+    """The README's strategy loop run as written, on tables started at ``bankroll`` and with a flat
+    bet that walks away 5 units up: how many (table, coup) pairs it staked on."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    snippet = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "make_strategy" in b)
+    assert '"martingale:base=1"' in snippet
+    make_vec, staked = gym.make_vec, []
+
+    def on_tables(*args, **kwargs):
+        envs = make_vec(*args, bankroll=bankroll, **kwargs)
+        step = envs.step
+
+        def counted(actions):
+            staked.append(int(np.any(np.asarray(actions) != 0, axis=1).sum()))
+            return step(actions)
+
+        envs.step = counted
+        return envs
+
+    with monkeypatch.context() as patch:
+        patch.setattr(gym, "make_vec", on_tables)
+        exec(snippet.replace('"martingale:base=1"', '"flat:stop_win=5"'), {})  # noqa: S102  (the README's own code)
+    return sum(staked)
+
+
+def test_the_readmes_strategy_loop_stops_at_any_bankroll(monkeypatch):
+    """The stop rule fires the same at 1,000 units and at 1e9 (above float32's whole units): the loop
+    gives the system the exact money (it placed 50,089 stakes at 1,000 and 99,842 at 1e9 without it)."""
+    assert _stakes_of_the_readme_loop(monkeypatch, 1_000.0) == _stakes_of_the_readme_loop(monkeypatch, 1e9)
+
+
+def test_act_without_the_exact_money_warns_once_above_2_to_the_24(monkeypatch):
+    import warnings
+
+    from strategies import base
+
+    monkeypatch.setattr(base, "_warned_rounded_money", False)
+    envs = gym.make_vec("TrenteEtQuarante-v0", num_envs=20, vectorization_mode="vector_entry_point", bankroll=1e9)
+    flat = make_strategy("flat:stop_win=5")
+    obs, _ = envs.reset(seed=0)
+    state = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(5):
+            actions, state = flat.act(obs, state, money=envs.bankroll)
+            obs, *_ = envs.step(actions)
+        assert not caught  # the exact money: nothing to say
+        for _ in range(5):
+            actions, state = flat.act(obs, state)
+            obs, *_ = envs.step(actions)
+    said = [w for w in caught if issubclass(w.category, RuntimeWarning)]
+    assert len(said) == 1 and "money=envs.bankroll" in str(said[0].message), [str(w.message) for w in caught]
+    assert said[0].filename == __file__  # pointed at the caller's line

@@ -394,8 +394,9 @@ def test_the_first_compile_is_announced_once_on_a_terminal_only(tmp_path: Path) 
     """A fresh cache: one line on a terminal before the kernels compile, none once they are cached,
     none when stderr is not a terminal (a pipe, a file, a test)."""
     first = _run(ANNOUNCED.format(tty=True), ROOT, tmp_path)["said"]
-    folder = first.split("load them from ", 1)[-1].removesuffix(")\n")
+    folder = first.split("load them from ", 1)[-1].split("; ", 1)[0]
     assert first == jit.COMPILING.format(where=folder) + "\n"
+    assert "`trente-lab warm`" in first and "half a minute" in first  # how long, once, and how to do it ahead
     assert Path(folder).parent == tmp_path  # the fingerprint folder in the cache given
     assert _run(ANNOUNCED.format(tty=True), ROOT, tmp_path)["said"] == ""  # cached: loaded, not compiled
     assert _run(ANNOUNCED.format(tty=False), ROOT, tmp_path / "other")["said"] == ""

@@ -99,3 +99,22 @@ def test_an_editable_build_runs_the_compile_step_and_never_fails_for_it(
     monkeypatch.setenv("TRENTE_LAB_NO_PRECOMPILE", "1")
     assert backend.build_editable("dist") == "trente_lab-0.1.0-py3-none-any.whl"
     assert len(calls) == 1
+
+
+def test_trente_lab_warm_runs_the_warm_module(monkeypatch):
+    """``trente-lab warm --check`` is ``python -m experiments.warm --check`` (what CI runs) under the
+    command line: the same check, the same line."""
+    from typer.testing import CliRunner
+
+    from experiments import warm
+    from experiments.cli import app
+
+    asked = []
+    monkeypatch.setattr(warm, "still_compiled", lambda name: asked.append(name) or [])
+    result = CliRunner().invoke(app, ["warm", "--check"])
+    assert result.exit_code == 0, result.output
+    assert "every first command's kernels are cached" in result.stdout and asked == list(warm.FIRST_COMMANDS)
+    ran = []
+    monkeypatch.setattr(warm, "warm", lambda: ran.append(True) or {"env": 1.0})
+    result = CliRunner().invoke(app, ["warm"])
+    assert result.exit_code == 0 and ran == [True] and "done in" in result.stdout

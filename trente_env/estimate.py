@@ -10,6 +10,7 @@ over shoes. The engine may not import ``experiments`` (docs/architecture.md), so
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import asdict, dataclass
 from statistics import NormalDist
@@ -30,9 +31,22 @@ class RatioEstimate:
     ci_high: float
     n: int  #: units (sessions)
     level: float  #: confidence level of the interval
+    #: why there is no interval, in words (:data:`NO_UNITS`, :data:`ONE_UNIT`, :data:`NO_SPREAD`,
+    #: :data:`DENOMINATOR_NEAR_ZERO`); empty when there is one
+    note: str = ""
 
     def as_dict(self) -> dict[str, float]:
-        return asdict(self)
+        document = asdict(self)
+        if not self.note:
+            del document["note"]
+        return document
+
+
+#: The words said in place of an interval that does not exist.
+NO_UNITS = "no data"
+ONE_UNIT = "1 unit: no interval"
+NO_SPREAD = "no spread: no interval"  #: every unit took the same value
+DENOMINATOR_NEAR_ZERO = "denominator ~0: no interval"  #: the denominator's own interval holds 0
 
 
 def z_quantile(level: float) -> float:
@@ -67,15 +81,19 @@ def ratio_estimate(y: np.ndarray, x: np.ndarray, level: float = 0.95) -> RatioEs
         raise ValueError("y and x must be 1-d arrays of the same length (one entry per session)")
     n = y.size
     total = x.sum()
+    nan = float("nan")
     if n == 0 or total <= 0:
-        nan = float("nan")
-        return RatioEstimate(nan, nan, nan, nan, n, level)
+        return RatioEstimate(nan, nan, nan, nan, n, level, NO_UNITS)
     ratio = float(y.sum() / total)
     if n < 2:
-        return RatioEstimate(ratio, float("nan"), float("nan"), float("nan"), n, level)
+        return RatioEstimate(ratio, nan, nan, nan, n, level, ONE_UNIT)
     d = y - ratio * x
     se = float(math.sqrt((d @ d) / (n - 1) / n) / (total / n))
     z = z_quantile(level)
+    if abs(total) <= z * x.std(ddof=1) * math.sqrt(n):  # the denominator's own interval holds 0 (Fieller)
+        return RatioEstimate(ratio, se, nan, nan, n, level, DENOMINATOR_NEAR_ZERO)
+    if se == 0.0:
+        return RatioEstimate(ratio, se, nan, nan, n, level, NO_SPREAD)
     return RatioEstimate(ratio, se, ratio - z * se, ratio + z * se, n, level)
 
 
@@ -104,6 +122,8 @@ def honest_estimate(estimate: RatioEstimate, noise: float) -> RatioEstimate:
     larger of the sessions' (delta method) and the stakes' own ``noise`` (:func:`stake_noise`)."""
     if noise != noise or not noise > estimate.se:
         return estimate
+    if estimate.note == DENOMINATOR_NEAR_ZERO:
+        return dataclasses.replace(estimate, se=noise)
     z = z_quantile(estimate.level)
     low, high = estimate.ratio - z * noise, estimate.ratio + z * noise
     return RatioEstimate(estimate.ratio, noise, low, high, estimate.n, estimate.level)
@@ -119,21 +139,32 @@ def honest_return(net: np.ndarray, staked: np.ndarray, square_staked: np.ndarray
 
 @dataclass(frozen=True)
 class Interval:
-    """A mean with its confidence interval (normal approximation over independent units)."""
+    """A mean with its confidence interval (normal approximation over independent units), or, where
+    none exists, NaN bounds and the reason in ``note``."""
 
     mean: float
     low: float
     high: float
+    note: str = ""  #: why there is no interval, in words (empty when there is one)
 
     @classmethod
     def of(cls, x: np.ndarray, level: float = 0.95) -> Interval:
         """The mean of ``x`` (one value per independent unit: a shoe, a session) and its interval,
-        ``mean +- z sd / sqrt(n)``; an infinite interval for fewer than two units."""
+        ``mean +- z sd / sqrt(n)``; none for no units, one unit, or units that all took one value."""
         x = np.asarray(x, dtype=float)
-        half = z_quantile(level) * x.std(ddof=1) / np.sqrt(x.size) if x.size > 1 else np.inf
-        return cls(float(x.mean()), float(x.mean() - half), float(x.mean() + half))
+        nan = float("nan")
+        if x.size == 0:
+            return cls(nan, nan, nan, NO_UNITS)
+        mean = float(x.mean())
+        if x.size == 1:
+            return cls(mean, nan, nan, ONE_UNIT)
+        sd = float(x.std(ddof=1))
+        if sd == 0.0:
+            return cls(mean, nan, nan, NO_SPREAD)
+        half = z_quantile(level) * sd / np.sqrt(x.size)
+        return cls(mean, float(mean - half), float(mean + half))
 
     @classmethod
     def of_ratio(cls, estimate: RatioEstimate) -> Interval:
-        """A ratio of totals (:func:`ratio_estimate`) as a mean with its interval."""
-        return cls(estimate.ratio, estimate.ci_low, estimate.ci_high)
+        """A ratio of totals (:func:`ratio_estimate`) as a mean with its interval (or its note)."""
+        return cls(estimate.ratio, estimate.ci_low, estimate.ci_high, estimate.note)

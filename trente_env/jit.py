@@ -231,7 +231,10 @@ CACHE = CACHE_DIR is not None
 
 #: Said once on stderr, when a terminal, before the first kernel this process compiles rather than
 #: loads from the cache: the first use of a fresh install (or of edited code) takes seconds.
-COMPILING = "trente-lab: compiling the game's kernels for this machine (once: later runs load them from {where})"
+COMPILING = (
+    "trente-lab: compiling the game's kernels for this machine, once: this first use waits some seconds to half "
+    "a minute, later runs load them from {where}; `trente-lab warm` compiles every first command's kernels ahead"
+)
 #: Said instead when no folder for a cache could be written.
 COMPILING_UNCACHED = (
     "trente-lab: compiling the game's kernels (no folder for a cache could be written: every run compiles)"

@@ -13,7 +13,8 @@ shoe:
 * **Batches and blocks of shoes** (``count``, the levels' counting figure): :func:`batch_seeds`,
   :func:`block_seed`.
 * **The classroom's tables and their fast-forwards**: :func:`table_generator`, :func:`fast_forward_seed`.
-* **The whole-shoe reference of ``simulate``**: :func:`reference_generator`.
+* **The whole-shoe reference of ``simulate``**: :func:`reference_generator`, and the dealt reference
+  stored with the package: :func:`reference_shard_generator`.
 * **Fresh entropy** (a vector env reset without a seed): :func:`fresh_generators`.
 * **A trained agent's own evaluation shoes** (``benchmark``: each training seed evaluated on shoes
   of its own): :func:`evaluation_seed`.
@@ -137,6 +138,13 @@ def reference_generator(seed: int) -> np.random.Generator:
     """The generator of the shoes that ``simulate``'s whole-shoe reference deals for a run seeded
     ``seed``: a stream apart from the run's own shards (``default_rng([seed, 0x5EF])``)."""
     return np.random.default_rng([seed, REFERENCE_STREAM])
+
+
+def reference_shard_generator(seed: int, index: int) -> np.random.Generator:
+    """The generator of shard ``index`` of the dealt whole-shoe reference stored with the package
+    (:mod:`experiments.game.reference`, seeded ``seed``): the ``index``-th child of
+    ``SeedSequence([seed, 0x5EF])``, a stream apart from every run's shards."""
+    return np.random.default_rng(np.random.SeedSequence([seed, REFERENCE_STREAM], spawn_key=(index,)))
 
 
 def table_generator(seed: int, table: int) -> np.random.Generator:

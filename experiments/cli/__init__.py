@@ -75,6 +75,7 @@ from experiments.cli import (  # noqa: E402
     sweep,
     tournament,
     train,
+    warm,
 )
 from experiments.errors import LabError  # noqa: E402
 
@@ -200,6 +201,7 @@ app.command("evaluate")(evaluate.command)
 app.command("count")(count.command)
 app.command("classroom")(classroom.command)
 app.command("risk")(risk.command)
+app.command("warm")(warm.command)
 
 
 def _reflow(doc: str | None) -> str | None:

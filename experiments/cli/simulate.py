@@ -19,7 +19,7 @@ from experiments.cli.options import (
 from experiments.console import print_json
 from experiments.limits import MAX_COUPS
 
-MAX_REFERENCE_SHOES = 10_000_000  #: the most shoes of the whole-shoe reference (an hour or so)
+MAX_FIRST_SHOES = 100_000_000  #: the most shoes whose first coup is checked (a minute or so)
 
 
 def command(
@@ -32,13 +32,14 @@ def command(
     cut_card: CutCardOption = None,
     backend: BackendOption = "local",
     workers: DaskWorkersOption = None,
-    reference_shoes: Annotated[
+    first_shoes: Annotated[
         int | None,
         typer.Option(
-            "--reference-shoes",
-            min=2,
-            max=MAX_REFERENCE_SHOES,
-            help="Shoes dealt for the expected whole-shoe rates (default: one per 1,000 coups, 2,000 to 500,000).",
+            "--first-shoes",
+            min=1,
+            max=MAX_FIRST_SHOES,
+            help="Shoes whose first coup is set beside the exact odds (default: one per 1,000 coups, 2,000 to "
+            "500,000).",
         ),
     ] = None,
     as_json: JsonOption = False,
@@ -54,7 +55,7 @@ def command(
     workers = workers or os.cpu_count() or 1
     table = load_rules(rules)
     report = simulate.simulation_report(
-        table, coups, seed, show, decks, cut_card, where, workers, reference_shoes=reference_shoes, name=rules
+        table, coups, seed, show, decks, cut_card, where, workers, first_shoes=first_shoes, name=rules
     )
     if as_json:
         print_json(report)

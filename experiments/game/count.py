@@ -231,11 +231,21 @@ def depth_table(name: str, summary: dict[str, Any]) -> Table:
 
 
 def _interval(x: dict[str, float | None], scale: float = 1.0, digits: int = 6, unit: str = "") -> str:
-    """``mean ± half-width`` of a 95% interval."""
+    """``mean ± half-width`` of a 95% interval, or the mean and, in words, why there is none."""
     if x["mean"] is None:
         return "-"
+    if x.get("note"):
+        shown = "" if x["mean"] != x["mean"] else f"{x['mean'] * scale:+.{digits}f}{unit}, "
+        return f"{shown}{x['note']}"
     half = (x["high"] - x["low"]) / 2
     return f"{x['mean'] * scale:+.{digits}f}{unit} ± {half * scale:.{digits}f}{unit}"
+
+
+def _gains(counter: dict[str, Any], *cells: tuple[str, dict[str, Any]]) -> list[str]:
+    """A counter's cells of the gain table: its intervals, or "0, no bets" where it never bet."""
+    if counter["bets_per_shoe"] == 0:
+        return ["0, no bets"] * len(cells)
+    return [_interval(counter[key], **how) for key, how in cells]
 
 
 def gain_table(report: dict[str, Any]) -> Table:
@@ -251,8 +261,8 @@ def gain_table(report: dict[str, Any]) -> Table:
         perfect, linear = s["perfect"], s["linear"]
         view.add_row(
             name, f"{s['coups_per_shoe']:.1f}", f"{perfect['bets_per_shoe']:.2f}",
-            _interval(perfect["expected_gain_per_shoe"]), _interval(perfect["realised_gain_per_shoe"], digits=3),
-            _interval(linear["expected_gain_per_shoe"]), _interval(linear["capture"], 100, 1, "%"),
+            *_gains(perfect, ("expected_gain_per_shoe", {}), ("realised_gain_per_shoe", {"digits": 3})),
+            *_gains(linear, ("expected_gain_per_shoe", {}), ("capture", {"scale": 100, "digits": 1, "unit": "%"})),
         )  # fmt: skip
     return view
 

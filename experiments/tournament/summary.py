@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from experiments import version
-from experiments.stats import verdicts
+from experiments.stats import POWER, verdicts
 from experiments.tournament.config import TournamentConfig
 from experiments.tournament.defaults import DEFAULT_DELTA
 from strategies.registry import make_strategy
@@ -177,7 +177,10 @@ def conclusion(document: Mapping[str, Any], rules: RuleSet) -> str:
     text += f"; {len(proven)} of {m} are proven equal to it within ±{delta:.1%} (two one-sided tests, Holm)"
     if open_:
         need = max(table[k]["sessions_to_decide"] for k in open_)
-        text += f", {len(open_)} undecided at this size (up to {need:,} sessions would decide them)"
+        text += (
+            f", {len(open_)} undecided at this size (at up to {need:,} sessions each, on the edge, would be proven "
+            f"in at least {POWER:.0%} of runs)"
+        )
     rig = document.get("positive_control")
     if rig:
         text = (
