@@ -10,16 +10,22 @@ for the process's CPU time, which a busy machine moves less than the wall time. 
 scratch folder; one short run first compiles the kernels and warms torch up. ``--quick`` trains a
 tenth of the steps.
 
-Run: ``python -m benchmarks.bench_train_time [--repeats 3] [--quick]``, or as a row of
+``--split`` prints where a run's time goes instead (:func:`split`): the CPU time of the one thread
+that does the work (one torch thread; the tables and the evaluation's sessions on one thread too),
+cut into :data:`PARTS`, for a run of a tenth of the steps with each setting.
+
+Run: ``python -m benchmarks.bench_train_time [--repeats 3] [--quick] [--split]``, or as a row of
 ``python -m benchmarks --train``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import tempfile
 import time
+from collections.abc import Iterator
 from typing import Any
 
 #: The settings before: what ``experiments/configs/rl.toml`` gave PPO until it played 64 tables.
@@ -79,11 +85,81 @@ def rows(repeats: int, quick: bool = False) -> list[str]:
     return out
 
 
+#: The parts of a run :func:`split` times, in the order printed (the rest is the run's remainder).
+PARTS = ("minibatch updates", "forward passes (rollouts)", "env steps", "evaluations", "rest")
+
+
+@contextlib.contextmanager
+def _charged(owner: Any, name: str, spent: dict[str, float], part: str) -> Iterator[None]:
+    """Within the block, every call of ``owner.name`` adds its CPU time (this thread's) to ``spent[part]``."""
+    inner = getattr(owner, name)
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        start = time.thread_time()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            spent[part] += time.thread_time() - start
+
+    setattr(owner, name, timed)
+    try:
+        yield
+    finally:
+        setattr(owner, name, inner)
+
+
+def split(timesteps: int, hyper: dict[str, Any] | None = None) -> dict[str, float]:
+    """CPU seconds of this thread in each of :data:`PARTS` and ``"total"`` for one run as
+    :func:`run_seconds` trains it: PPO's updates (``PPO.train``), the policy's forward passes while
+    collecting (``ActorCriticPolicy.forward``), the tables' steps (the SB3 adapter's ``step_wait``),
+    the learning curve's evaluations (``evaluate_now``), and the rest (SB3's buffers and callbacks,
+    building the model, saving it, the plot)."""
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.policies import ActorCriticPolicy
+
+    import experiments.rl.train as train
+    from trente_env.wrappers import TrenteVecEnv
+
+    spent = dict.fromkeys(PARTS, 0.0)
+    with contextlib.ExitStack() as stack:
+        for owner, name, part in (
+            (PPO, "train", PARTS[0]), (ActorCriticPolicy, "forward", PARTS[1]), (TrenteVecEnv, "step_wait", PARTS[2]),
+            (train, "evaluate_now", PARTS[3]),
+        ):  # fmt: skip
+            stack.enter_context(_charged(owner, name, spent, part))
+        start = time.thread_time()
+        run_seconds(timesteps, hyper)
+        total = time.thread_time() - start
+    spent["rest"] = total - sum(spent.values())
+    spent["total"] = total
+    return spent
+
+
+def split_rows(timesteps: int) -> list[str]:
+    """Markdown rows of :func:`split` with today's settings and :data:`BEFORE` (after a short run of each)."""
+    run_seconds(4096)
+    run_seconds(4096, BEFORE)
+    out = [f"| settings | {' | '.join(PARTS)} | total (s of CPU) |", "|---" * (len(PARTS) + 2) + "|"]
+    for label, hyper in (("today's", None), (f"{BEFORE['n_envs']} tables x {BEFORE['n_steps']} coups", BEFORE)):
+        s = split(timesteps, hyper)
+        out.append(
+            f"| {label} | "
+            + " | ".join(f"{s[p]:.2f} ({s[p] / s['total']:.0%})" for p in PARTS)
+            + f" | {s['total']:.2f} |"
+        )
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3, help="alternating pairs of runs (median)")
     parser.add_argument("--quick", action="store_true", help="a tenth of the steps")
+    parser.add_argument("--split", action="store_true", help="where a run's time goes (a tenth of the steps)")
     args = parser.parse_args()
+    if args.split:
+        for line in split_rows(TIMESTEPS // 10):
+            print(line, flush=True)
+        return
     print("| run | now (median) | before, same run | ratio (median of pairs) |")
     print("|---|---|---|---|")
     for line in rows(args.repeats, args.quick):

@@ -93,3 +93,21 @@ def test_train_plays_the_tables_an_override_names_on_one_torch_thread(tmp_path: 
     meta = json.loads((tmp_path / "run" / "model.json").read_text(encoding="utf-8"))
     assert meta["n_envs"] == 4 and "n_envs" not in meta["hyper"]  # model.json's hyper builds the model again
     assert torch.get_num_threads() == 1  # train's updates run on one torch thread (docs/rl.md)
+
+
+def test_the_train_time_row_pairs_each_run_with_one_of_the_settings_before(monkeypatch: pytest.MonkeyPatch) -> None:
+    # run_seconds stands in for the training runs: "now" takes 40 s (30 of CPU), "before" 100 s (60 of CPU);
+    # the row must give those medians and ratios, and time the two in alternation (BEFORE passed every other run)
+    import benchmarks.bench_train_time as bench
+
+    calls: list[object] = []
+
+    def fake(timesteps: int, hyper: dict | None = None, seed: int = 0) -> tuple[float, float]:
+        calls.append(hyper)
+        return (100.0, 60.0) if hyper == BEFORE else (40.0, 30.0)
+
+    monkeypatch.setattr(bench, "run_seconds", fake)
+    wall, cpu = bench.rows(3, quick=True)
+    assert "100,000 steps" in wall and "40.0 s" in wall and "100.0 s" in wall and "0.40x" in wall
+    assert "30.0 s" in cpu and "60.0 s" in cpu and "0.50x" in cpu
+    assert calls[2:] == [None, BEFORE, BEFORE, None, None, BEFORE]  # after the two warm-up runs
