@@ -9,6 +9,9 @@
   (``gymnasium.make_vec("CartPole-v1", num_envs=N, vectorization_mode="vector_entry_point")``);
 * the single env through ``gymnasium.make`` (Gymnasium's default wrappers), both forms, against
   ``CartPole-v1`` through ``gymnasium.make``;
+* with ``--train``, the wall time of one witness run (PPO on the fair level, 1,000,000 steps, as
+  ``trente-lab benchmark`` trains it) with today's settings against those before, in the same run
+  (:mod:`benchmarks.bench_train_time`; ``--quick``: 100,000 steps);
 * the first use of each command with an empty numba cache, after an editable install's compile
   step, and its second use (:mod:`benchmarks.bench_cold`; ``--no-cold`` leaves it out);
 * with ``--ppo``, PPO's training speed on :func:`trente_env.wrappers.sb3_vec_env` at 256 and 1,024
@@ -73,6 +76,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a tenth of the steps (a rough table in seconds)")
     parser.add_argument("--ppo", action="store_true", help="add PPO's training speed at 256 and 1,024 tables")
     parser.add_argument(
+        "--train", action="store_true", help="add one PPO run of fair at 1,000,000 steps, today's settings vs before"
+    )
+    parser.add_argument(
         "--no-cold", action="store_true", help="leave out the first-use table (each command cold and warm)"
     )
     args = parser.parse_args()
@@ -123,6 +129,12 @@ def _table(args: argparse.Namespace, doing: Callable[[str], None]) -> None:
         from benchmarks.bench_ppo_vector import rows
 
         for line in rows([256, 1024], args.repeats):
+            print(line, flush=True)
+    if args.train:
+        from benchmarks.bench_train_time import rows as train_rows
+
+        doing("timing PPO runs on fair, today's settings and before, in alternation")
+        for line in train_rows(args.repeats, args.quick):
             print(line, flush=True)
     if not args.no_cold:
         from benchmarks.bench_cold import ROWS, measure, table

@@ -3,11 +3,12 @@
 
 Every algorithm trains with the hyper-parameters of ``experiments/configs/rl.toml`` and one torch
 thread, on ``n_envs`` tables of the native vector environment (``experiments.rl.rig.sb3_env``, the
-env ``trente-lab train`` uses); the reference is the same algorithm with the same hyper-parameters
-and network on ``CartPole-v1`` in SB3's ``DummyVecEnv`` of the same width, measured in the same
-run (MaskablePPO's reference is PPO: CartPole has no action masks). The env must not be the
-bottleneck: a ratio near 1 means the time goes to the learner, as on CartPole. Evaluation during
-training is not included. Medians of ``--repeats`` runs, printed as JSON.
+env ``trente-lab train`` uses; by default the algorithm's own number of tables, as ``train`` plays);
+the reference is the same algorithm with the same hyper-parameters and network on ``CartPole-v1``
+in SB3's ``DummyVecEnv`` of the same width, measured in the same run (MaskablePPO's reference is
+PPO: CartPole has no action masks). The env must not be the bottleneck: a ratio near 1 means the
+time goes to the learner, as on CartPole. Evaluation during training is not included. Medians of
+``--repeats`` runs, printed as JSON.
 
 Run: ``python benchmarks/bench_rl.py [--timesteps 8192] [--repeats 3] [--algos ppo,a2c,dqn,maskable-ppo]``.
 """
@@ -23,8 +24,9 @@ from typing import Any
 from experiments.rl.algorithms import TRAINABLE
 
 
-def rate(algo: str, env: str, timesteps: int, n_envs: int, seed: int) -> float:
-    """Training steps per second of ``algo`` on ``env`` (``"trente"`` or ``"cartpole"``)."""
+def rate(algo: str, env: str, timesteps: int, n_envs: int | None, seed: int) -> float:
+    """Training steps per second of ``algo`` on ``env`` (``"trente"`` or ``"cartpole"``), on ``n_envs``
+    envs (None: the algorithm's own number of tables in the config)."""
     from stable_baselines3.common.env_util import make_vec_env
 
     from experiments.rl.config import algo_class, load_config
@@ -32,6 +34,7 @@ def rate(algo: str, env: str, timesteps: int, n_envs: int, seed: int) -> float:
     from strategies.features import LogScaledFlat
 
     config = load_config(algo)
+    n_envs = n_envs or config.train.n_envs
     hyper = dict(config.hyper)
     policy_kwargs: dict[str, Any] = {"net_arch": list(config.train.net_arch)}
     if env == "trente":
@@ -57,7 +60,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="RL training steps per second, our env vs CartPole-v1")
     parser.add_argument("--timesteps", type=int, default=8192)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--n-envs", type=int, default=8)
+    parser.add_argument("--n-envs", type=int, default=None, help="envs (default: each algorithm's own)")
     parser.add_argument("--algos", default=",".join(TRAINABLE))
     args = parser.parse_args()
 

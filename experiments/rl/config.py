@@ -92,7 +92,23 @@ def load_config(algo: str, path: str | Path | None = None) -> RLConfig:
     levels = settings.stake_levels
     if not isinstance(levels, tuple) or not levels or not all(_number(s) and 0 < s <= MAX_MONEY for s in levels):
         raise RLError(f"config {str(path)!r}: [train] stake_levels must be a list of positive stakes, got {levels!r}")
-    return RLConfig(algo, dict(hyper), settings)
+    return own_tables(RLConfig(algo, dict(hyper), settings), f"config {str(path)!r}: [{algo}] n_envs")
+
+
+def own_tables(config: RLConfig, where: str = "n_envs") -> RLConfig:
+    """``config`` with an algorithm's own number of tables (``n_envs`` among its hyper-parameters,
+    which its SB3 class does not take) moved into its run settings, where it replaces ``[train]``'s:
+    PPO plays 64 tables for 32 coups per rollout, DQN keeps the 8 tables its step counts were set on.
+
+    :raises RLError: a number of tables that is not a whole number >= 1 (``where`` names it).
+    """
+    if "n_envs" not in config.hyper:
+        return config
+    hyper = dict(config.hyper)
+    tables = hyper.pop("n_envs")
+    if not is_whole(tables, 1, numpy=False):
+        raise RLError(f"{where} must be a whole number >= 1, got {tables!r}")
+    return RLConfig(config.algo, hyper, dataclasses.replace(config.train, n_envs=int(tables)))
 
 
 #: Hyper-parameters whose range stable-baselines3 does not check, though a value outside it trains on
@@ -199,5 +215,6 @@ __all__ = [
     "check_algo",
     "check_hyper",
     "load_config",
+    "own_tables",
     "set_threads",
 ]

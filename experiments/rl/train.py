@@ -52,6 +52,7 @@ from experiments.rl.config import (
     check_hyper,
     linear_start,
     load_config,
+    own_tables,
     set_threads,
 )
 from experiments.rl.evaluate import evaluation_report, watch_sessions
@@ -301,7 +302,7 @@ def _train_agent(
     if eval_every is not None:
         config = RLConfig(config.algo, config.hyper, replace(config.train, eval_every=eval_every))
     if hyper:
-        config = RLConfig(config.algo, {**config.hyper, **hyper}, config.train)
+        config = own_tables(RLConfig(config.algo, {**config.hyper, **hyper}, config.train))
     if algo == "dqn" and action_form != "discrete":
         raise RLError("dqn needs --action-form discrete (it cannot act in the full MultiDiscrete form)")
     if action_form not in ACTION_FORMS:
@@ -316,7 +317,7 @@ def _train_agent(
     previous, previous_meta = _previous_model(start_from, algo, action_form, observe_shoe) if start_from else (None, {})
     network = lab_network(previous_meta) if previous is not None else None
     if previous is not None:  # its own hyper-parameters and network go on, but for the hyper-parameters given here
-        config = RLConfig(config.algo, {**previous_meta.get("hyper", {}), **(hyper or {})}, config.train)
+        config = own_tables(RLConfig(config.algo, {**previous_meta.get("hyper", {}), **(hyper or {})}, config.train))
         if network is None and not trusted():
             raise RLError(
                 f"{str(previous)!r}: its model.json does not describe its network, so going on from it would unpickle "
