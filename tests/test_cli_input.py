@@ -139,6 +139,7 @@ INNER = {
     "count": "experiments.game.count.count_report",
     "classroom": "experiments.classroom.serve.serve",
     "risk": "experiments.risk.risk_report",
+    "warm": "experiments.warm.main",
 }
 
 
