@@ -198,7 +198,7 @@ def training_memory(config: RLConfig, n_envs: int, layout: Layout) -> int:
     int64 actions, six float32 values a step)."""
     hyper = {**_defaults(algo_class(config.algo)), **config.hyper}
     observation = layout.flat_size * 4
-    action = (1 if layout.action_form == "discrete" else int(np.prod(layout.single_action_space.shape))) * 8
+    action = int(np.prod(layout.single_action_space.shape or (1,))) * 8
     masks = int(np.sum(getattr(layout.single_action_space, "nvec", [getattr(layout.single_action_space, "n", 0)])))
     if "buffer_size" in hyper:  # off-policy: a step and the next observation, whatever the tables
         steps = int(hyper["buffer_size"])
@@ -246,7 +246,7 @@ def train_agent(
     algo: str = "ppo",
     timesteps: int = 200_000,
     rules: str = "classic",
-    action_form: str = "discrete",
+    action_form: str | None = None,
     n_envs: int | None = None,
     seed: int = 0,
     out_dir: str | Path | None = None,
@@ -264,6 +264,8 @@ def train_agent(
     """Train ``algo`` for ``timesteps`` steps (coups, summed over tables) and save model, curve, plot.
 
     :param rules: the table: a preset, or ``rigged-<preset>`` for the positive control.
+    :param action_form: how the agent bets (``discrete``, ``factored`` or ``full``; default: the
+        config's ``[train] action_form``).
     :param rigged: rig the table (same as ``rules="rigged-<preset>"``).
     :param n_envs: tables played side by side (default from the config).
     :param out_dir: where to write (default ``runs/<algo>-<table>-seed<seed>``).
@@ -285,10 +287,12 @@ def train_agent(
         config = RLConfig(config.algo, config.hyper, replace(config.train, eval_every=eval_every))
     if hyper:
         config = RLConfig(config.algo, {**config.hyper, **hyper}, config.train)
-    if algo == "dqn" and action_form != "discrete":
-        raise RLError("dqn needs --action-form discrete (it cannot act in the full MultiDiscrete form)")
+    if action_form is None:
+        action_form = config.train.action_form
     if action_form not in ACTION_FORMS:
-        raise RLError(f"unknown action form {action_form!r}; choose discrete or full")
+        raise RLError(f"unknown action form {action_form!r}; choose one of {', '.join(ACTION_FORMS)}")
+    if algo == "dqn" and action_form != "discrete":
+        raise RLError(f"dqn needs --action-form discrete (it cannot act in the {action_form} MultiDiscrete form)")
     check_device(device)
     tb_dir = None
     out_path = check_output_folder(
