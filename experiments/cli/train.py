@@ -128,7 +128,7 @@ def command(
             algo.value, timesteps, rules, action_form and action_form.value, n_envs, seed, out_dir, tensorboard, rigged,
             config,
             progress=not as_json, eval_every=eval_every, hyper=parse_settings(settings or []), force=force,
-            start_from=start_from, device=device.value, observe_shoe=observe_shoe,
+            start_from=start_from, device=device.value, observe_shoe=observe_shoe, warn=say,
         )  # fmt: skip
     except train.TrainingInterrupted as exc:
         say(

@@ -19,7 +19,7 @@ import json
 import signal
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,7 @@ from experiments.files import (
 )
 from experiments.memory import check_memory
 from experiments.plotting import edge_label
+from experiments.rl.algorithms import NOT_A_WITNESS
 from experiments.rl.config import (
     SCHEDULABLE,
     RLConfig,
@@ -260,12 +261,13 @@ def train_agent(
     start_from: str | Path | None = None,
     device: str = "cpu",
     observe_shoe: bool = False,
+    warn: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Train ``algo`` for ``timesteps`` steps (coups, summed over tables) and save model, curve, plot.
 
     :param rules: the table: a preset, or ``rigged-<preset>`` for the positive control.
     :param action_form: how the agent bets (``discrete``, ``factored`` or ``full``; default: the
-        config's ``[train] action_form``).
+        config's ``[train] action_form``, and ``discrete`` for DQN, which acts in no other).
     :param rigged: rig the table (same as ``rules="rigged-<preset>"``).
     :param n_envs: tables played side by side (default from the config).
     :param out_dir: where to write (default ``runs/<algo>-<table>-seed<seed>``).
@@ -278,6 +280,8 @@ def train_agent(
     :param observe_shoe: the agent also sees the unseen cards (20 counts, value and colour) and the
         cards left to deal, as a card counter does (the env's ``observe_shoe``); a model trained so
         plays on such an env wherever it is loaded (its ``model.json`` says so).
+    :param warn: called with a one-line warning, once everything is checked, when ``algo`` is no
+        witness (:data:`~experiments.rl.algorithms.NOT_A_WITNESS`).
     :return: a summary: files written, training steps per second, the final evaluation.
     :raises RLError: bad input, found before anything is written (or a folder that cannot be made).
     """
@@ -287,8 +291,8 @@ def train_agent(
         config = RLConfig(config.algo, config.hyper, replace(config.train, eval_every=eval_every))
     if hyper:
         config = RLConfig(config.algo, {**config.hyper, **hyper}, config.train)
-    if action_form is None:
-        action_form = config.train.action_form
+    if action_form is None:  # DQN acts in one Discrete space only: the config's form is the others'
+        action_form = "discrete" if algo == "dqn" else config.train.action_form
     if action_form not in ACTION_FORMS:
         raise RLError(f"unknown action form {action_form!r}; choose one of {', '.join(ACTION_FORMS)}")
     if algo == "dqn" and action_form != "discrete":
@@ -353,6 +357,8 @@ def train_agent(
         out_path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise RLError(f"cannot create output directory {str(out_path)!r}: {exc.strerror or exc}") from None
+    if warn is not None and algo in NOT_A_WITNESS:
+        warn(NOT_A_WITNESS[algo])
     with progress_bar(progress) as bar, _first_interrupt_stops() as stop:
         callback = _curve_callback(venue, config, env_kwargs, seed + 1_000_000, bar)
         start, steps_before = time.perf_counter(), int(model.num_timesteps)
