@@ -164,3 +164,22 @@ def test_a_factored_model_is_saved_with_its_form_and_plays_as_it_did_in_memory(t
     assert len({tuple(r) for r in np.concatenate(bets)}) > 2  # more than one bet was read
     dqn = train_agent("dqn", 256, seed=0, out_dir=tmp_path / "dqn", n_envs=2, eval_every=10**9, config_path=config)
     assert json.loads(Path(dqn["files"]["metadata"]).read_text())["env"]["action_form"] == "discrete"
+
+
+def test_a_betting_system_plays_a_factored_env_with_the_discrete_forms_bets() -> None:
+    """:func:`strategies.policy.in_form` hands a factored env the parts of the bet it hands a discrete one."""
+    from strategies import make_strategy
+    from strategies.policy import in_form
+
+    factored = TrenteEtQuaranteVectorEnv(8, action_form="factored", observation="flat")
+    discrete = TrenteEtQuaranteVectorEnv(8, action_form="discrete", observation="flat")
+    a, b = in_form(make_strategy("martingale"), factored), in_form(make_strategy("martingale"), discrete)
+    oa, ob = factored.reset(seed=4)[0], discrete.reset(seed=4)[0]
+    sa = sb = None
+    for _ in range(100):
+        parts, sa = a.act(oa, sa)
+        numbers, sb = b.act(ob, sb)
+        np.testing.assert_array_equal(factored.layout.menu_rows(parts), numbers)
+        oa, *_ = factored.step(parts)
+        ob, *_ = discrete.step(numbers)
+        np.testing.assert_array_equal(oa, ob)
