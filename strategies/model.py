@@ -1,9 +1,10 @@
 """The seam for trained agents: a stable-baselines3 model file used wherever a strategy is.
 
 ``trente-lab train`` writes ``model.json`` beside ``model.zip``: the algorithm, the table, the env
-settings the model was trained with (action form, observation form, scoreboard length, stake
-levels) and its network (``network``: layer widths and input layer). With it :class:`ModelPolicy`
-builds a fresh model of that shape and reads only its weights from the zip, with
+settings the model was trained with (action form: discrete, factored or full; observation form,
+scoreboard length, stake levels) and its network (``network``: layer widths and input layer).
+With it :class:`ModelPolicy` builds a fresh model of that shape and reads only its weights from
+the zip, with
 ``torch.load(weights_only=True)``: **nothing in the file is unpickled**, so a crafted file cannot
 run code. SB3's own loading unpickles the zip's ``data`` (its spaces, schedules and classes), and an
 unpickled object may run any code: a model without the lab's description (a bare SB3 file, a
@@ -207,8 +208,12 @@ class ModelPolicy:
             except ValueError as exc:
                 raise ModelError(f"{str(self.path)!r} does not read TrenteEtQuarante observations: {exc}") from None
             observation = "flat"
+        if isinstance(action_space, spaces.Discrete):
+            form = "discrete"
+        else:  # the factored form's three parts, or the full form's twelve
+            form = "factored" if tuple(action_space.shape) == (3,) else "full"
         return {
-            "action_form": "discrete" if isinstance(action_space, spaces.Discrete) else "full",
+            "action_form": str(meta.get("action_form", form)),
             "observation": observation,
             "history": int(meta.get("history", history)),
             "observe_shoe": bool(meta.get("observe_shoe", shoe)),
@@ -225,6 +230,8 @@ class ModelPolicy:
         n = getattr(self.model.action_space, "n", None)
         if n is not None and "boxes" not in self.meta:
             boxes = (int(n) - 1) // len(kwargs["stake_levels"])
+        if kwargs["action_form"] == "factored" and "boxes" not in self.meta:
+            boxes = int(self.model.action_space.nvec[1])
         rules = get_rules("classic" if boxes == 4 else "main-bets")
         return Layout(
             rules, kwargs["action_form"], kwargs["observation"], kwargs["history"], kwargs["observe_shoe"],
@@ -256,6 +263,9 @@ class ModelPolicy:
         layout = self._layout
         if layout.action_form == "discrete":
             return layout.action_table[np.asarray(actions, dtype=np.int64).reshape(-1)].astype(np.int64)
+        if layout.action_form == "factored":  # bet or not, box, stake level: a row of the same menu
+            parts = np.asarray(actions, dtype=np.int64).reshape(-1, 3)
+            return layout.action_table[layout.menu_rows(parts)].astype(np.int64)
         return np.asarray(actions, dtype=np.int64).reshape(-1, ACTION_WIDTH)
 
     def predict(
@@ -569,7 +579,7 @@ _META_CHECKS: dict[str, tuple[Any, str]] = {
     "payout": (lambda v: v is None or _number(1.0, 1e6)(v), "null or a payout from 1 to 1e6"),
     "boxes": (lambda v: v in (2, 4) and not isinstance(v, bool), "2 or 4"),
     "bankroll": (_number(1e-9, MAX_MONEY), f"a number above 0 and at most {MAX_MONEY:g}"),
-    "env.action_form": (lambda v: v in ("discrete", "full"), "discrete or full"),
+    "env.action_form": (lambda v: v in ("discrete", "factored", "full"), "discrete, factored or full"),
     "env.observation": (lambda v: v in ("dict", "flat"), "dict or flat"),
     "env.history": (_whole(1, 10_000), "a whole number from 1 to 10000"),
     "env.observe_shoe": (lambda v: isinstance(v, bool), "true or false"),

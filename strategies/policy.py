@@ -15,13 +15,13 @@ checks that an object has both methods.
 
 **Another action form.** A betting system thinks in the full form. :func:`in_form` adapts any
 policy to the action form of a given env, e.g. the discrete form (sit out, or one stake level on
-one box) that ``trente-lab train`` uses by default, so that SB3's ``evaluate_policy`` scores a
-martingale on the very env an agent was trained on. The conversion (:func:`discrete_actions`)
-keeps the box with the largest stake and the stake level nearest to it (the lower one on a tie),
-and drops insurance and prison choices, which the discrete form does not offer: exact for bets
-the discrete form can express, an approximation otherwise (a martingale's doubled stakes are
-rounded to the levels), so the numbers of a system in the discrete form are those of that
-approximation, not of the system.
+one box) that ``trente-lab train`` uses by default, or its bets in the factored form's parts, so
+that SB3's ``evaluate_policy`` scores a martingale on the very env an agent was trained on. The
+conversion (:func:`discrete_actions`) keeps the box with the largest stake and the stake level
+nearest to it (the lower one on a tie), and drops insurance and prison choices, which the discrete
+form does not offer: exact for bets the discrete form can express, an approximation otherwise (a
+martingale's doubled stakes are rounded to the levels), so the numbers of a system in the discrete
+form are those of that approximation, not of the system.
 """
 
 from __future__ import annotations
@@ -116,6 +116,8 @@ class InForm(Acting):
         if self.layout.action_form == "full":
             return rows, state
         actions = discrete_actions(rows, self.layout)
+        if self.layout.action_form == "factored":  # the same bet, in its three parts
+            actions = self.layout.factored(actions)
         return (actions[0] if np.ndim(rows) == 1 else actions), state
 
 

@@ -17,7 +17,7 @@ from trente_env.coup import classify, couleur_wins, decide
 from trente_env.dealer import deal_coups
 from trente_env.env import TrenteEtQuaranteEnv
 
-FORMS = [(a, o) for a in ("full", "discrete") for o in ("dict", "flat")]
+FORMS = [(a, o) for a in ("full", "discrete", "factored") for o in ("dict", "flat")]
 
 
 def rollout(env: gym.Env, seed: int, steps: int, action_seed: int = 1) -> list:

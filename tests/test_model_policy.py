@@ -25,7 +25,13 @@ def _observations(action_form: str, observation: str, tables: int = 64, coups: i
 
 @pytest.mark.parametrize(
     ("algo", "action_form", "observation"),
-    [("ppo", "discrete", "flat"), ("ppo", "full", "flat"), ("a2c", "full", "dict"), ("dqn", "discrete", "flat")],
+    [
+        ("ppo", "discrete", "flat"),
+        ("ppo", "factored", "flat"),
+        ("ppo", "full", "flat"),
+        ("a2c", "full", "dict"),
+        ("dqn", "discrete", "flat"),
+    ],
 )
 def test_greedy_play_picks_what_sb3_predict_picks(algo: str, action_form: str, observation: str) -> None:
     import stable_baselines3 as sb3

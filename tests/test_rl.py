@@ -465,3 +465,17 @@ def test_tensorboard_logs_the_evaluations(tmp_path: Path) -> None:
     events.Reload()
     assert {"eval/return_per_unit", "eval/sat_out"} <= set(events.Tags()["scalars"])
     assert len(events.Scalars("eval/return_per_unit")) >= 2
+
+
+@pytest.mark.needs_rl
+def test_train_warns_in_one_line_that_dqn_is_no_witness(tmp_path: Path) -> None:
+    """docs/rl.md, "DQN": its Q-values cannot tell sitting out from a small stake; PPO gets no warning."""
+    from experiments.rl.algorithms import NOT_A_WITNESS
+
+    for algo in ("dqn", "ppo"):
+        args = ["train", "--algo", algo, "--timesteps", "64", "--n-envs", "2", "--out", str(tmp_path / algo), "--json"]
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, result.output
+        warned = [line for line in result.output.splitlines() if "no witness" in line]
+        assert warned == ([f"trente-lab: {NOT_A_WITNESS['dqn']}"] if algo == "dqn" else [])
+    assert "discrete" in one_line_error(runner.invoke(app, ["train", "--algo", "dqn", "--action-form", "factored"]))

@@ -61,6 +61,12 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
     stakes ``stake_levels[level]`` units on box ``box`` (0 Noir, 1 Rouge, 2 Couleur, 3 Inverse), not
     insured, and takes *half* on a refait under ``choice`` (half is never worse than prison).
 
+    ``action_form="factored"``: the same bets as the discrete form, in three parts,
+    ``MultiDiscrete([2, boxes, len(stake_levels)])``: bet (1) or sit the coup out (0), the box, and
+    the stake level. When the first part is 0 the other two say nothing. A policy over it chooses
+    whether to bet, where and how much with one distribution per part, so what it learns about the
+    size of a stake is shared by every box and weighs on the size only as often as it bets.
+
     **Illegal stakes** are made legal before the deal, box by box in the order Noir, Rouge, Couleur,
     Inverse: a stake over the table maximum is cut to the maximum; a stake (with its premium) over
     the money left is cut to the largest whole number of units that fits (compared exactly, so the
@@ -151,11 +157,11 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
       Each preset is also registered as its own id, e.g. ``TrenteEtQuarante-Partage-v0``.
     * ``bankroll``: starting bankroll in units (default 1000).
     * ``target``: end the session once the bankroll reaches this (default None: no target).
-    * ``action_form``: ``"full"`` (default) or ``"discrete"``.
+    * ``action_form``: ``"full"`` (default), ``"discrete"`` or ``"factored"``.
     * ``observation``: ``"dict"`` (default) or ``"flat"``.
     * ``history``: coups kept on the scoreboard (default 10).
     * ``observe_shoe``: add the shoe's unseen cards to the observation (default False).
-    * ``stake_levels``: the stakes of the discrete form, in units (default 1, 5, 25, 100).
+    * ``stake_levels``: the stakes of the discrete and factored forms, in units (default 1, 5, 25, 100).
     * ``coup_info``: put the details of every coup in ``info`` (see Information; default False).
     * ``render_mode``: ``"ansi"`` (the croupier's layout as text), ``"human"`` (printed in colour) or
       ``"rgb_array"`` (the table as a picture, ``(368, 640, 3)`` uint8: both rows of cards, the
@@ -201,7 +207,7 @@ class TrenteEtQuaranteEnv(gym.Env[Any, Any]):
         self.action_space = self.layout.single_action_space
         self.observation_space = self.layout.single_observation_space
         self._tables = self.layout.new_tables(1, bankroll, target)
-        self._menu_size = 0 if action_form == "full" else self.layout.action_table.shape[0]
+        self._menu_size = self.layout.action_table.shape[0] if action_form == "discrete" else 0
         self._dealt = False  # a coup was dealt since the last reset (what render shows)
         self._bind()
 

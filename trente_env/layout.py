@@ -33,9 +33,11 @@ from trente_env.codes import (
 from trente_env.rules import Refait, RuleSet
 from trente_env.tables import Tables
 
-ActionForm = Literal["full", "discrete"]
+ActionForm = Literal["full", "discrete", "factored"]
 ObservationForm = Literal["dict", "flat"]
-ACTION_FORMS: tuple[str, ...] = ("full", "discrete")
+ACTION_FORMS: tuple[str, ...] = ("full", "discrete", "factored")
+#: The forms that bet from the menu of :attr:`Layout.action_table` (sit out, or one stake level on one box).
+MENU_FORMS: tuple[str, ...] = ("discrete", "factored")
 OBSERVATION_FORMS: tuple[str, ...] = ("dict", "flat")
 DEFAULT_STAKE_LEVELS: tuple[float, ...] = (1.0, 5.0, 25.0, 100.0)
 
@@ -47,11 +49,12 @@ class Layout:
     """How one table's actions and observations are laid out: the spaces and the converters.
 
     :param rules: the table's rules.
-    :param action_form: ``"full"`` or ``"discrete"`` (see :class:`~trente_env.env.TrenteEtQuaranteEnv`).
+    :param action_form: ``"full"``, ``"discrete"`` or ``"factored"`` (see
+        :class:`~trente_env.env.TrenteEtQuaranteEnv`).
     :param observation: ``"dict"`` or ``"flat"``.
     :param history: coups kept on the scoreboard.
     :param observe_shoe: add the unseen cards of the shoe to the observation.
-    :param stake_levels: the stakes, in units, offered by the discrete form.
+    :param stake_levels: the stakes, in units, offered by the discrete and factored forms.
     """
 
     def __init__(
@@ -89,7 +92,7 @@ class Layout:
             self.single_action_space: spaces.Space = spaces.MultiDiscrete(self.nvec)
             self._one_shape: tuple[int, ...] | None = (ACTION_WIDTH,)  # the shape of a single full action
             return
-        self._one_shape = None  # the discrete form has no such shortcut
+        self._one_shape = None  # the menu's forms have no such shortcut
         levels = self.stake_levels
         if levels.ndim != 1 or levels.size == 0:
             raise ValueError("stake_levels must be a non-empty sequence of stakes")
@@ -106,7 +109,32 @@ class Layout:
         for b in range(self.n_boxes):
             table[1 + b * levels.size : 1 + (b + 1) * levels.size, STAKE + b] = levels
         self.action_table = table
-        self.single_action_space = spaces.Discrete(table.shape[0])
+        if self.action_form == "factored":  # bet or sit out, which box, which stake level: the same menu
+            self.nvec = np.array([2, self.n_boxes, levels.size], dtype=np.int64)
+            self.single_action_space = spaces.MultiDiscrete(self.nvec)
+        else:
+            self.single_action_space = spaces.Discrete(table.shape[0])
+
+    def menu_rows(self, parts: Any) -> np.ndarray:
+        """The factored form's actions ``(n, 3)`` (bet or not, box, stake level) as row numbers of
+        :attr:`action_table` (int64): 0 where the first part is 0 (sit out, whatever the others say),
+        else ``1 + box * levels + level``, the discrete form's number of the same bet. ValueError,
+        naming them, for parts out of their range (:attr:`nvec`)."""
+        a = np.asarray(parts)
+        if a.size and ((a < 0) | (a >= self.nvec)).any():
+            bad = a[((a < 0) | (a >= self.nvec)).any(axis=-1)]
+            ranges = ", ".join(f"0..{n - 1}" for n in self.nvec)
+            raise ValueError(f"factored action {bad.tolist()} out of range ({ranges}: bet, box, stake level)")
+        rows = 1 + a[..., 1].astype(np.int64) * self.stake_levels.size + a[..., 2]
+        return np.where(a[..., 0] == 0, 0, rows).astype(np.int64)
+
+    def factored(self, rows: Any) -> np.ndarray:
+        """Row numbers of :attr:`action_table` (the discrete form's actions) as the factored form's
+        ``(n, 3)`` actions: the inverse of :meth:`menu_rows` (a sit-out is ``[0, 0, 0]``)."""
+        r = np.asarray(rows, dtype=np.int64).reshape(-1)
+        bet = r > 0
+        box, level = np.divmod(np.where(bet, r - 1, 0), self.stake_levels.size)
+        return np.stack([bet.astype(np.int64), box, level], axis=1)
 
     def actions(self, action: Any, n: int | None = None) -> np.ndarray:
         """The (n, 12) action rows of the tables from a batch of ``n`` actions (the vector
@@ -117,6 +145,15 @@ class Layout:
         single = n is None
         if single and self.is_usual_full(action):
             return action.reshape(1, ACTION_WIDTH)
+        if self.action_form == "factored":
+            n = 1 if single else n
+            a = _array(action)
+            if a.dtype.kind not in "iu" or a.shape not in ([(n, 3), (3,)] if single else [(n, 3)]):
+                raise ValueError(
+                    f"a factored action is 3 whole numbers per table (bet or not, box, stake level), shape ({n}, 3); "
+                    f"got {_describe(a)}"
+                )
+            return self.action_table[self.menu_rows(a.reshape(n, 3))]
         if self.action_form == "discrete":
             last = self.action_table.shape[0] - 1
             if single and isinstance(action, (int, np.integer)) and 0 <= action <= last:
@@ -157,8 +194,16 @@ class Layout:
         itself; ValueError as in :meth:`actions` for anything but ``n`` whole numbers. Their range is
         checked where the rows are read: the kernel refuses a number outside the menu before any
         table plays (the vector env then words it with :meth:`check_range`), which saves two passes
-        over the batch a step (about 5 us at 1,000 tables)."""
+        over the batch a step (about 5 us at 1,000 tables). The factored form's ``(n, 3)`` actions
+        become their rows here (:meth:`menu_rows`, which checks their range)."""
         a = action if type(action) is np.ndarray else _array(action)
+        if self.action_form == "factored":
+            if a.dtype.kind not in "iu" or a.shape != (n, 3):
+                raise ValueError(
+                    f"a factored action is 3 whole numbers per table (bet or not, box, stake level), shape ({n}, 3); "
+                    f"got {_describe(a)}"
+                )
+            return self.menu_rows(a)
         if a.dtype.kind not in "iu" or a.shape != (n,):
             last = self.action_table.shape[0] - 1
             raise ValueError(f"a discrete action is {n} whole number(s) in 0..{last}, got {_describe(a)}")
@@ -168,6 +213,9 @@ class Layout:
         """ValueError, naming them, if the discrete actions ``action`` (whole numbers) are not all
         numbers of rows of :attr:`action_table`."""
         a = _array(action)
+        if self.action_form == "factored":
+            self.menu_rows(a)
+            return
         last = self.action_table.shape[0] - 1
         if a.size and (a.min() < 0 or a.max() > last):
             raise ValueError(f"discrete action {a.tolist()} out of range 0..{last}")
@@ -175,16 +223,25 @@ class Layout:
     def action_masks(self, bankroll: np.ndarray) -> np.ndarray:
         """Which actions are legal for players holding ``bankroll`` (one row per table).
 
-        Discrete form: one flag per action. Full form: the flags of every dimension, one after the
-        other (the layout sb3-contrib's MaskablePPO expects for MultiDiscrete). A stake is legal if it
-        is 0 or within the table limits and the bankroll; the full form checks each box against the
-        whole bankroll, and several boxes together may still be cut down at the deal.
+        Discrete form: one flag per action. Full and factored forms: the flags of every dimension, one
+        after the other (the layout sb3-contrib's MaskablePPO expects for MultiDiscrete). A stake is
+        legal if it is 0 or within the table limits and the bankroll; the full form checks each box
+        against the whole bankroll, and several boxes together may still be cut down at the deal. The
+        factored form offers "bet" only when a stake level is legal, and its box and level parts,
+        which say nothing when it sits out, all stay legal then (MaskablePPO needs one legal value in
+        each part).
         """
         bankroll = np.asarray(bankroll, dtype=np.float64).reshape(-1, 1)
         rules = self.rules
         if self.action_form == "discrete":
             stakes = self.action_table[:, STAKE:INSURE].sum(axis=1)
             return (stakes == 0) | (stakes <= bankroll)
+        if self.action_form == "factored":
+            legal = self.stake_levels[None, :] <= bankroll
+            can_bet = legal.any(axis=1, keepdims=True)
+            sit = np.ones_like(can_bet)
+            boxes = np.ones((bankroll.shape[0], self.n_boxes), dtype=np.bool_)
+            return np.concatenate([sit, can_bet, boxes, legal | ~can_bet], axis=1)
         masks = []
         for size in self.nvec[STAKE:INSURE]:
             v = np.arange(size)
@@ -227,7 +284,7 @@ class Layout:
         return Tables(
             self.rules, n, bankroll, self.history, target=target, track_shoe=self.observe_shoe,
             offsets=self.offsets, width=self.flat_size, one_hot=self.observation == "flat", threads=threads,
-            menu=self.action_table if self.action_form == "discrete" else None,
+            menu=self.action_table if self.action_form in MENU_FORMS else None,
         )  # fmt: skip
 
     def views(self, flat: np.ndarray, results: np.ndarray, couleurs: np.ndarray) -> np.ndarray | dict[str, np.ndarray]:
@@ -294,4 +351,4 @@ def _describe(a: np.ndarray) -> str:
     return "something that is not an array of numbers" if a.dtype == object else f"shape {a.shape} of {a.dtype}"
 
 
-__all__ = ["ACTION_FORMS", "DEFAULT_STAKE_LEVELS", "OBSERVATION_FORMS", "UNBOUNDED", "Layout"]
+__all__ = ["ACTION_FORMS", "DEFAULT_STAKE_LEVELS", "MENU_FORMS", "OBSERVATION_FORMS", "UNBOUNDED", "Layout"]

@@ -16,7 +16,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from trente_env.layout import DEFAULT_STAKE_LEVELS, ActionForm, Layout, ObservationForm
+from trente_env.layout import DEFAULT_STAKE_LEVELS, MENU_FORMS, ActionForm, Layout, ObservationForm
 from trente_env.rules import RuleSet, get_rules
 from trente_env.seeding import fresh_generators, shuffling_generators
 from trente_env.tables import NEXT_STEP, SAME_STEP, Tables
@@ -31,7 +31,8 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
     Everything about one table (actions, observations, rewards, episode end) is as in
     :class:`~trente_env.env.TrenteEtQuaranteEnv`; actions and observations carry a leading table
     axis. With the full action form an action is an ``(N, 12)`` integer array, with the discrete
-    form an ``(N,)`` array; a dict observation is a dict of ``(N, ...)`` arrays.
+    form an ``(N,)`` array, with the factored form an ``(N, 3)`` one; a dict observation is a dict
+    of ``(N, ...)`` arrays.
 
     **Seeding.** ``reset(seed=s)`` gives table ``i`` the generator ``numpy.random.default_rng(s + i)``
     (a list of seeds gives one per table; the tables keep only its bit generator, see
@@ -166,7 +167,7 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
         if not tables.generators:
             raise RuntimeError("call reset() before step()")
         layout = self.layout
-        if layout.action_form == "discrete":
+        if layout.action_form in MENU_FORMS:
             choices = layout.choices(actions, self.num_envs)  # their range is checked by the kernel
             try:
                 tables.step(layout.action_table, choices, autoreset=self._autoreset, limit=self.max_episode_steps)

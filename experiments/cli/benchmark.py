@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from experiments.cli.options import JsonOption, RunsBackendOption, RunWorkersOption, path_option
-from experiments.console import out, print_json
+from experiments.console import out, print_json, say
 from experiments.limits import MAX_COUPS, MAX_TABLES
 
 
@@ -75,6 +75,11 @@ def command(
     bench = make_benchmark(
         full, _names(levels), _names(algos), seed_list, timesteps, episodes, coups, curve_every, config
     )
+    from experiments.rl.algorithms import NOT_A_WITNESS
+
+    for algo in bench.algos:
+        if algo in NOT_A_WITNESS:
+            say(NOT_A_WITNESS[algo])
     document = run_benchmark(bench, out_dir, where, workers, progress=not as_json)
     if as_json:
         print_json(document)

@@ -24,6 +24,7 @@ class Form(str, Enum):
 
     discrete = "discrete"
     full = "full"
+    factored = "factored"
 
 
 class Device(str, Enum):
@@ -61,7 +62,10 @@ def command(
     rules: Annotated[
         str, typer.Option("--rules", "-r", help="Table: a preset, or rigged-<preset> (positive control).")
     ] = "classic",
-    action_form: Annotated[Form, typer.Option("--action-form", help="How the agent bets.")] = Form.discrete,
+    action_form: Annotated[
+        Form | None,
+        typer.Option("--action-form", help="How the agent bets (default: the config's [train] action_form)."),
+    ] = None,
     n_envs: Annotated[
         int | None, typer.Option("--n-envs", min=1, max=MAX_TABLES, help="Tables side by side (default: config).")
     ] = None,
@@ -121,9 +125,10 @@ def command(
 
     try:
         summary = train.train_agent(
-            algo.value, timesteps, rules, action_form.value, n_envs, seed, out_dir, tensorboard, rigged, config,
+            algo.value, timesteps, rules, action_form and action_form.value, n_envs, seed, out_dir, tensorboard, rigged,
+            config,
             progress=not as_json, eval_every=eval_every, hyper=parse_settings(settings or []), force=force,
-            start_from=start_from, device=device.value, observe_shoe=observe_shoe,
+            start_from=start_from, device=device.value, observe_shoe=observe_shoe, warn=say,
         )  # fmt: skip
     except train.TrainingInterrupted as exc:
         say(

@@ -16,4 +16,14 @@ from __future__ import annotations
 #: The algorithms ``trente-lab train --algo`` takes, names of :data:`strategies.model.ALGORITHMS`.
 TRAINABLE: tuple[str, ...] = ("ppo", "a2c", "dqn", "maskable-ppo")
 
-__all__ = ["TRAINABLE"]
+#: Algorithms that train but are no witness (docs/rl.md, "DQN"): the one-line warning ``train`` and
+#: ``benchmark`` print before they train one.
+NOT_A_WITNESS: dict[str, str] = {
+    "dqn": (
+        "warning: DQN is no witness with these rewards: its value of a small stake is noise hundreds of times "
+        "the 0.0112 units a coup that sitting out saves, so it keeps betting on the fair table "
+        '(docs/rl.md, "DQN"); use ppo or a2c'
+    ),
+}
+
+__all__ = ["NOT_A_WITNESS", "TRAINABLE"]

@@ -18,6 +18,9 @@ from trente_env.layout import DEFAULT_STAKE_LEVELS
 from trente_env.rules import MAX_MONEY
 from trente_env.whole import is_whole
 
+#: The action forms an agent trains in (``trente_env.layout.ACTION_FORMS``).
+RL_ACTION_FORMS: tuple[str, ...] = ("discrete", "factored", "full")
+
 #: The hyper-parameter file shipped with the project.
 DEFAULT_CONFIG = Path(__file__).parent.parent / "configs" / "rl.toml"
 
@@ -38,6 +41,10 @@ class TrainSettings:
     #: fraction of the run over which the entropy coefficient falls linearly from the algorithm's
     #: ``ent_coef`` to 0 (0: it stays as it is); see :func:`experiments.rl.train.entropy_schedule`
     ent_decay: float = 0.6
+    #: how the agent bets (``train --action-form`` overrides it): ``discrete`` (one flat choice among
+    #: sitting out and every box and stake level) or ``factored`` (the same bets in three parts: bet or
+    #: not, box, stake level); see docs/rl.md, "The action's design, and why"
+    action_form: str = "discrete"
 
 
 @dataclass(frozen=True)
@@ -89,6 +96,11 @@ def load_config(algo: str, path: str | Path | None = None) -> RLConfig:
         raise RLError(f"config {str(path)!r}: [train] ent_decay must be from 0 to 1, got {settings.ent_decay!r}")
     if not isinstance(settings.net_arch, tuple) or not all(is_whole(n, 1, numpy=False) for n in settings.net_arch):
         raise RLError(f"config {str(path)!r}: [train] net_arch must be a list of layer widths, got {settings.net_arch}")
+    if settings.action_form not in RL_ACTION_FORMS:
+        raise RLError(
+            f"config {str(path)!r}: [train] action_form must be one of {', '.join(RL_ACTION_FORMS)}, "
+            f"got {settings.action_form!r}"
+        )
     levels = settings.stake_levels
     if not isinstance(levels, tuple) or not levels or not all(_number(s) and 0 < s <= MAX_MONEY for s in levels):
         raise RLError(f"config {str(path)!r}: [train] stake_levels must be a list of positive stakes, got {levels!r}")
@@ -209,6 +221,7 @@ __all__ = [
     "DEFAULT_CONFIG",
     "HYPER_COUNTS",
     "HYPER_RANGES",
+    "RL_ACTION_FORMS",
     "RLConfig",
     "TrainSettings",
     "algo_class",

@@ -20,7 +20,7 @@ import inspect
 import signal
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -45,6 +45,7 @@ from experiments.files import (
 )
 from experiments.memory import check_memory
 from experiments.plotting import edge_label
+from experiments.rl.algorithms import NOT_A_WITNESS
 from experiments.rl.config import (
     SCHEDULABLE,
     RLConfig,
@@ -206,7 +207,7 @@ def training_memory(config: RLConfig, n_envs: int, layout: Layout) -> int:
     int64 actions, six float32 values a step)."""
     hyper = {**_defaults(algo_class(config.algo)), **config.hyper}
     observation = layout.flat_size * 4
-    action = (1 if layout.action_form == "discrete" else int(np.prod(layout.single_action_space.shape))) * 8
+    action = int(np.prod(layout.single_action_space.shape or (1,))) * 8
     masks = int(np.sum(getattr(layout.single_action_space, "nvec", [getattr(layout.single_action_space, "n", 0)])))
     if "buffer_size" in hyper:  # off-policy: a step and the next observation, whatever the tables
         steps = int(hyper["buffer_size"])
@@ -261,7 +262,7 @@ def _train_agent(
     algo: str = "ppo",
     timesteps: int = 200_000,
     rules: str = "classic",
-    action_form: str = "discrete",
+    action_form: str | None = None,
     n_envs: int | None = None,
     seed: int = 0,
     out_dir: str | Path | None = None,
@@ -275,12 +276,15 @@ def _train_agent(
     start_from: str | Path | None = None,
     device: str = "cpu",
     observe_shoe: bool = False,
+    warn: Callable[[str], None] | None = None,
     *,
     held: contextlib.ExitStack,
 ) -> dict[str, Any]:
     """Train ``algo`` for ``timesteps`` steps (coups, summed over tables) and save model, curve, plot.
 
     :param rules: the table: a preset, or ``rigged-<preset>`` for the positive control.
+    :param action_form: how the agent bets (``discrete``, ``factored`` or ``full``; default: the
+        config's ``[train] action_form``, and ``discrete`` for DQN, which acts in no other).
     :param rigged: rig the table (same as ``rules="rigged-<preset>"``).
     :param n_envs: tables played side by side (default from the config).
     :param out_dir: where to write (default ``runs/<algo>-<table>-seed<seed>``).
@@ -293,6 +297,8 @@ def _train_agent(
     :param observe_shoe: the agent also sees the unseen cards (20 counts, value and colour) and the
         cards left to deal, as a card counter does (the env's ``observe_shoe``); a model trained so
         plays on such an env wherever it is loaded (its ``model.json`` says so).
+    :param warn: called with a one-line warning, once everything is checked, when ``algo`` is no
+        witness (:data:`~experiments.rl.algorithms.NOT_A_WITNESS`).
     :return: a summary: files written, training steps per second, the final evaluation.
     :raises RLError: bad input, found before anything is written (or a folder that cannot be made, or
         that another run holds: the folder is locked as a tournament's, until the run ends).
@@ -303,10 +309,12 @@ def _train_agent(
         config = RLConfig(config.algo, config.hyper, replace(config.train, eval_every=eval_every))
     if hyper:
         config = own_tables(RLConfig(config.algo, {**config.hyper, **hyper}, config.train))
-    if algo == "dqn" and action_form != "discrete":
-        raise RLError("dqn needs --action-form discrete (it cannot act in the full MultiDiscrete form)")
+    if action_form is None:  # DQN acts in one Discrete space only: the config's form is the others'
+        action_form = "discrete" if algo == "dqn" else config.train.action_form
     if action_form not in ACTION_FORMS:
-        raise RLError(f"unknown action form {action_form!r}; choose discrete or full")
+        raise RLError(f"unknown action form {action_form!r}; choose one of {', '.join(ACTION_FORMS)}")
+    if algo == "dqn" and action_form != "discrete":
+        raise RLError(f"dqn needs --action-form discrete (it cannot act in the {action_form} MultiDiscrete form)")
     check_device(device)
     tb_dir = None
     out_path = check_output_folder(
@@ -369,6 +377,8 @@ def _train_agent(
         raise RLError(f"{str(out_path)!r} holds a trained model: choose another --out, or --force to replace it")
     if tb_dir is None:  # SB3's own logger would leave an empty SB3-<date> folder in the temporary folder
         model.set_logger(silent_logger())
+    if warn is not None and algo in NOT_A_WITNESS:
+        warn(NOT_A_WITNESS[algo])
     with progress_bar(progress) as bar, _first_interrupt_stops() as stop:
         callback = _curve_callback(venue, config, env_kwargs, seed + 1_000_000, bar)
         start, steps_before = time.perf_counter(), int(model.num_timesteps)
