@@ -20,21 +20,6 @@ from typing import Any
 
 from experiments.errors import LabError
 
-# the one reader lives below every package that reads a file (strategies.inputs); re-exported here
-from strategies.inputs import (  # noqa: F401
-    CONFIG_BYTES,
-    MANIFEST_BYTES,
-    MODEL_BYTES,
-    SESSION_BYTES,
-    input_kind,
-    open_input,
-    parse_json,
-    read_input,
-    read_input_text,
-    read_json,
-    read_toml,
-)
-
 try:
     import fcntl
 except ImportError:  # Windows
@@ -95,6 +80,8 @@ def file_kind(path: Path) -> str | None:
         return None
     if stat.S_ISREG(mode):
         return None
+    from strategies.inputs import input_kind
+
     return input_kind(mode)
 
 
@@ -295,3 +282,19 @@ def _lock(fd: int) -> bool:
     except OSError:
         return False
     return True
+
+
+#: The one reader (:mod:`strategies.inputs`: below every package that reads a file), re-exported here
+#: beside the one writer. Loaded on first use: the command line's help loads no engine.
+_READER = frozenset(
+    ("CONFIG_BYTES", "MANIFEST_BYTES", "MODEL_BYTES", "SESSION_BYTES", "input_kind", "open_input", "parse_json")
+    + ("read_input", "read_input_text", "read_json", "read_toml")
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _READER:
+        from strategies import inputs
+
+        return getattr(inputs, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

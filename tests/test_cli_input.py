@@ -432,12 +432,12 @@ def full_disk(monkeypatch: pytest.MonkeyPatch):
     """Every atomic write runs, writes a little, then meets ENOSPC (as a full disk does)."""
     real = experiments.files.atomic_write
 
-    def write_until_full(path, write):
+    def write_until_full(path, write, private=False):
         def fill(f):
             f.write(b"the first bytes")
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-        real(path, fill)
+        real(path, fill, private)
 
     monkeypatch.setattr(experiments.files, "atomic_write", write_until_full)
 

@@ -218,6 +218,8 @@ PATHS = [
     (["report"], "'DIR'"),
     (["report", "--output"], "'--output'"),
     (["classroom", "--session"], "'--session'"),
+    (["classroom", "--ssl-keyfile"], "'--ssl-keyfile'"),
+    (["classroom", "--ssl-certfile"], "'--ssl-certfile'"),
     (["benchmark", "--out"], "'--out'"),
     (["benchmark", "--config"], "'--config'"),
     (["risk", "martingale", "--plot"], "'--plot'"),

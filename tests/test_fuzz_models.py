@@ -328,9 +328,10 @@ def test_train_refuses_tables_beyond_the_memory_before_allocating(tmp_path: Path
     line = one_line_error(runner.invoke(app, ["train", "--n-envs", "1000000", "--out", str(tmp_path / "r")]))
     assert "1,000,000 tables" in line and "memory" in line
     assert not (tmp_path / "r").exists()
-    # the rollout buffer is what grows: 256 steps x 1,000,000 tables x 100 float32 observations > 95 GiB
+    # the rollout buffer is what grows: n_steps x 1,000,000 tables x 100 float32 observations (> 11 GiB)
     layout = Layout(parse_venue("classic").rules, "discrete", "flat", 10, False, (1, 5, 25, 100))
-    assert training_memory(load_config("ppo"), 10**6, layout) > 256 * 10**6 * 100 * 4
+    config = load_config("ppo")
+    assert training_memory(config, 10**6, layout) > config.hyper["n_steps"] * 10**6 * 100 * 4
     assert training_memory(load_config("ppo"), 8, layout) < 2**30  # the default run passes the check
 
 

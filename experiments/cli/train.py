@@ -64,7 +64,7 @@ def command(
     ] = "classic",
     action_form: Annotated[
         Form | None,
-        typer.Option("--action-form", help="How the agent bets (default: the config's [train] action_form)."),
+        typer.Option("--action-form", help="How the agent bets (default: the config's action_form, train table)."),
     ] = None,
     n_envs: Annotated[
         int | None, typer.Option("--n-envs", min=1, max=MAX_TABLES, help="Tables side by side (default: config).")
