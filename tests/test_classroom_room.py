@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from experiments.classroom import app as app_module
-from experiments.classroom import state as state_module
-from experiments.classroom.state import Classroom, ClassroomError
-
 starlette_testclient = pytest.importorskip("starlette.testclient", reason="needs the classroom extra (starlette)")
 WebSocketDisconnect = pytest.importorskip("starlette.websockets").WebSocketDisconnect
+
+from experiments.classroom import app as app_module  # noqa: E402  (the web app needs the classroom extra)
+from experiments.classroom import state as state_module  # noqa: E402
+from experiments.classroom.state import Classroom, ClassroomError  # noqa: E402
 
 
 def results(room: Classroom, n: int) -> str:
