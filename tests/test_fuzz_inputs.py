@@ -235,17 +235,7 @@ def test_a_plugin_that_exits_while_playing_is_one_line_and_fails(plugin_file, co
 
 # -- train: its --out held as a tournament's, and nothing left behind -------------------------------
 
-TINY = """
-[train]
-n_envs = 2
-eval_every = 1000000
-eval_sessions = 2
-eval_coups = 10
-[ppo]
-n_steps = 32
-batch_size = 64
-n_epochs = 1
-"""
+from tests.test_fuzz_models import TINY  # noqa: E402  (the smallest training run, one home)
 
 HOLD = """
 import sys
