@@ -23,4 +23,9 @@ class RLError(LabError):
     """Input RL training or evaluation refuses: an algorithm, a table, hyper-parameters, a policy."""
 
 
-__all__ = ["LabError", "RLError", "TournamentError"]
+class ClassroomError(LabError):
+    """Input the classroom refuses (a name, a prediction, a session file): one line, shown to whoever
+    sent it (a student's phone, the projector, the command line)."""
+
+
+__all__ = ["ClassroomError", "LabError", "RLError", "TournamentError"]

@@ -16,8 +16,11 @@ starlette_testclient = pytest.importorskip("starlette.testclient", reason="needs
 WebSocketDisconnect = pytest.importorskip("starlette.websockets").WebSocketDisconnect
 
 from experiments.classroom import app as app_module  # noqa: E402  (the web app needs the classroom extra)
-from experiments.classroom import state as state_module  # noqa: E402
+from experiments.classroom import roster as roster_module  # noqa: E402
 from experiments.classroom.state import Classroom, ClassroomError  # noqa: E402
+from trente_env.rules import get_rules  # noqa: E402
+
+CLASSIC = get_rules("classic")
 
 
 def results(room: Classroom, n: int) -> str:
@@ -28,7 +31,7 @@ def results(room: Classroom, n: int) -> str:
 def client():
     from experiments.classroom.app import make_app
 
-    room = Classroom(seed=3)
+    room = Classroom(CLASSIC, seed=3)
     app = make_app(room, "http://x/?code=" + room.join_code, hosts={"testserver"})
     with starlette_testclient.TestClient(app, base_url="http://x") as c:
         c.room, c.server = room, app.server
@@ -49,11 +52,11 @@ def teacher(client, action: str, body: dict | None = None):
 
 
 def test_two_default_sessions_deal_different_shoes_and_a_seed_replays() -> None:
-    first, second = Classroom(), Classroom()
+    first, second = Classroom(CLASSIC), Classroom(CLASSIC)
     assert first.seed != second.seed  # 63 bits from the OS: equal once in 2**63
     # 40 coups of two independent shoes coincide with a probability far below 1e-6
     assert results(first, 40) != results(second, 40)
-    replay = Classroom(seed=first.seed)
+    replay = Classroom(CLASSIC, seed=first.seed)
     assert results(replay, 40) == "".join(c["result"][0] for c in first.coups)
 
 
@@ -99,7 +102,7 @@ def test_a_foreign_host_header_is_refused(client) -> None:
 
 
 def test_every_file_the_server_writes_is_private(tmp_path: Path) -> None:
-    room, _ = Classroom.open(tmp_path / "s.json", seed=1)
+    room, _ = Classroom.open(tmp_path / "s.json", CLASSIC, seed=1)
     a = room.join("Ann", room.join_code)
     room.predict(a.key, "noir")
     room.deal()
@@ -114,7 +117,7 @@ def test_the_first_deal_waits_in_a_thread_and_the_server_answers_meanwhile(monke
     from experiments.classroom.app import make_app
 
     compiled = threading.Event()
-    room = Classroom(seed=1)
+    room = Classroom(CLASSIC, seed=1)
     monkeypatch.setattr(room, "warm", lambda: compiled.wait(30))  # a compile that takes as long as we say
     app = make_app(room, "http://x/", hosts={"testserver"})
     with starlette_testclient.TestClient(app, base_url="http://x") as client:
@@ -131,7 +134,7 @@ def test_last_weeks_session_is_never_resumed_silently(tmp_path: Path) -> None:
     from experiments.cli import app
 
     session = tmp_path / "classroom-session.json"
-    Classroom.open(session, seed=1)
+    Classroom.open(session, CLASSIC, seed=1)
     result = CliRunner().invoke(app, ["classroom", "--session", str(session), "--port", "1"])
     assert result.exit_code == 2, result.output
     assert "--resume" in result.output and "Traceback" not in result.output
@@ -143,8 +146,8 @@ def test_last_weeks_session_is_never_resumed_silently(tmp_path: Path) -> None:
 
 
 def test_removing_a_student_frees_the_place_and_a_lock_closes_the_room(monkeypatch) -> None:
-    monkeypatch.setattr(state_module, "MAX_STUDENTS", 3)
-    room = Classroom(seed=1)
+    monkeypatch.setattr(roster_module, "MAX_STUDENTS", 3)
+    room = Classroom(CLASSIC, seed=1)
     for i in range(3):
         room.join(f"bot{i}", room.join_code)
     with pytest.raises(ClassroomError, match="full"):
@@ -211,7 +214,7 @@ def test_a_student_who_lost_their_key_gets_their_name_back_when_the_teacher_conf
 
 
 def test_a_rejoin_survives_a_restart(tmp_path: Path) -> None:
-    room, _ = Classroom.open(tmp_path / "s.json", seed=1)
+    room, _ = Classroom.open(tmp_path / "s.json", CLASSIC, seed=1)
     old = room.join("Sam", room.join_code).key
     request = room.ask_rejoin("Sam", room.join_code)
     room.admit(request)
@@ -224,7 +227,7 @@ def test_a_rejoin_survives_a_restart(tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", ["\u0410lice", "\u0405am", "Al\u0456ce"])  # Cyrillic A, S, i among Latin letters
 def test_look_alike_names_are_refused(name: str) -> None:
     pytest.importorskip("confusable_homoglyphs", reason="needs the classroom extra (confusable-homoglyphs)")
-    room = Classroom(seed=1)
+    room = Classroom(CLASSIC, seed=1)
     room.join("Alice", room.join_code)
     room.join("Sam", room.join_code)
     with pytest.raises(ClassroomError, match="alphabets|looks like"):
@@ -267,7 +270,7 @@ def test_a_countdown_closes_the_predictions(client) -> None:
 
 
 def test_the_phone_hears_right_wrong_or_tie_and_the_split_waits_for_the_deal() -> None:
-    room = Classroom(seed=11)
+    room = Classroom(CLASSIC, seed=11)
     a, b, c = (room.join(n, room.join_code) for n in ("A", "B", "C"))
     for n in range(1, 30):
         room.predict(a.key, "noir", coup=n)
@@ -318,7 +321,7 @@ def test_exports_keep_two_sams_apart_with_a_roster_times_and_every_table(client)
 def test_the_report_reads_the_same_ids(tmp_path: Path) -> None:
     from experiments.teaching.report import classroom_section
 
-    room = Classroom(seed=5)
+    room = Classroom(CLASSIC, seed=5)
     sam = room.join("Sam", room.join_code)
     for n in range(1, 13):
         room.predict(sam.key, "noir", coup=n)

@@ -138,8 +138,6 @@ MAX_POSITIONAL = 8  #: no function with more required positional parameters
 
 #: Modules allowed over :data:`MAX_LINES`, each with its reason.
 LONG_MODULES: dict[str, str] = {
-    "experiments/classroom/state.py": "the room grew with a real lesson's rules (roster and rejoin, lock, countdown, "
-    "coup numbers, exports of every table); to split into the room, its roster and its exports",
     "strategies/model.py": "the factored action form and the size check of model.json against policy.pth came in "
     "together; the loading of weights without unpickling to move beside the reader (strategies/inputs.py)",
 }

@@ -285,8 +285,9 @@ def test_a_class_export_in_the_folder_gets_its_section(tmp_path: Path, monkeypat
     projector computes them; a broken one is one line and a box on the page."""
     from experiments.classroom.state import Classroom
     from experiments.teaching import report
+    from trente_env.rules import get_rules
 
-    room = Classroom(seed=4)
+    room = Classroom(get_rules("classic"), seed=4)
     students = [room.join(f"s{i}", room.join_code) for i in range(4)]
     for n in range(30):
         for i, s in enumerate(students):

@@ -31,10 +31,6 @@ ALLOWED = {
     ("experiments/rl/evaluate.py", "evaluate_model.rules"),
     ("experiments/rl/control.py", "reference_rows.table"),
     ("experiments/rl/sweep.py", "SweepRun.table"),
-    # TODO: the classroom's preset (a session file records it), with the classroom's rewrite.
-    ("experiments/classroom/state.py", "Classroom.preset"),
-    ("experiments/classroom/state.py", "Classroom.open.preset"),
-    ("experiments/classroom/serve.py", "open_classroom.preset"),
 }
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from experiments.classroom.state import Classroom, ClassroomError
 from experiments.files import SESSION_BYTES, read_json
+from trente_env.rules import RuleSet
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
@@ -82,9 +83,12 @@ def qr_text(url: str) -> str:
     return buffer.getvalue()
 
 
-def open_classroom(session: Path, preset: str, seed: int | None, new: bool = False) -> tuple[Classroom, bool]:
-    """The classroom of ``session``: resumed if the file exists (its own rules and seed), else new
-    (seed None: a fresh one from the operating system).
+def open_classroom(
+    session: Path, rules: RuleSet | None, seed: int | None, new: bool = False, rules_name: str = ""
+) -> tuple[Classroom, bool]:
+    """The classroom of ``session``: resumed if the file exists (its own table and seed: ``rules``, if
+    given, must be that table), else new at the table ``rules`` (seed None: a fresh one from the
+    operating system); see :meth:`Classroom.open`.
 
     :param new: refuse to resume: the file must not exist yet."""
     if session.is_dir():
@@ -93,7 +97,7 @@ def open_classroom(session: Path, preset: str, seed: int | None, new: bool = Fal
         raise ClassroomError(f"--session {session}: exists; choose another name or leave out --new to resume it")
     if not session.parent.is_dir():
         raise ClassroomError(f"--session {session}: folder {session.parent} does not exist")
-    return Classroom.open(session, preset, seed)
+    return Classroom.open(session, rules, seed, rules_name)
 
 
 def build_app(room: Classroom, host: str, join_url: str, joins_per_minute: int = 10, csv_sep: str = ",") -> Any:

@@ -1,30 +1,28 @@
-"""The classroom's state, without a web server: the students, their predictions, the coups dealt,
-the class's tables, and the file that keeps it all across a restart.
+"""The classroom's room, without a web server: one class at one table, the coups dealt, the
+predictions made for each, the teacher's switches.
 
 Every change goes through one method of :class:`Classroom`, which validates its input (a
-:class:`ClassroomError`, one line, on anything out of bounds) and either journals the change (a
-join, a prediction, a kick: one JSON line appended to ``<session>.journal``) or writes the whole
-session atomically (a deal, a reset, a teacher's switch: :func:`write_private`, owner-only like the journal,
-then the journal is emptied). A restart reads the session file and replays the journal's lines
-after it, so a process killed at any moment loses nothing it had acknowledged; a torn last line (the
-process killed while writing it) is skipped.
+:class:`~experiments.errors.ClassroomError`, one line, on anything out of bounds) and then either
+journals the change or writes the whole session (:mod:`experiments.classroom.store`: the session file
+and its journal, which a restart reads back, losing nothing acknowledged).
 
-**The coups** come from the lab's one dealer: a :class:`trente_env.dealer.Shoe` seeded by the
-session's seed and table number, the shoe the environment deals from. The session file keeps
-every coup; on a restart the shoe is dealt again up to where it was and checked against them.
+The room's parts each have their module: who is in the room (:mod:`~experiments.classroom.roster`),
+what the pages show (:mod:`~experiments.classroom.views`), what the teacher downloads
+(:mod:`~experiments.classroom.exports`), and the students' betting systems
+(:mod:`~experiments.classroom.systems`: a student's pick plays every coup dealt from then on with its
+own bankroll; the session file keeps the pick and the coup it sat down at, and the money is played
+again from the coups on a restart). **What counts** and **the streak trap**: :mod:`experiments.streaks`.
 
-**What counts** and **the streak trap**: :mod:`experiments.streaks`.
-
-**Betting systems** (:mod:`experiments.classroom.systems`): a student may pick a system of
-:data:`~experiments.classroom.systems.SYSTEMS`; it plays every coup dealt from then on with its own
-bankroll, and the session file keeps the pick and the coup it sat down at (the money is played again
-from the coups on a restart).
+**The table** is a :class:`~trente_env.rules.RuleSet`, resolved once by the command line and handed
+to :meth:`Classroom.open`; the room never resolves a preset's name. **The coups** come from the lab's
+one dealer: a :class:`trente_env.dealer.Shoe` seeded by the session's seed and table number, the shoe
+the environment deals from. The session file keeps every coup; on a restart the shoe is dealt again
+up to where it was and checked against them.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import threading
 import time
@@ -32,31 +30,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from experiments.classroom import exports, store, views
+from experiments.classroom.roster import MAX_NAME, Roster, Student, clean_name
 from experiments.classroom.systems import SYSTEMS, Books
-from experiments.errors import LabError
-from experiments.files import SESSION_BYTES, atomic_write_json, read_json
-from experiments.rules import load_rules
+from experiments.errors import ClassroomError
+from experiments.rules import table_name
 from experiments.streaks import (
     MAX_STREAK,
     SIDES,
-    TRAP_K,
     after_run,
     expected_share,
     hit_sequence,
     pooled_table,
-    side_of,
     streak_trap,
     streaks_before,
 )
+from trente_env.rules import RuleSet
 from trente_env.seeding import table_generator
 from trente_env.whole import is_whole
 
 SURE = (1, 2, 3)  #: how sure: a guess, fairly sure, certain
-MAX_NAME = 24  #: characters in a student's name
-MAX_STUDENTS = 300  #: students present at once (a removed student frees a place)
 MAX_LIVE_COUPS = 5000  #: coups dealt live in one session (a reset starts another)
 FAST_COUPS = (10_000, 1_000_000)  #: what the fast-forward may deal at once
-SESSION_VERSION = 1
 MAX_COUNTDOWN = 120  #: seconds a countdown may last
 
 
@@ -65,98 +62,26 @@ def fresh_seed() -> int:
     return secrets.randbits(63)
 
 
-def _skeleton(name: str) -> str:
-    """The name as it looks: each character that has a Latin look-alike replaced by it, case folded
-    (Cyrillic "А" and Latin "A" give the same skeleton). Without the ``confusable-homoglyphs`` package
-    (the classroom extra), the name case folded."""
-    try:
-        from confusable_homoglyphs import confusables
-    except ImportError:
-        return name.casefold()
-    out = []
-    for char in name:
-        found = None if char.isascii() else confusables.is_confusable(char, greedy=True, preferred_aliases=["latin"])
-        out.append(found[0]["homoglyphs"][0]["c"] if found and found[0]["homoglyphs"] else char)
-    return "".join(out).casefold()
-
-
-def _looks_mixed(name: str) -> bool:
-    """True if ``name`` mixes alphabets with characters that look alike (Latin "Alice" with a Cyrillic
-    "А"): a look-alike of a name, refused."""
-    try:
-        from confusable_homoglyphs import confusables
-    except ImportError:
-        return False
-    return bool(confusables.is_dangerous(name))
-
-
-def write_private(path: Path, document: Any) -> None:
-    """``document`` as JSON in ``path``, atomically and readable by its owner only from the first byte
-    (:func:`experiments.files.atomic_write_json`). Only a regular file is replaced."""
-    if path.is_symlink() or (path.exists() and not path.is_file()):
-        raise ClassroomError(f"{path}: not a regular file; choose another session name")
-    atomic_write_json(path, document, private=True)
-
-
-def append_private(path: Path, line: str) -> None:
-    """Append ``line`` to ``path``, created readable by its owner only (it holds students' keys)."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    with os.fdopen(fd, "a", encoding="utf-8") as f:
-        os.fchmod(f.fileno(), 0o600)
-        f.write(line)
-
-
-class ClassroomError(LabError):
-    """Input the classroom refuses: one line, shown to whoever sent it."""
-
-
-def clean_name(name: object) -> str:
-    """A student's name, stripped, 1 to :data:`MAX_NAME` printable characters; it is shown as text
-    everywhere, never as HTML, so any printable character is allowed."""
-    if not isinstance(name, str):
-        raise ClassroomError("the name must be text")
-    name = " ".join(name.split())
-    if not name:
-        raise ClassroomError("type a name")
-    if len(name) > MAX_NAME:
-        raise ClassroomError(f"a name has at most {MAX_NAME} characters")
-    if not name.isprintable():
-        raise ClassroomError("the name holds characters that cannot be shown")
-    return name
-
-
-@dataclass
-class Student:
-    """A student: the secret key their browser keeps (a reload rejoins with it) and their name."""
-
-    index: int
-    name: str
-    key: str
-    kicked: bool = False
-    joined: float = 0.0  #: when (seconds since the epoch)
-    removed: float | None = None  #: when the teacher removed the name
-
-    @property
-    def id(self) -> int:
-        """The student's number in exports: 1, 2, ... in order of joining; two students of one name keep
-        two numbers."""
-        return self.index + 1
+def _join_code() -> str:
+    return "".join(secrets.choice("ABCDEFGHJKLMNPQRSTUVWXYZ23456789") for _ in range(6))
 
 
 @dataclass
 class Classroom:
     """One class at one table. Build with :meth:`open` (a new session or the one in ``path``).
 
-    :param preset: the rules preset; :param seed: the shoe's seed (default: a fresh one from the
-        operating system; shown only in the exports, after the lesson).
+    :param rules: the table; :param rules_name: what the pages call it (default: the preset's name
+        when they are exactly a preset's rules, else "custom").
+    :param seed: the shoe's seed (default: a fresh one from the operating system; shown only in the
+        exports, after the lesson).
     :param path: the session file (None: nothing kept, for tests).
     """
 
-    preset: str = "classic"
+    rules: RuleSet
+    rules_name: str = ""
     seed: int = field(default_factory=fresh_seed)
     path: Path | None = None
-    join_code: str = field(default_factory=lambda: "".join(secrets.choice("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
-                                                             for _ in range(6)))  # fmt: skip
+    join_code: str = field(default_factory=_join_code)
     token: str = field(default_factory=lambda: secrets.token_urlsafe(18))
     table: int = 0  #: how many resets: the shoe of table t is seeded by (seed, t)
     students: list[Student] = field(default_factory=list)
@@ -179,16 +104,17 @@ class Classroom:
     shared: int = 0  #: bumped on a change every student sees (a deal, a pause, a reset, a kick)
 
     def __post_init__(self) -> None:
-        self.rules = load_rules(self.preset)
-        self._by_key = {s.key: s for s in self.students}
-        self._by_name = {s.name.casefold(): s for s in self.students if not s.kicked}
-        self.rejoins: dict[str, dict[str, Any]] = {}  #: a student who lost their key asks: request -> state
-        self._lock = threading.RLock()
-        self.touched: set[int] = set()  #: students whose own view changed since :meth:`take_touched`
-        self._shoe = self._new_shoe()
         from trente_env.odds import first_coup
 
-        self._odds = first_coup(self.rules.decks)
+        self.rules_name = self.rules_name or table_name(self.rules)
+        self.roster = Roster(self.students)  #: who is in the room (the same list of students)
+        self._lock = threading.RLock()
+        self.touched: set[int] = set()  #: students whose own view changed since :meth:`take_touched`
+        self._journaled = 0  # lines in the journal since the session file was written whole
+        self._tables: tuple[Any, Any] | None = None
+        self._tables_key: tuple[int, int, int] | None = None
+        self._shoe = self._new_shoe()
+        self.odds = first_coup(self.rules.decks)  #: the exact odds of a shoe's first coup
         self.books = Books(self.rules)  #: the students' betting systems
 
     # -- the dealer ------------------------------------------------------------------------------
@@ -199,12 +125,15 @@ class Classroom:
         return Shoe(self.rules, table_generator(self.seed, self.table))
 
     def warm(self) -> None:
-        """Deal once from a throwaway shoe: the dealer's kernels are compiled (a first deal on a fresh
-        install takes seconds) before the teacher's first Deal."""
+        """Deal once from a throwaway shoe and ask the ruin rule once: the dealer's kernels and the
+        ruin rule's are compiled (a first deal on a fresh install takes seconds) before the teacher's
+        first Deal."""
         from experiments.game.deal import coup_record
+        from trente_env.croupier import is_ruined
         from trente_env.dealer import Shoe
 
         coup_record(Shoe(self.rules, table_generator(0, 0)).deal())
+        is_ruined(0.0, self.rules.table_min, np.zeros((4, 2)))
 
     def deal(self, coup: object = None) -> dict[str, Any]:
         """Deal coup number ``coup`` (None: the next) from the table's shoe; the open predictions are
@@ -236,110 +165,67 @@ class Classroom:
 
     # -- students --------------------------------------------------------------------------------
 
+    def _check_code(self, code: object) -> None:
+        if not isinstance(code, str) or not secrets.compare_digest(code.strip().upper(), self.join_code):
+            raise ClassroomError("wrong join code")
+
     def join(self, name: object, code: object, key: object = None) -> Student:
         """A student joins with the join code, or rejoins with their key (their record kept)."""
         with self._lock:
-            if isinstance(key, str) and key in self._by_key:
-                student = self._by_key[key]
-                if student.kicked:
+            known = self.roster.with_key(key)
+            if known is not None:
+                if known.kicked:
                     raise ClassroomError("the teacher removed this name")
-                return student
-            if not isinstance(code, str) or not secrets.compare_digest(code.strip().upper(), self.join_code):
-                raise ClassroomError("wrong join code")
-            name = clean_name(name)
-            if name.casefold() in self._by_name:
-                raise ClassroomError("that name is taken: choose another")
-            if _looks_mixed(name):
-                raise ClassroomError("that name mixes alphabets whose letters look alike: type it in one alphabet")
-            look = _skeleton(name)
-            if any(_skeleton(s.name) == look for s in self._by_name.values()):
-                raise ClassroomError("that name looks like one taken: choose another")
-            if self.locked:
-                raise ClassroomError("the teacher locked the room")
-            if self.present >= MAX_STUDENTS:
-                raise ClassroomError(f"the class is full ({MAX_STUDENTS} students)")
-            student = Student(len(self.students), name, secrets.token_urlsafe(18), joined=round(time.time(), 3))
-            self._add(student)
-            self._changed(event={"e": "join", "name": name, "key": student.key, "i": student.index,
+                return known
+            self._check_code(code)
+            student = self.roster.enrol(name, round(time.time(), 3), self.locked)
+            self._changed(event={"e": "join", "name": student.name, "key": student.key, "i": student.index,
                                  "t": student.joined})  # fmt: skip
             return student
 
     @property
     def present(self) -> int:
         """Students present: joined and not removed."""
-        return len(self._by_name)
+        return self.roster.present
 
     def ask_rejoin(self, name: object, code: object) -> str:
         """A student whose browser lost its key asks for their name back: a request the teacher confirms
         (:meth:`admit`); its id is returned, the phone asks with it until the teacher answers."""
         with self._lock:
-            if not isinstance(code, str) or not secrets.compare_digest(code.strip().upper(), self.join_code):
-                raise ClassroomError("wrong join code")
-            name = clean_name(name)
-            student = self._by_name.get(name.casefold())
-            if student is None:
-                raise ClassroomError("no student of that name: join with it")
-            if sum(r["key"] is None for r in self.rejoins.values()) >= 20:
-                raise ClassroomError("too many requests wait for the teacher: try again in a moment")
-            request = secrets.token_urlsafe(12)
-            self.rejoins[request] = {"i": student.index, "key": None, "at": time.time()}
+            self._check_code(code)
+            request = self.roster.ask(name, time.time())
             self.version += 1
             return request
 
     def rejoin_status(self, request: object) -> str | None:
         """The key of an admitted request (once), None while the teacher has not answered."""
         with self._lock:
-            entry = self.rejoins.get(request) if isinstance(request, str) else None
-            if entry is None:
-                raise ClassroomError("no such request: ask again")
-            if entry["key"] is None:
-                return None
-            del self.rejoins[request]
-            return entry["key"]
+            return self.roster.answer(request)
 
     def admit(self, request: object) -> None:
         """The teacher confirms a rejoin: the student gets a new key (the old one stops working), their
         record goes on."""
         with self._lock:
-            entry = self.rejoins.get(request) if isinstance(request, str) else None
-            if entry is None or entry["key"] is not None:
-                raise ClassroomError("no such request")
-            student = self.students[entry["i"]]
-            if student.kicked:
-                raise ClassroomError("the teacher removed this name")
-            del self._by_key[student.key]
-            student.key = secrets.token_urlsafe(18)
-            self._by_key[student.key] = student
-            entry["key"] = student.key
-            for other, e in list(self.rejoins.items()):  # the other requests for this name are void
-                if e["i"] == student.index and e["key"] is None:
-                    del self.rejoins[other]
+            student = self.roster.admit(request)
             self._changed(event={"e": "rekey", "i": student.index, "key": student.key})
 
     def deny(self, request: object) -> None:
         with self._lock:
-            if not isinstance(request, str) or self.rejoins.pop(request, None) is None:
-                raise ClassroomError("no such request")
+            self.roster.deny(request)
             self.version += 1
 
     def pending_rejoins(self) -> list[dict[str, Any]]:
         with self._lock:
-            return [{"request": r, "name": self.students[e["i"]].name} for r, e in self.rejoins.items()
-                    if e["key"] is None]  # fmt: skip
-
-    def _add(self, student: Student) -> None:
-        self.students.append(student)
-        self._by_key[student.key] = student
-        self._by_name[student.name.casefold()] = student
+            return self.roster.pending()
 
     def student(self, key: object) -> Student:
         """The student of ``key``; refused if unknown or removed."""
-        student = self._by_key.get(key) if isinstance(key, str) else None
-        if student is None:
-            raise ClassroomError("unknown student: join again")
-        if student.kicked:
-            raise ClassroomError("the teacher removed this name")
-        return student
+        return self.roster.student(key)
+
+    def index_of(self, key: object) -> int | None:
+        """The index of the student of ``key`` (None if unknown)."""
+        student = self.roster.with_key(key)
+        return None if student is None else student.index
 
     def predict(self, key: object, side: object, sure: object = 1, coup: object = None, at: float | None = None) -> int:
         """A student's prediction for coup number ``coup`` (None: the next), which they may change until
@@ -386,12 +272,10 @@ class Classroom:
     def kick(self, name: object) -> None:
         """Remove a name: its key no longer works and the name is free; its past predictions stay."""
         with self._lock:
-            student = self._by_name.get(name.casefold()) if isinstance(name, str) else None
+            student = self.roster.named(name)
             if student is None:
                 raise ClassroomError("no student of that name")
-            student.kicked = True
-            student.removed = round(time.time(), 3)
-            del self._by_name[student.name.casefold()]
+            self.roster.remove(student, round(time.time(), 3))
             self.open_round.pop(student.index, None)
             self.open_times.pop(student.index, None)
             self.books.stand(student.index)
@@ -443,7 +327,7 @@ class Classroom:
                 self.tables.append(self.export())
                 if self.path is not None:
                     kept = self.path.with_name(f"{self.path.stem}.table-{self.table}.json")
-                    write_private(kept, self.to_dict())
+                    store.write_private(kept, store.session_document(self))
             self.table += 1
             self.coups, self.predictions, self.open_round, self.fast = [], [], {}, None
             self.coup_times, self.times, self.open_times, self.closes_at = [], [], {}, None
@@ -461,11 +345,6 @@ class Classroom:
 
     # -- persistence -----------------------------------------------------------------------------
 
-    def index_of(self, key: object) -> int | None:
-        """The index of the student of ``key`` (None if unknown)."""
-        student = self._by_key.get(key) if isinstance(key, str) else None
-        return None if student is None else student.index
-
     def take_touched(self) -> set[int]:
         """The students whose own view changed since the last call (and forget them)."""
         with self._lock:
@@ -481,16 +360,17 @@ class Classroom:
             self.touched.add(event["i"])
         if self.path is None:
             return
-        if snapshot or event is None:
+        if snapshot or event is None or self._journaled >= store.JOURNAL_LINES:
             self.save()
         else:
             event["seq"] = self.seq
-            append_private(self.journal, json.dumps(event, ensure_ascii=False) + "\n")
+            store.append_private(self.journal, json.dumps(event, ensure_ascii=False) + "\n")
+            self._journaled += 1
 
     @property
     def journal(self) -> Path:
         assert self.path is not None
-        return self.path.with_name(self.path.name + ".journal")
+        return store.journal_of(self.path)
 
     def save(self) -> None:
         """Write the whole session atomically (readable by its owner only: it holds the teacher's token),
@@ -498,75 +378,46 @@ class Classroom:
         if self.path is None:
             return
         with self._lock:
-            write_private(self.path, self.to_dict())
-            fd = os.open(self.journal, os.O_WRONLY | os.O_TRUNC | os.O_CREAT, 0o600)
-            os.fchmod(fd, 0o600)
-            os.close(fd)
+            store.write_private(self.path, store.session_document(self))
+            store.empty_private(self.journal)
+            self._journaled = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "trente_lab_classroom": SESSION_VERSION,
-            "preset": self.preset,
-            "seed": self.seed,
-            "table": self.table,
-            "join_code": self.join_code,
-            "token": self.token,
-            "seq": self.seq,
-            "paused": self.paused,
-            "show_names": self.show_names,
-            "locked": self.locked,
-            "hide_split": self.hide_split,
-            "lang": self.lang,
-            "students": [
-                {"name": s.name, "key": s.key, "kicked": s.kicked, "joined": s.joined, "removed": s.removed}
-                for s in self.students
-            ],  # fmt: skip
-            "coups": self.coups,
-            "coup_times": self.coup_times,
-            "predictions": [[[i, side, sure] for i, (side, sure) in p.items()] for p in self.predictions],
-            "times": [[[i, at] for i, at in p.items()] for p in self.times],
-            "open_round": [[i, side, sure] for i, (side, sure) in self.open_round.items()],
-            "open_times": [[i, at] for i, at in self.open_times.items()],
-            "tables": self.tables,
-            "systems": [[i, seat.system, seat.start] for i, seat in self.books.seats.items()],
-            "fast": self.fast if self.fast is None or "done" in self.fast else None,
-        }
+        """The whole session as the session file keeps it (:func:`~experiments.classroom.store.session_document`)."""
+        return store.session_document(self)
 
     @classmethod
-    def open(cls, path: Path | None, preset: str = "classic", seed: int | None = None) -> tuple[Classroom, bool]:
-        """The session in ``path`` if it exists (resumed: True), else a new one written there (seed
-        None: a fresh one)."""
-        if path is None or not path.exists():
-            room = cls(preset=preset, seed=fresh_seed() if seed is None else seed, path=path)
-            room.save()
-            return room, False
-        return cls.load(path), True
+    def open(
+        cls, path: Path | None, rules: RuleSet | None, seed: int | None = None, rules_name: str = ""
+    ) -> tuple[Classroom, bool]:
+        """The session in ``path`` if it exists (resumed: True), else a new one written there at the
+        table ``rules`` (seed None: a fresh one).
+
+        :param rules: the table asked for. A session resumed keeps its own table: None takes it
+            whatever it is, a table that differs from it is refused in one line. A new session needs it.
+        :param rules_name: what the pages call a new session's table (default: :func:`~experiments.rules.table_name`).
+        """
+        if path is not None and path.exists():
+            room = cls.load(path)
+            if rules is not None and rules != room.rules:
+                asked = rules_name or table_name(rules)
+                raise ClassroomError(f"{path}: this session was played at the {room.rules_name} table, not at "
+                                     f"the {asked} table asked for; leave out --rules to resume it, or give "
+                                     "another --session for a new class")  # fmt: skip
+            return room, True
+        if rules is None:
+            raise ClassroomError(f"{path}: no session there to resume; give the rules of a new one")
+        room = cls(rules=rules, rules_name=rules_name, seed=fresh_seed() if seed is None else seed, path=path)
+        room.save()
+        return room, False
 
     @classmethod
     def load(cls, path: Path) -> Classroom:
         """Read a session file and replay its journal; a file that is not a session is refused."""
-        data = read_json(path, "classroom session", SESSION_BYTES, ClassroomError)
+        fields, picks = store.read_session(path)
         try:
-            if not isinstance(data, dict) or data.get("trente_lab_classroom") != SESSION_VERSION:
-                raise ValueError("not a classroom session")
-            students = [Student(i, s["name"], s["key"], bool(s["kicked"]), float(s.get("joined", 0)),
-                                None if s.get("removed") is None else float(s["removed"]))
-                        for i, s in enumerate(data["students"])]  # fmt: skip
-            room = cls(
-                preset=data["preset"], seed=int(data["seed"]), path=path, join_code=data["join_code"],
-                token=data["token"], table=int(data["table"]), students=students, coups=list(data["coups"]),
-                predictions=[{int(i): (side, int(sure)) for i, side, sure in p} for p in data["predictions"]],
-                open_round={int(i): (side, int(sure)) for i, side, sure in data["open_round"]},
-                paused=bool(data["paused"]), show_names=bool(data["show_names"]), fast=data.get("fast"),
-                seq=int(data["seq"]), locked=bool(data.get("locked", False)),
-                hide_split=bool(data.get("hide_split", True)), lang=str(data.get("lang", "")),
-                coup_times=[float(x) for x in data.get("coup_times", [0.0] * len(data["coups"]))],
-                times=[{int(i): float(at) for i, at in p} for p in data.get("times", [[] for _ in data["coups"]])],
-                open_times={int(i): float(at) for i, at in data.get("open_times", [])},
-                tables=list(data.get("tables", [])),
-            )  # fmt: skip
-            picks = _read_picks(data.get("systems", []), room.students, len(room.coups))
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            room = cls(path=path, **fields)
+        except (ValueError, TypeError) as exc:
             raise ClassroomError(f"{path}: cannot read this classroom session ({exc})") from None
         from experiments.game.deal import coup_record
 
@@ -576,7 +427,7 @@ class Classroom:
             room._sit_picks(picks, i)
             room.books.step(coup)
         room._sit_picks(picks, len(room.coups))
-        room._replay()
+        room._replay(store.read_journal(path))
         return room
 
     def _sit_picks(self, picks: dict[int, tuple[str, int]], coup: int) -> None:
@@ -584,32 +435,23 @@ class Classroom:
             if start == coup:
                 self.books.sit(student, system)
 
-    def _replay(self) -> None:
-        if not self.journal.exists():
-            return
-        lines = self.journal.read_text(encoding="utf-8").splitlines()
+    def _replay(self, events: list[dict[str, Any]]) -> None:
+        """Make again the changes journaled after the session file was written, then write it whole."""
         path, self.path = self.path, None  # replaying journals nothing
         try:
-            for line in lines:
-                try:
-                    event = json.loads(line)
-                except ValueError:
-                    continue  # a line torn by a kill: it was never acknowledged
-                if not isinstance(event, dict) or event.get("seq", 0) <= self.seq:
+            for event in events:
+                if event.get("seq", 0) <= self.seq:
                     continue
                 kind = event.get("e")
                 if kind == "join":
-                    self._add(Student(len(self.students), clean_name(event["name"]), str(event["key"]),
-                                      joined=float(event.get("t", 0))))  # fmt: skip
+                    self.roster.add(Student(len(self.students), clean_name(event["name"]), str(event["key"]),
+                                            joined=float(event.get("t", 0))))  # fmt: skip
                     self.seq += 1
                 elif kind == "predict":
                     self.predict(self.students[int(event["i"])].key, event["side"], event["sure"],
                                  at=float(event.get("t", 0)))  # fmt: skip
                 elif kind == "rekey":
-                    student = self.students[int(event["i"])]
-                    del self._by_key[student.key]
-                    student.key = str(event["key"])
-                    self._by_key[student.key] = student
+                    self.roster.rekey(self.students[int(event["i"])], str(event["key"]))
                 elif kind == "system":
                     self.pick_system(self.students[int(event["i"])].key, event["system"])
                 elif kind == "kick":
@@ -620,154 +462,48 @@ class Classroom:
             self.path = path
         self.save()
 
-    # -- what the pages show -----------------------------------------------------------------------
+    # -- what the pages show (:mod:`~experiments.classroom.views`) -----------------------------------
 
     @property
     def results(self) -> list[str]:
         return [c["result"] for c in self.coups]
 
     def record(self, student: Student) -> dict[str, Any]:
-        """One student's record: predictions, right, wrong, their own streak-trap rows."""
-        results = self.results
-        hits = hit_sequence(results, self.predictions, student.index)
-        made = sum(student.index in p for p in self.predictions)
-        run = 0
-        for hit in reversed(hits):
-            if not hit:
-                break
-            run += 1
-        trap = []
-        for k in TRAP_K:
-            occasions, right = after_run(hits, k)
-            trap.append({"k": k, "occasions": occasions, "right": right})
-        last = None
-        if self.coups:  # the last coup: what the student said and whether it was right
-            guess = self.predictions[-1].get(student.index)
-            won = side_of(results[-1])
-            verdict = None if guess is None else "tie" if won is None else "right" if guess[0] == won else "wrong"
-            last = {"coup": len(self.coups), "said": None if guess is None else guess[0], "verdict": verdict}
-        return {
-            "name": student.name,
-            "id": student.id,
-            "last": last,
-            "predicted": made,
-            "decided": len(hits),
-            "right": sum(hits),
-            "wrong": len(hits) - sum(hits),
-            "run": run,
-            "trap": trap,
-            "guess": self.open_round.get(student.index),
-            "system": self.books.seat_view(student.index),
-        }
+        """One student's record (:func:`~experiments.classroom.views.record`)."""
+        return views.record(self, student)
 
     def streak_trap(self) -> list[dict[str, Any]]:
         """The class's streak trap (:func:`experiments.streaks.streak_trap`)."""
         return streak_trap(self.results, self.predictions, [s.index for s in self.students])
 
+    def class_tables(self) -> tuple[Any, Any]:
+        """The class's pooled table and streak trap, computed again only when what they depend on changed."""
+        key = (self.table, len(self.coups), len(self.students))
+        if self._tables is None or self._tables_key != key:
+            self._tables = (pooled_table(self.results, self.predictions), self.streak_trap())
+            self._tables_key = key
+        return self._tables
+
     def student_public(self) -> dict[str, Any]:
-        """The part of :meth:`public` a student's page reads."""
+        """What a student's page reads (:func:`~experiments.classroom.views.student_public`)."""
         with self._lock:
-            return {"coups": len(self.coups), "paused": self.paused, "last": self.coups[-1] if self.coups else None,
-                    "systems": self.books.summary(), "lang": self.lang, "closes_in": self.closes_in()}  # fmt: skip
+            return views.student_public(self)
 
     def closes_in(self) -> float | None:
         """Seconds until the countdown closes the predictions (0: closed; None: no countdown)."""
         return None if self.closes_at is None else round(max(0.0, self.closes_at - time.time()), 2)
 
     def public(self) -> dict[str, Any]:
-        """What every page may know (no keys, no token; names only when the teacher shows them)."""
+        """What every page may know (:func:`~experiments.classroom.views.public`)."""
         with self._lock:
-            odds = self._odds
-            results = self.results
-            side, run = streaks_before([*results, "void"])[-1]
-            key = (self.table, len(self.coups), len(self.students))  # what the two tables depend on
-            if getattr(self, "_tables_key", None) != key:
-                self._tables = (pooled_table(results, self.predictions), self.streak_trap())
-                self._tables_key = key
-            pooled, trap = self._tables
-            guesses = list(self.open_round.values())
-            said = list(self.predictions[-1].values()) if self.predictions else []
-            active = [s for s in self.students if not s.kicked]
-            board = None
-            if self.show_names:
-                records = [self.record(s) for s in active]
-                board = [{"name": r["name"], "right": r["right"], "decided": r["decided"]} for r in records]
-                board = sorted(board, key=lambda r: (-r["right"], r["name"].casefold()))[:12]
-            systems = self.books.summary()
-            if self.show_names:  # each student's bankroll, by name: only when the teacher shows names
-                seats = [{"name": self.students[i].name, **self.books.seat_view(i)} for i in self.books.seats]
-                systems["seats"] = sorted(seats, key=lambda r: (-r["bankroll"], r["name"].casefold()))[:12]
-            fast = self.fast if self.fast is None else {**self.fast, "seed": str(self.fast.get("seed", ""))}
-            split = {"noir": sum(g[0] == "noir" for g in guesses), "rouge": sum(g[0] == "rouge" for g in guesses)}
-            return {
-                "preset": self.preset,
-                "rules": self.rules.describe(),
-                "table": self.table,
-                "paused": self.paused,
-                "show_names": self.show_names,
-                "locked": self.locked,
-                "hide_split": self.hide_split,
-                "lang": self.lang,
-                "closes_in": self.closes_in(),
-                "students": len(active),
-                "coups": len(self.coups),
-                "last": self.coups[-1] if self.coups else None,
-                "scoreboard": results[-40:],
-                "streak": {"side": side, "run": run},
-                "round": {"predicted": len(guesses), **({} if self.hide_split else split)},
-                "last_split": {"noir": sum(g[0] == "noir" for g in said), "rouge": sum(g[0] == "rouge" for g in said)},
-                "counts": {r: results.count(r) for r in ("noir", "rouge", "apres", "refait", "void")},
-                "exact": {
-                    "noir": odds.p_noir,
-                    "rouge": odds.p_rouge,
-                    "apres": odds.p_apres,
-                    "refait": odds.p_refait,
-                    "decided_half": 0.5,
-                    "model": f"first coup of a {self.rules.decks}-deck shoe, exact; of the decided coups each "
-                    "side wins exactly half whatever came before",
-                },
-                "pooled": pooled,
-                "trap": trap,
-                "leaders": board,
-                "systems": systems,
-                "fast": fast,
-            }
+            return views.public(self)
 
-    def roster(self) -> list[dict[str, Any]]:
-        """Every student who joined: id, name, when they joined, whether and when they were removed."""
-        return [{"id": s.id, "name": s.name, "joined": _iso(s.joined), "removed": s.kicked,
-                 "removed_at": _iso(s.removed)} for s in self.students]  # fmt: skip
+    # -- what the teacher downloads (:mod:`~experiments.classroom.exports`) ---------------------------
 
     def export(self) -> dict[str, Any]:
-        """The table's coups and predictions (student ids and names, not keys), the roster, the seed
-        (shown only here, after the lesson), the fast-forward, and the tables before each reset."""
+        """The current table's export (:func:`~experiments.classroom.exports.table_document`)."""
         with self._lock:
-            coups = [{**c, "at": _iso(t)} for c, t in zip(self.coups, self.coup_times, strict=False)]
-            return {
-                "preset": self.preset,
-                "seed": str(self.seed),
-                "table": self.table,
-                "roster": self.roster(),
-                "coups": coups,
-                "predictions": [
-                    [
-                        {
-                            "id": self.students[i].id,
-                            "name": self.students[i].name,
-                            "side": side,
-                            "sure": sure,
-                            "at": _iso(t.get(i)),
-                        }
-                        for i, (side, sure) in p.items()
-                    ]
-                    for p, t in zip(self.predictions, self.times, strict=False)
-                ],  # fmt: skip
-                "systems": [
-                    {"id": i + 1, "name": self.students[i].name, **self.books.seat_view(i)} for i in self.books.seats
-                ],  # fmt: skip
-                "fast": None if self.fast is None else {**self.fast, "seed": str(self.fast.get("seed", ""))},
-                "earlier_tables": [t.get("table") for t in self.tables],
-            }
+            return exports.table_document(self)
 
     def export_table(self, table: object) -> dict[str, Any]:
         """The export of table ``table``: an earlier one (kept at its reset) or the current one."""
@@ -780,66 +516,11 @@ class Classroom:
             raise ClassroomError(f"no table {table!r} in this session")
 
     def export_csv(self, sep: str = ",", table: object = None) -> str:
-        """One line per prediction: coup, when dealt, result, student id and name, side, sure, when
-        predicted, right (empty on a tie); with a byte-order mark (a spreadsheet reads UTF-8) and
-        ``sep`` between fields (``;`` for a French spreadsheet)."""
-        import csv
-        import io
-
-        if sep not in (",", ";", "\t"):
+        """Table ``table``'s predictions as CSV, ``sep`` between fields
+        (:func:`~experiments.classroom.exports.csv_text`)."""
+        if sep not in exports.SEPARATORS:
             raise ClassroomError("sep: , or ; or a tab")
-        document = self.export_table(table)
-        buffer = io.StringIO()
-        buffer.write("\ufeff")
-        writer = csv.writer(buffer, delimiter=sep, lineterminator="\r\n")
-        writer.writerow(["table", "coup", "dealt_at", "result", "noir", "rouge", "student", "name", "predicted", "sure",
-                         "predicted_at", "right"])  # fmt: skip
-        t = document["table"]
-        for n, (coup, preds) in enumerate(zip(document["coups"], document["predictions"]), 1):
-            won = side_of(coup["result"])
-            head = [t, n, coup.get("at") or "", coup["result"], coup["noir"], coup["rouge"]]
-            if not preds:
-                writer.writerow([*head, "", "", "", "", "", ""])
-            for p in preds:
-                name = p["name"]
-                if name[:1] in "=+-@\t\r":  # a spreadsheet must not read a name as a formula
-                    name = "'" + name
-                right = "" if won is None else int(p["side"] == won)
-                writer.writerow([*head, p.get("id", ""), name, p["side"], p["sure"], p.get("at") or "", right])
-        return buffer.getvalue()
-
-
-def _iso(at: float | None) -> str | None:
-    """A time as ISO 8601 in UTC to the millisecond (None, or 0 for a session older than the times: None)."""
-    if not at:
-        return None
-    from datetime import UTC, datetime
-
-    return datetime.fromtimestamp(at, UTC).isoformat(timespec="milliseconds")
-
-
-def _read_picks(entries: object, students: list[Student], coups: int) -> dict[int, tuple[str, int]]:
-    """The session file's ``systems``: ``[student, system, coup it sat down at]`` each, checked (a
-    ValueError names what is wrong): a present student once, a system of the list, a coup dealt."""
-    if not isinstance(entries, list):
-        raise ValueError("systems: not a list")
-    picks: dict[int, tuple[str, int]] = {}
-    for entry in entries:
-        if not (isinstance(entry, list) and len(entry) == 3):
-            raise ValueError("systems: an entry is not [student, system, coup]")
-        student, system, start = entry
-        if not is_whole(student, 0, len(students) - 1, numpy=False):
-            raise ValueError(f"systems: no student {student!r}")
-        if students[student].kicked:
-            raise ValueError(f"systems: no student {student!r}")
-        if student in picks:
-            raise ValueError(f"systems: student {student} twice")
-        if system not in SYSTEMS:
-            raise ValueError("systems: unknown system")
-        if not is_whole(start, 0, coups, numpy=False):
-            raise ValueError(f"systems: coup {start!r} was not dealt")
-        picks[student] = (system, start)
-    return picks
+        return exports.csv_text(self.export_table(table), sep)
 
 
 __all__ = [
@@ -853,6 +534,7 @@ __all__ = [
     "after_run",
     "clean_name",
     "expected_share",
+    "fresh_seed",
     "hit_sequence",
     "pooled_table",
     "streaks_before",

@@ -11,7 +11,8 @@ hand, exact; the coups of its session; the last coup's result and Couleur; its p
 :func:`~trente_env.settle.settle_box`, by which every table of the lab settles). Nothing here decides
 what a coup pays; a test checks every system's bankroll, coup by coup, against the session runner on
 the same coups. A system whose money falls below the table minimum with
-nothing in prison is ruined and stakes no more (the runner's ruin).
+nothing in prison is ruined and stakes no more: the ruin rule of every session loop
+(:func:`trente_env.croupier.is_ruined`).
 
 Beside each bankroll stands the exact expectation of the very stakes placed, ``-edge x staked``:
 each unit's edge is :func:`trente_env.odds.stake_weighted_edge` of one unit on its box (insured or
@@ -188,8 +189,18 @@ class Books:
         self.board[:, 1:] = self.board[:, :-1]
         self.board[:, 0] = result
         self.couleur[:] = scoreboard_couleur(result, couleur)
-        self.ruined |= (self.money < self.rules.table_min) & (self.prison.sum(axis=(1, 2)) == 0)
+        self.ruined |= self.now_ruined()
         self.coups += 1
+
+    def now_ruined(self) -> np.ndarray:
+        """(seats,) whether each seat's money and prisoners now meet the ruin rule of every session loop
+        (:func:`trente_env.croupier.is_ruined`: below the table minimum, nothing in prison). A ruined
+        seat stays ruined (:attr:`ruined`)."""
+        from trente_env.croupier import is_ruined
+
+        table_min = self.rules.table_min
+        return np.array([is_ruined(money, table_min, prison) for money, prison in zip(self.money, self.prison)],
+                        dtype=np.bool_)  # fmt: skip
 
     # -- what the pages show ---------------------------------------------------------------------
 

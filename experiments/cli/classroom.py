@@ -9,14 +9,22 @@ from typing import Annotated
 
 import typer
 
-from experiments.cli.options import RulesOption, path_option
+from experiments.cli.options import path_option
 from experiments.console import out
 from experiments.errors import LabError
 from experiments.limits import MAX_SEED
 
 
 def command(
-    rules: RulesOption = "classic",
+    rules: Annotated[
+        str | None,
+        typer.Option(
+            "--rules",
+            "-r",
+            help="Rules preset of a new session (see `trente-lab presets`; default: classic). A resumed session "
+            "keeps its own table: --rules naming another is refused.",
+        ),
+    ] = None,
     seed: Annotated[
         int | None,
         typer.Option(
@@ -75,6 +83,7 @@ def command(
         raise LabError(f"the classroom needs the classroom extra ({exc.name} is missing): "
                        'pip install "trente-lab[classroom]"') from None  # fmt: skip
     from experiments.classroom import serve
+    from experiments.rules import load_rules
 
     if csv_sep not in (",", ";"):
         raise LabError("--csv-sep: , or ;")
@@ -92,14 +101,17 @@ def command(
         if not (ask and typer.confirm(f"{session} holds an earlier class ({summary}): resume it?", default=False)):
             raise LabError(f"--session {session}: holds an earlier class ({summary}); --resume to continue it, "
                            "or --session NEW.json for a new class")  # fmt: skip
-    room, resumed = serve.open_classroom(session, rules, seed, new)
+    if rules is None and not session.exists():
+        rules = "classic"  # a new session's default table; a resumed one keeps its own
+    table = None if rules is None else load_rules(rules)
+    room, resumed = serve.open_classroom(session, table, seed, new, rules_name=rules or "")
     scheme = "https" if ssl_certfile else "http"
     base, join = serve.addresses(host, port, room, scheme)
     if resumed:
-        out.print(f"resumed {session}: {len(room.coups)} coups, {room.present} students ({room.preset} rules)")
+        out.print(f"resumed {session}: {len(room.coups)} coups, {room.present} students ({room.rules_name} rules)")
     else:
         out.print(
-            f"new session {session} ({room.preset} rules, "
+            f"new session {session} ({room.rules_name} rules, "
             + (f"seed {room.seed})" if seed is not None else "a fresh seed, shown in the exports after the lesson)")
         )
     if host in serve.LOCAL_HOSTS:
