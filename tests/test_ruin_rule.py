@@ -73,3 +73,32 @@ def test_ruined_below_the_minimum_with_nothing_in_prison(money: float, prisoner:
     prison = np.zeros((4, 2))
     prison[2, 1] = prisoner  # a prisoner anywhere, second prison included, keeps the session going
     assert is_ruined(money, 5.0, prison) is ruined
+
+
+def test_a_seat_below_the_minimum_with_a_prisoner_pending_is_not_ruined_as_the_engine_says() -> None:
+    """The room's ruin is the engine's rule (``trente_env.croupier.is_ruined``): a system whose money fell
+    below the table minimum while its stake waits in prison plays on; on every coup after, the room's
+    verdict is the engine's (a ruined seat stays ruined)."""
+    from experiments.classroom.systems import Books
+    from experiments.game.deal import coup_record
+    from trente_env.dealer import Shoe
+    from trente_env.rules import get_rules
+    from trente_env.seeding import table_generator
+
+    rules = get_rules("classic")
+    shoe = Shoe(rules, table_generator(3, 0))
+    coups = [coup_record(shoe.deal()) for _ in range(400)]
+    refait = next(i for i, c in enumerate(coups) if c["result"] == "refait")
+    books = Books(rules)
+    for coup in coups[:refait]:
+        books.step(coup)
+    books.sit(0, "flat")
+    books.money[0] = rules.table_min  # one stake left, which the flat system stakes on the refait
+    books.step(coups[refait])
+    assert books.money[0] < rules.table_min and books.prison[0].sum() == rules.table_min  # the edge case
+    assert not books.ruined[0] and not is_ruined(books.money[0], rules.table_min, books.prison[0])
+    for coup in coups[refait + 1 :]:
+        was = bool(books.ruined[0])
+        books.step(coup)
+        assert books.ruined[0] == (was or is_ruined(books.money[0], rules.table_min, books.prison[0]))
+    assert books.ruined[0]  # on these coups (seed 3) the prisoner is lost: nothing left, ruined

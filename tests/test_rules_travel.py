@@ -85,6 +85,7 @@ CUSTOM = get_rules("classic", decks=4)  # no preset's rules: the libraries call 
 
 
 def test_the_libraries_take_the_rule_set_and_name_it() -> None:
+    from experiments.classroom.state import Classroom
     from experiments.game.deal import deal_coups_from_shoe
     from experiments.game.edge import all_presets, edge_report
     from experiments.game.listings import strategy_detail
@@ -94,6 +95,8 @@ def test_the_libraries_take_the_rule_set_and_name_it() -> None:
     assert edge_report(get_rules("classic")) == all_presets()["classic"]
     assert strategy_detail("flat", CUSTOM)["rules"] == "custom"
     assert len(list(deal_coups_from_shoe(CUSTOM, 3, seed=1))) == 3
+    shown = Classroom(CUSTOM, seed=1).public()
+    assert shown["preset"] == "custom" and "a 4-deck shoe" in shown["exact"]["model"]
 
 
 @pytest.mark.parametrize("command", ["edge", "fallacy"])

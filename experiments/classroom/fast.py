@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from experiments.classroom.state import MAX_STREAK
+from experiments.streaks import MAX_STREAK
 from trente_env.seeding import fast_forward_seed as fast_seed
 
 #: Shards of a fast-forward: the progress shown moves once a shard.

@@ -33,20 +33,11 @@ from typing import Any
 import numpy as np
 
 from experiments.classroom import exports, store, views
-from experiments.classroom.roster import MAX_NAME, Roster, Student, clean_name
+from experiments.classroom.roster import Roster, Student, clean_name
 from experiments.classroom.systems import SYSTEMS, Books
 from experiments.errors import ClassroomError
 from experiments.rules import table_name
-from experiments.streaks import (
-    MAX_STREAK,
-    SIDES,
-    after_run,
-    expected_share,
-    hit_sequence,
-    pooled_table,
-    streak_trap,
-    streaks_before,
-)
+from experiments.streaks import SIDES, pooled_table, streak_trap
 from trente_env.rules import RuleSet
 from trente_env.seeding import table_generator
 from trente_env.whole import is_whole
@@ -382,10 +373,6 @@ class Classroom:
             store.empty_private(self.journal)
             self._journaled = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """The whole session as the session file keeps it (:func:`~experiments.classroom.store.session_document`)."""
-        return store.session_document(self)
-
     @classmethod
     def open(
         cls, path: Path | None, rules: RuleSet | None, seed: int | None = None, rules_name: str = ""
@@ -523,19 +510,5 @@ class Classroom:
         return exports.csv_text(self.export_table(table), sep)
 
 
-__all__ = [
-    "Classroom",
-    "ClassroomError",
-    "FAST_COUPS",
-    "MAX_NAME",
-    "MAX_STREAK",
-    "SIDES",
-    "Student",
-    "after_run",
-    "clean_name",
-    "expected_share",
-    "fresh_seed",
-    "hit_sequence",
-    "pooled_table",
-    "streaks_before",
-]
+#: ``ClassroomError`` is :mod:`experiments.errors`'s, named here for the web app and the server.
+__all__ = ["FAST_COUPS", "MAX_COUNTDOWN", "MAX_LIVE_COUPS", "SURE", "Classroom", "ClassroomError", "fresh_seed"]

@@ -147,8 +147,8 @@ def _rules_of(data: dict[str, Any]) -> RuleSet:
 def read_session(path: Path) -> tuple[dict[str, Any], dict[int, tuple[str, int]]]:
     """The session file ``path``, read: the room's fields (``Classroom(path=path, **fields)``) and the
     students' systems (student -> (system, the coup it sat down at)). A file that is not a session
-    is refused in one line."""
-    refuse_special(path)
+    is refused in one line (by the one reader when it is not a regular file: a link is followed, to
+    say what it leads to, and refused when the session is written)."""
     data = read_json(path, "classroom session", SESSION_BYTES, ClassroomError)
     try:
         if not isinstance(data, dict) or data.get("trente_lab_classroom") != SESSION_VERSION:
@@ -203,7 +203,8 @@ def read_picks(entries: object, students: list[Student], coups: int) -> dict[int
 def read_journal(path: Path) -> list[dict[str, Any]]:
     """The changes journaled beside the session file ``path``, oldest first (none if there is no
     journal), read by the one reader; a line that is not a JSON object (torn by a kill: it was never
-    acknowledged) is skipped."""
+    acknowledged) is skipped. A journal that is a link is refused before it is read: its lines would be
+    replayed from elsewhere."""
     journal = journal_of(path)
     refuse_special(journal)
     if not journal.exists():
