@@ -122,9 +122,13 @@ def test_a_session_written_before_its_rules_were_recorded_is_read_by_its_name(tm
 def test_a_session_at_another_table_than_the_one_asked_is_refused_in_one_line(tmp_path: Path) -> None:
     session = tmp_path / "s.json"
     Classroom.open(session, CLASSIC, 1)
+    room = Classroom.load(session)
+    room.join("Ann", room.join_code)  # journaled
+    written = session.read_bytes(), room.journal.read_bytes()
     with pytest.raises(ClassroomError, match="played at the classic table, not at the partage table") as refused:
         Classroom.open(session, get_rules("partage"), rules_name="partage")
     assert "\n" not in str(refused.value)
+    assert (session.read_bytes(), room.journal.read_bytes()) == written  # refused before anything is written
     assert Classroom.open(session, CLASSIC)[1]  # the same table asked again: resumed
 
 

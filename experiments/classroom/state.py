@@ -385,13 +385,7 @@ class Classroom:
         :param rules_name: what the pages call a new session's table (default: :func:`~experiments.rules.table_name`).
         """
         if path is not None and path.exists():
-            room = cls.load(path)
-            if rules is not None and rules != room.rules:
-                asked = rules_name or table_name(rules)
-                raise ClassroomError(f"{path}: this session was played at the {room.rules_name} table, not at "
-                                     f"the {asked} table asked for; leave out --rules to resume it, or give "
-                                     "another --session for a new class")  # fmt: skip
-            return room, True
+            return cls.load(path, rules, rules_name), True
         if rules is None:
             raise ClassroomError(f"{path}: no session there to resume; give the rules of a new one")
         room = cls(rules=rules, rules_name=rules_name, seed=fresh_seed() if seed is None else seed, path=path)
@@ -399,9 +393,15 @@ class Classroom:
         return room, False
 
     @classmethod
-    def load(cls, path: Path) -> Classroom:
-        """Read a session file and replay its journal; a file that is not a session is refused."""
+    def load(cls, path: Path, rules: RuleSet | None = None, rules_name: str = "") -> Classroom:
+        """Read a session file and replay its journal; a file that is not a session is refused, and so
+        is a session at another table than ``rules`` (if given; named ``rules_name``), before anything
+        is written."""
         fields, picks = store.read_session(path)
+        if rules is not None and rules != fields["rules"]:
+            raise ClassroomError(f"{path}: this session was played at the {fields['rules_name']} table, not at "
+                                 f"the {rules_name or table_name(rules)} table asked for; leave out --rules to "
+                                 "resume it, or give another --session for a new class")  # fmt: skip
         try:
             room = cls(path=path, **fields)
         except (ValueError, TypeError) as exc:
