@@ -287,8 +287,8 @@ def _lock(fd: int) -> bool:
 #: The one reader (:mod:`strategies.inputs`: below every package that reads a file), re-exported here
 #: beside the one writer. Loaded on first use: the command line's help loads no engine.
 _READER = frozenset(
-    ("CONFIG_BYTES", "MANIFEST_BYTES", "MODEL_BYTES", "SESSION_BYTES", "input_kind", "open_input", "parse_json")
-    + ("read_input", "read_input_text", "read_json", "read_toml")
+    ("CONFIG_BYTES", "MANIFEST_BYTES", "MODEL_BYTES", "RESULTS_BYTES", "SESSION_BYTES", "input_kind")
+    + ("open_input", "parse_json", "read_input", "read_input_text", "read_json", "read_toml")
 )
 
 
