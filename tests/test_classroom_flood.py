@@ -1,0 +1,100 @@
+"""The classroom server against a raw connection flood, on a real port: connections that never send a
+byte, or send their headers a byte at a time (slowloris), are dropped after a short time and never
+count against the room, so the teacher's projector still loads while a student holds more of them
+than the server once allowed connections in all."""
+
+from __future__ import annotations
+
+import contextlib
+import resource
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("uvicorn")
+pytest.importorskip("segno")
+pytest.importorskip("httpx")
+
+import httpx  # noqa: E402
+
+from tests._classroom import start  # noqa: E402
+
+#: Silent sockets held open: more than the 1,000 connections uvicorn's ``limit_concurrency`` let the
+#: server hold in all (each connection counted, silent or not), so the old server answered 503.
+SILENT = 1100
+
+#: Seconds within which a refused or slow answer shows a hang, not slowness (no speed is asserted).
+DEADLINE = 30
+
+
+@pytest.fixture(scope="module")
+def room(tmp_path_factory: pytest.TempPathFactory):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < 2 * SILENT + 200:  # this process holds the silent sockets, the server its ends
+        if hard != resource.RLIM_INFINITY and hard < 2 * SILENT + 200:
+            pytest.skip(f"open-file limit {hard} is below the {2 * SILENT + 200} this test needs")
+        resource.setrlimit(resource.RLIMIT_NOFILE, (2 * SILENT + 200, hard))
+    running = start(tmp_path_factory.mktemp("flood") / "class.json")
+    yield running
+    running.stop()
+
+
+def _port(base: str) -> int:
+    return int(base.rsplit(":", 1)[1])
+
+
+def test_the_projector_loads_while_silent_sockets_are_held(room) -> None:
+    port = _port(room.base)
+    silent = []
+    try:
+        for _ in range(SILENT):
+            silent.append(socket.create_connection(("127.0.0.1", port), timeout=DEADLINE))
+        time.sleep(0.5)  # let the server accept every one of them
+        response = httpx.get(f"{room.base}/projector", timeout=DEADLINE)
+        assert response.status_code == 200, (response.status_code, response.text[:200])
+        assert "<html" in response.text
+        # and a student's page too: the room is not blinded for anyone
+        assert httpx.get(room.join, timeout=DEADLINE).status_code == 200
+    finally:
+        for s in silent:
+            s.close()
+
+
+def _closed_by_server(s: socket.socket, send: bytes = b"") -> bool:
+    """Whether the server closed ``s`` (sending ``send`` first, if anything)."""
+    try:
+        if send:
+            s.sendall(send)
+        s.settimeout(1)
+        return s.recv(4096) == b""
+    except TimeoutError:
+        return False
+    except OSError:  # reset
+        return True
+
+
+@pytest.mark.parametrize("kind", ["silent", "slowloris", "slowloris after a first request"])
+def test_a_silent_or_slow_connection_is_closed_after_a_short_time(room, kind: str) -> None:
+    """A connection that has not sent a whole request's headers within the server's header time is
+    closed, however it trickles bytes (one every second, each resetting no timer)."""
+    from experiments.classroom.serve import HEADER_SECONDS
+
+    port = _port(room.base)
+    with contextlib.closing(socket.create_connection(("127.0.0.1", port), timeout=DEADLINE)) as s:
+        if kind == "slowloris after a first request":  # keep-alive: one request answered, then trickling
+            s.sendall(f"GET /static/classroom.css HTTP/1.1\r\nHost: {room.base.split('//')[1]}\r\n\r\n".encode())
+            s.settimeout(DEADLINE)
+            assert s.recv(4096).startswith(b"HTTP/1.1 200")
+        trickle = b"GET / HTTP/1.1\r\nX-Slow: " + b"a" * 10_000 if kind != "silent" else b""
+        started = time.monotonic()
+        closed = False
+        for byte in trickle or iter(lambda: b"", None):
+            if _closed_by_server(s, bytes([byte]) if trickle else b""):
+                closed = True
+                break
+            if time.monotonic() - started > DEADLINE:
+                break
+        assert closed, f"the connection was still open after {DEADLINE} s"
+        assert time.monotonic() - started > HEADER_SECONDS - 2  # not closed before its time either
