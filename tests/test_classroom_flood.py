@@ -57,19 +57,21 @@ def test_the_projector_loads_while_silent_sockets_are_held(room) -> None:
         assert "<html" in response.text
         # and a student's page too: the room is not blinded for anyone
         assert httpx.get(room.join, timeout=DEADLINE).status_code == 200
+        held = sum(not _closed_by_server(s, timeout=0) for s in silent)
+        assert held == SILENT  # all still held while the pages loaded (their time had not run out)
     finally:
         for s in silent:
             s.close()
 
 
-def _closed_by_server(s: socket.socket, send: bytes = b"") -> bool:
-    """Whether the server closed ``s`` (sending ``send`` first, if anything)."""
+def _closed_by_server(s: socket.socket, send: bytes = b"", timeout: float = 1) -> bool:
+    """Whether the server closed ``s`` (sending ``send`` first, if anything), waiting ``timeout`` seconds."""
     try:
         if send:
             s.sendall(send)
-        s.settimeout(1)
+        s.settimeout(timeout)
         return s.recv(4096) == b""
-    except TimeoutError:
+    except (TimeoutError, BlockingIOError):
         return False
     except OSError:  # reset
         return True
@@ -98,3 +100,35 @@ def test_a_silent_or_slow_connection_is_closed_after_a_short_time(room, kind: st
                 break
         assert closed, f"the connection was still open after {DEADLINE} s"
         assert time.monotonic() - started > HEADER_SECONDS - 2  # not closed before its time either
+
+
+def test_one_address_holds_at_most_its_share_of_connections(tmp_path: Path) -> None:
+    """From an address of the network (not this machine), connections past :data:`MAX_PER_ADDRESS` are
+    closed as soon as they are made; this machine's projector is not affected."""
+    from experiments.classroom.serve import MAX_PER_ADDRESS, network_address
+
+    address = network_address()
+    if address.startswith("127."):
+        pytest.skip("this machine has no network address to connect from")
+    running = start(tmp_path / "class.json", "--host", "0.0.0.0")
+    try:
+        port = _port(running.base)
+        held = [socket.create_connection((address, port), timeout=DEADLINE) for _ in range(MAX_PER_ADDRESS)]
+        try:
+            time.sleep(0.5)
+            assert not any(_closed_by_server(s) for s in held[:3])  # within its share: kept
+            with contextlib.closing(socket.create_connection((address, port), timeout=DEADLINE)) as extra:
+                extra.settimeout(DEADLINE)
+                assert extra.recv(100) == b""  # past it: closed at once, without a word
+            response = httpx.get(f"http://127.0.0.1:{port}/projector", timeout=DEADLINE)
+            assert response.status_code == 200
+        finally:
+            for s in held:
+                s.close()
+        time.sleep(0.5)
+        with contextlib.closing(socket.create_connection((address, port), timeout=DEADLINE)) as again:
+            again.sendall(f"GET /static/classroom.css HTTP/1.1\r\nHost: {address}:{port}\r\n\r\n".encode())
+            again.settimeout(DEADLINE)
+            assert again.recv(4096).startswith(b"HTTP/1.1 200")  # the share is given back when they close
+    finally:
+        running.stop()
