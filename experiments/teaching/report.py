@@ -14,10 +14,9 @@ The page holds, in this order:
 * the **rules** of the game and of the table (with the exact house edges), and a **glossary** in
   English and French.
 
-Every file of ``DIR`` is read by the one reader (:mod:`strategies.inputs`): one that is not a regular
-file (a FIFO, a device, a folder), is too large for what it should be, or is not JSON where JSON is
-read (empty, malformed, nested too deep) is bad input like a malformed config, refused in one line
-(a :class:`~experiments.errors.LabError`) before the page is written.
+Every file of ``DIR`` is read by the one reader (:mod:`strategies.inputs`): one that is not a regular file,
+is too large, or is not JSON where JSON is read (empty, malformed, too deep) is bad input like a malformed
+config: a :class:`~experiments.errors.LabError` in one line, before the page is written.
 
 Self-contained: plots are embedded as ``data:image/png;base64`` URIs, the style sheet is inline,
 and a Content-Security-Policy forbids every network request, so the file works from a USB stick or
@@ -42,20 +41,12 @@ from typing import Any
 from experiments import version
 from experiments.console import say
 from experiments.errors import LabError
-from experiments.files import (
-    MANIFEST_BYTES,
-    RESULTS_BYTES,
-    SESSION_BYTES,
-    atomic_write_text,
-    check_output_file,
-    read_input,
-    read_input_text,
-    read_json,
-)
+from experiments.files import atomic_write_text, check_output_file
 from experiments.rules import load_rules
 from experiments.streaks import pooled_table, streak_trap
 from experiments.teaching.fallacy import fallacy_report, plot_streaks, plot_systems, system_label
 from experiments.teaching.page import CHECK_SCRIPT, CSP, STYLE, glossary, rules_text
+from strategies.inputs import MANIFEST_BYTES, RESULTS_BYTES, SESSION_BYTES, read_input, read_input_text, read_json
 from trente_env.odds import first_coup, house_edges
 from trente_env.rules import RuleSet
 
@@ -94,9 +85,8 @@ def _img(data: bytes, alt: str, caption: str) -> str:
 
 
 def read_results(folder: Path) -> tuple[dict[str, Any] | None, str | None]:
-    """``folder/results.json`` as a dict, or (None, a one-line reason it could not be used).
-
-    :raises LabError: the file is not a regular JSON file of a tournament's size (:mod:`strategies.inputs`)."""
+    """``folder/results.json`` as a dict, or (None, a one-line reason it could not be used); a file the reader
+    refuses (:mod:`strategies.inputs`) is a :class:`LabError`."""
     path = folder / "results.json"
     if not path.exists():
         return None, None
@@ -274,9 +264,8 @@ REPORT_SESSION_COUPS = 300
 
 
 def read_fallacy(folder: Path | None) -> Any:
-    """The document in ``folder/fallacy.json`` (written by ``trente-lab fallacy --out``), None when there is none.
-
-    :raises LabError: the file is not a regular JSON file of its size (:mod:`strategies.inputs`)."""
+    """The document in ``folder/fallacy.json`` (``trente-lab fallacy --out``), None when there is none; a file
+    the reader refuses (:mod:`strategies.inputs`) is a :class:`LabError`."""
     if folder is None or not (folder / "fallacy.json").exists():
         return None
     return read_json(folder / "fallacy.json", "fallacy tables", RESULTS_BYTES, LabError)
@@ -464,11 +453,9 @@ def glossary_section(rules: RuleSet) -> str:
 
 def classroom_section(path: Path) -> str:
     """The class's own table from ``classroom.json`` (the classroom's export: its coups and predictions):
-    the pooled "after k in a row" table and the streak trap, as the projector showed them. A file that
-    of another shape is said in one line and on the page (the tables are :mod:`experiments.streaks`', as the
-    classroom's own).
-
-    :raises LabError: the file is not a regular JSON file of a session's size (:mod:`strategies.inputs`)."""
+    the pooled "after k in a row" table and the streak trap, as the projector showed them. A document of
+    another shape is said in one line and on the page; a file the reader refuses is a :class:`LabError`
+    (the tables are :mod:`experiments.streaks`', as the classroom's own)."""
     document = read_json(path, "classroom export", SESSION_BYTES, LabError)
     try:
         coups = document["coups"]
@@ -609,7 +596,4 @@ def build_report(
     return output
 
 
-__all__ = [
-    "KNOWN_PLOTS", "build_report", "fallacy_document", "folder_plots", "read_fallacy", "read_results",
-    "tournament_section",
-]  # fmt: skip
+__all__ = ["KNOWN_PLOTS", "build_report", "fallacy_document", "folder_plots", "read_results", "tournament_section"]
