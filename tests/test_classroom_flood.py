@@ -77,29 +77,37 @@ def _closed_by_server(s: socket.socket, send: bytes = b"", timeout: float = 1) -
         return True
 
 
-@pytest.mark.parametrize("kind", ["silent", "slowloris", "slowloris after a first request"])
-def test_a_silent_or_slow_connection_is_closed_after_a_short_time(room, kind: str) -> None:
-    """A connection that has not sent a whole request's headers within the server's header time is
-    closed, however it trickles bytes (one every second, each resetting no timer)."""
-    from experiments.classroom.serve import HEADER_SECONDS
+#: How each kind of slow connection starts (sent at once) and what it then trickles, a byte a second.
+SLOW = {
+    "silent": (b"", b""),
+    "slowloris": (b"", b"GET / HTTP/1.1\r\nX-Slow: " + b"a" * 1000),
+    "slowloris after a first request": (b"GET /static/classroom.css HTTP/1.1\r\nHost: {host}\r\n\r\n",
+                                        b"GET / HTTP/1.1\r\nX-Slow: " + b"a" * 1000),
+    "slow body": (b"POST /api/join HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 500\r\n\r\n{", b" " * 1000),
+}  # fmt: skip
 
-    port = _port(room.base)
-    with contextlib.closing(socket.create_connection(("127.0.0.1", port), timeout=DEADLINE)) as s:
-        if kind == "slowloris after a first request":  # keep-alive: one request answered, then trickling
-            s.sendall(f"GET /static/classroom.css HTTP/1.1\r\nHost: {room.base.split('//')[1]}\r\n\r\n".encode())
+
+@pytest.mark.parametrize("kind", SLOW)
+def test_a_silent_or_slow_connection_is_closed_after_a_short_time(room, kind: str) -> None:
+    """A connection that has not sent a whole request (headers and body) within the server's time is
+    closed, however it trickles bytes (one every second, each resetting no timer)."""
+    from experiments.classroom.serve import REQUEST_SECONDS
+
+    opening, trickle = SLOW[kind]
+    with contextlib.closing(socket.create_connection(("127.0.0.1", _port(room.base)), timeout=DEADLINE)) as s:
+        if opening:
+            s.sendall(opening.replace(b"{host}", room.base.split("//")[1].encode()))
+        if opening.startswith(b"GET"):  # keep-alive: the first request is answered, then the trickling starts
             s.settimeout(DEADLINE)
             assert s.recv(4096).startswith(b"HTTP/1.1 200")
-        trickle = b"GET / HTTP/1.1\r\nX-Slow: " + b"a" * 10_000 if kind != "silent" else b""
         started = time.monotonic()
         closed = False
-        for byte in trickle or iter(lambda: b"", None):
-            if _closed_by_server(s, bytes([byte]) if trickle else b""):
-                closed = True
-                break
-            if time.monotonic() - started > DEADLINE:
-                break
+        while not closed and time.monotonic() - started < DEADLINE:
+            closed = _closed_by_server(s, trickle[:1])
+            trickle = trickle[1:]
         assert closed, f"the connection was still open after {DEADLINE} s"
-        assert time.monotonic() - started > HEADER_SECONDS - 2  # not closed before its time either
+        assert time.monotonic() - started > REQUEST_SECONDS - 2  # not closed before its time either
 
 
 def test_one_address_holds_at_most_its_share_of_connections(tmp_path: Path) -> None:

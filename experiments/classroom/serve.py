@@ -108,10 +108,10 @@ def build_app(room: Classroom, host: str, join_url: str, joins_per_minute: int =
     return make_app(room, join_url, hosts, joins_per_minute, csv_sep)
 
 
-#: Seconds a connection has to send a whole request's headers (its first request, or its next one on a
-#: connection kept open): one that sends nothing, or trickles its headers a byte at a time (slowloris),
-#: is closed then. A phone on a school's Wi-Fi sends its headers in one packet.
-HEADER_SECONDS = 10
+#: Seconds a connection has to send a whole request, headers and body (its first request, or its next one
+#: on a connection kept open): one that sends nothing, or trickles its request a byte at a time
+#: (slowloris), is closed then. A phone's request is a few hundred bytes, sent at once.
+REQUEST_SECONDS = 10
 
 #: HTTP requests served at once at most (more get 503). Only requests count, never a connection that
 #: has not sent one: silent connections cannot fill the room. Websockets are counted by the app (the
@@ -128,7 +128,7 @@ OPEN_FILES = 8192
 
 def serve(app: Any, host: str, port: int, **uvicorn_options: Any) -> None:
     """Serve ``app`` until Ctrl-C (uvicorn), hardened against a flood of connections: silent or slow
-    ones are closed after :data:`HEADER_SECONDS`, one address holds at most :data:`MAX_PER_ADDRESS`,
+    ones are closed after :data:`REQUEST_SECONDS`, one address holds at most :data:`MAX_PER_ADDRESS`,
     and only requests count against :data:`MAX_REQUESTS`, so the projector always gets in."""
     import uvicorn
 
@@ -140,11 +140,11 @@ def serve(app: Any, host: str, port: int, **uvicorn_options: Any) -> None:
 
 
 def guarded_protocol() -> type:
-    """uvicorn's h11 HTTP protocol with a time limit on each request's headers (:data:`HEADER_SECONDS`)
+    """uvicorn's h11 HTTP protocol with a time limit on each request (:data:`REQUEST_SECONDS`)
     and a cap on the connections of one address (:data:`MAX_PER_ADDRESS`)."""
-    import ipaddress
     from collections import Counter
 
+    import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     held: Counter[str] = Counter()  # connections per address, this machine's left out
@@ -156,44 +156,39 @@ def guarded_protocol() -> type:
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
             host = self.client[0] if self.client else None
-            if host is not None and not ipaddress.ip_address(host.split("%")[0]).is_loopback:
+            if host is not None and not _this_machine(host):
                 self._address = host
                 held[host] += 1
                 if held[host] > MAX_PER_ADDRESS:
                     transport.close()
                     return
-            self._wait_for_headers()
+            self._start_clock()
 
         def data_received(self, data: bytes) -> None:
             if self._timer is None and self.cycle is not None and self.cycle.response_complete:
-                self._wait_for_headers()  # the next request on a kept-alive connection: its own time
+                self._start_clock()  # the next request on a kept-alive connection: its own time
             super().data_received(data)
 
         def handle_events(self) -> None:
-            before = self.scope
             super().handle_events()
-            if self.scope is not before and self._timer is not None:  # a request's headers arrived
-                self._timer.cancel()
-                self._timer = None
             if self.transport.get_protocol() is not self:  # upgraded to a websocket: the app counts it
+                self._stop_clock()
                 self._release()
+            elif self.conn.their_state in (h11.DONE, h11.MUST_CLOSE):  # the whole request has arrived
+                self._stop_clock()
 
         def connection_lost(self, exc: Exception | None) -> None:
+            self._stop_clock()
             self._release()
+            super().connection_lost(exc)
+
+        def _start_clock(self) -> None:
+            self._timer = self.loop.call_later(REQUEST_SECONDS, self.transport.close)
+
+        def _stop_clock(self) -> None:
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
-            super().connection_lost(exc)
-
-        def _wait_for_headers(self) -> None:
-            waiting = self.scope
-
-            def expire() -> None:
-                self._timer = None
-                if self.scope is waiting and not self.transport.is_closing():
-                    self.transport.close()
-
-            self._timer = self.loop.call_later(HEADER_SECONDS, expire)
 
         def _release(self) -> None:
             if self._address is not None:
@@ -203,6 +198,16 @@ def guarded_protocol() -> type:
                 self._address = None
 
     return Guarded
+
+
+def _this_machine(host: str) -> bool:
+    """Whether the connection comes from this machine (a loopback address)."""
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(host.split("%")[0]).is_loopback
+    except ValueError:
+        return False
 
 
 class RequestLimit:
@@ -239,6 +244,6 @@ def _more_open_files() -> None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
 
 
-__all__ = ["HEADER_SECONDS", "MAX_PER_ADDRESS", "MAX_REQUESTS", "RequestLimit", "addresses", "build_app",
+__all__ = ["REQUEST_SECONDS", "MAX_PER_ADDRESS", "MAX_REQUESTS", "RequestLimit", "addresses", "build_app",
            "check_listen", "describe_session", "guarded_protocol", "network_address", "open_classroom", "qr_text",
            "serve"]  # fmt: skip
