@@ -140,3 +140,41 @@ def test_one_address_holds_at_most_its_share_of_connections(tmp_path: Path) -> N
             assert again.recv(4096).startswith(b"HTTP/1.1 200")  # the share is given back when they close
     finally:
         running.stop()
+
+
+def test_only_requests_being_served_count_against_the_limit() -> None:
+    """:class:`RequestLimit`: past its limit of requests served at once, a request gets 503; a websocket
+    is never refused by it (the app counts those); a place is free again once a request is answered."""
+    import asyncio
+
+    from experiments.classroom.serve import RequestLimit
+
+    async def lesson() -> list[int]:
+        gate = asyncio.Event()
+
+        async def app(scope, receive, send) -> None:
+            if scope["type"] == "http":
+                await gate.wait()
+                await send({"type": "http.response.start", "status": 200, "headers": []})
+                await send({"type": "http.response.body", "body": b"ok"})
+
+        limited = RequestLimit(app, 1)
+        statuses: list[int] = []
+
+        async def request(scope_type: str = "http") -> None:
+            async def send(message) -> None:
+                if message["type"] == "http.response.start":
+                    statuses.append(message["status"])
+
+            await limited({"type": scope_type}, None, send)
+
+        first = asyncio.create_task(request())
+        await asyncio.sleep(0)  # the first is being served, waiting at the gate
+        await request()  # the second: over the limit
+        await request("websocket")  # passed to the app, whatever the count
+        gate.set()
+        await first
+        await request()  # the first answered: room again
+        return statuses
+
+    assert asyncio.run(lesson()) == [503, 200, 200]

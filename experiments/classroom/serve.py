@@ -215,7 +215,6 @@ class RequestLimit:
 
     def __init__(self, app: Any, limit: int) -> None:
         self.app, self.limit, self.serving = app, limit, 0
-        self.server = getattr(app, "server", None)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
