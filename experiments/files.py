@@ -1,13 +1,15 @@
 """Files: atomic writes (a reader sees the old file or the new one, never a part), figures, JSON for
 numpy values, enums, dataclasses and paths, the check of an output path before any work, and the
-lock of an output folder. Every file trente-lab writes goes through :func:`atomic_write`; every file it
-reads through :mod:`strategies.inputs` (re-exported here)."""
+lock of an output folder. Every file trente-lab writes goes through :func:`atomic_write` (a journal
+line by line through :func:`append_line`); every file it reads through :mod:`strategies.inputs`
+(re-exported here)."""
 
 from __future__ import annotations
 
 import contextlib
 import csv
 import dataclasses
+import errno
 import io
 import json
 import math
@@ -66,6 +68,50 @@ def atomic_write(path: Path, write: Callable[[io.BufferedWriter], None], private
         if isinstance(exc, OSError) and exc.filename in (None, tmp):  # name the file, not our temporary one
             exc.filename, exc.filename2 = str(path), None
         raise
+
+
+def append_line(path: Path, line: str, private: bool = True) -> None:
+    """Append one line of text to ``path`` (a journal), created if missing, and flush it to the disk
+    (``fsync``) before returning: a line written is kept whatever happens to the process next.
+    ``private``: the file is readable by its owner only (0600), made so if it was not; else a new
+    file gets the umask's usual mode. ``line``'s newline is added when missing.
+
+    Only a regular file or a new path is appended to: anything else at ``path`` (a folder, a symbolic
+    link, even to a regular file, a FIFO, a socket, a device) is a :class:`~experiments.errors.LabError`,
+    found without blocking and left as it is; so is a line break inside ``line`` (it would be two)."""
+    path = Path(path)
+    if "\n" in line.removesuffix("\n") or "\r" in line:
+        raise LabError(f"{str(path)!r}: one line at a time (the text holds a line break)")
+    _appendable(path, file_kind(path))
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0), 0o600 if private else 0o666)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO):  # made a link, or a FIFO with no reader, meanwhile
+            _appendable(path, file_kind(path))
+        raise
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):  # something else put there between the check and the open
+            _appendable(path, file_kind(path) or "not a regular file")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        if private and stat.S_IMODE(status.st_mode) != 0o600:
+            os.fchmod(fd, 0o600)
+        data = (line.removesuffix("\n") + "\n").encode("utf-8")
+        while data:
+            data = data[os.write(fd, data) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _appendable(path: Path, kind: str | None) -> None:
+    """Refuse ``path`` when it is ``kind`` (what :func:`file_kind` says: not a regular file or a new path)."""
+    if kind is not None:
+        raise LabError(
+            f"{str(path)!r} is {kind}, not a regular file: trente-lab appends only to a regular file or a new path"
+        )
 
 
 def file_kind(path: Path) -> str | None:
@@ -287,8 +333,8 @@ def _lock(fd: int) -> bool:
 #: The one reader (:mod:`strategies.inputs`: below every package that reads a file), re-exported here
 #: beside the one writer. Loaded on first use: the command line's help loads no engine.
 _READER = frozenset(
-    ("CONFIG_BYTES", "MANIFEST_BYTES", "MODEL_BYTES", "SESSION_BYTES", "input_kind", "open_input", "parse_json")
-    + ("read_input", "read_input_text", "read_json", "read_toml")
+    ("CONFIG_BYTES", "MANIFEST_BYTES", "MODEL_BYTES", "RESULTS_BYTES", "SESSION_BYTES", "input_kind")
+    + ("open_input", "parse_json", "read_input", "read_input_text", "read_json", "read_toml")
 )
 
 

@@ -26,9 +26,11 @@ _KINDS = (
 )
 
 #: The most bytes each kind of input file may hold: a config or a description is kilobytes, a
-#: manifest or a classroom session a little more, a model's weights megabytes.
+#: manifest, a run's results (its tables, a plot) or a classroom session a little more, a model's
+#: weights megabytes.
 CONFIG_BYTES = 1 << 20
 MANIFEST_BYTES = 16 << 20
+RESULTS_BYTES = 16 << 20
 SESSION_BYTES = 64 << 20
 MODEL_BYTES = 1 << 30
 

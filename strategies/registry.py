@@ -53,7 +53,6 @@ import difflib
 import hashlib
 import importlib
 import importlib.util
-import json
 import os
 import re
 import sys
@@ -317,20 +316,13 @@ def strategies_from_config(path: str | Path, rules: str | RuleSet = "classic") -
 
     JSON: a list of such objects, or ``{"strategy": [...]}``, or one object.
     """
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise StrategyError(f"cannot read config {str(path)!r}: {exc.strerror or exc}") from None
-    try:
-        if path.suffix.lower() == ".toml":
-            import tomllib
+    from strategies.inputs import CONFIG_BYTES, read_json, read_toml
 
-            document: Any = tomllib.loads(text)
-        else:
-            document = json.loads(text)
-    except ValueError as exc:
-        raise StrategyError(f"malformed config {str(path)!r}: {str(exc).splitlines()[0]}") from None
+    path = Path(path)
+    if path.suffix.lower() == ".toml":
+        document: Any = read_toml(path, StrategyError)
+    else:
+        document = read_json(path, "config", CONFIG_BYTES, StrategyError)
     if isinstance(document, Mapping):
         entries = document.get("strategy", document.get("strategies", [document] if document else []))
         if isinstance(entries, Mapping):

@@ -283,16 +283,26 @@ def test_the_projector_fits_the_screen(tmp_path: Path, browser, width: int, heig
 # -- 7 and 8. French phones, French spreadsheets ----------------------------------------------------------
 
 
+LANG_OF_PAGE = "document.documentElement.lang"
+
+
 def test_phones_speak_french_and_the_csv_opens_in_a_french_spreadsheet(tmp_path: Path, browser) -> None:
     server = _classroom.start(tmp_path / "s.json", "--seed", "5")
     try:
         teacher = projector(browser, server)
         zoe = student(browser, server, "Zoé", locale="fr-FR")
         assert zoe.locator("#l-sure").inner_text() == "Quelle certitude ?"  # the browser's language
+        assert zoe.evaluate(LANG_OF_PAGE) == "fr"  # and the page says so (<html lang>)
         ann = student(browser, server, "Ann")
         assert ann.locator("#l-sure").inner_text() == "How sure?"
+        assert (
+            ann.evaluate("document.documentElement.lang") == teacher.evaluate("document.documentElement.lang") == "en"
+        )
         teacher.click("#lang")  # the teacher's French reaches the phones
         wait_until(ann, "document.getElementById('l-sure').textContent === 'Quelle certitude ?'")
+        assert (
+            ann.evaluate("document.documentElement.lang") == teacher.evaluate("document.documentElement.lang") == "fr"
+        )
         assert teacher.locator("#kick-name option").first.inner_text() == "Retirer…"
         for coup in range(1, 9):
             zoe.click("#p-noir")

@@ -428,12 +428,41 @@ def test_report_of_a_folder_that_does_not_exist_creates_nothing(tmp_path, monkey
     assert list(tmp_path.iterdir()) == []
 
 
+#: Each file ``report DIR`` reads, and the kinds of bad input it refuses there: JSON is read whole and
+#: parsed, so an empty or deep one is refused too; a CSV or a plot is text or bytes of any shape.
+REPORT_FILES = {
+    "results.json": KINDS,
+    "fallacy.json": KINDS,
+    "classroom.json": KINDS,
+    "manifest.json": KINDS,
+    "results.csv": ["fifo", "/dev/zero", "folder"],
+    "final_bankroll.png": ["fifo", "/dev/zero", "folder"],
+}
+
+
 @posix_only
-def test_report_of_a_folder_whose_manifest_is_a_fifo_does_not_hang(tmp_path):
+@pytest.mark.parametrize(("name", "kind"), [(name, kind) for name, kinds in REPORT_FILES.items() for kind in kinds])
+def test_report_of_a_folder_holding_a_file_that_is_not_a_regular_readable_input_is_one_line(tmp_path, name, kind):
+    """Every file of the folder goes through the one reader: one line, exit 2, no page, before the fallacy run."""
     folder = tmp_path / "run"
     folder.mkdir()
-    os.mkfifo(folder / "manifest.json")
-    with patience(60):
-        result = runner.invoke(app, ["report", str(folder), "--coups", "1000", "--sessions", "0"])
-    assert result.exit_code == 0, result.output
-    assert (folder / "report.html").is_file()
+    _make(kind, folder / name, DEEP_JSON)
+    with patience():
+        line = one_line(runner.invoke(app, ["report", str(folder), "--coups", "1000", "--sessions", "0"]))
+    assert name in line, line
+    assert not (folder / "report.html").exists()
+    if kind in ("fifo", "/dev/zero", "folder"):
+        assert {"fifo": "a FIFO (named pipe)", "/dev/zero": "a character device", "folder": "a folder"}[kind] in line
+    if kind == "deep":
+        assert "nested too deep" in line, line
+
+
+@posix_only
+@pytest.mark.parametrize("kind", ["fifo", "/dev/zero", "empty", "deep"])
+def test_a_strategies_config_that_is_not_a_regular_readable_file_is_refused(tmp_path, kind):
+    from strategies import StrategyError, strategies_from_config
+
+    for name in ("s.json", "s.toml"):
+        path = _make(kind, tmp_path / name, DEEP_JSON if name.endswith(".json") else DEEP_TOML)
+        with patience(), pytest.raises(StrategyError, match=name):
+            strategies_from_config(path)

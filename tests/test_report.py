@@ -101,11 +101,21 @@ def test_fallacy_json_in_the_folder_is_used(tmp_path: Path) -> None:
     assert page.count("<img ") == 2  # fallacy.png and systems.png from the folder, not drawn twice
 
 
-@pytest.mark.parametrize("content", ["{not json", "[1, 2]", json.dumps({"strategies": [{"spec": "flat"}]})])
-def test_unusable_results_json_does_not_break_the_page(tournament: Path, content: str) -> None:
+@pytest.mark.parametrize("content", ["[1, 2]", json.dumps({"strategies": [{"spec": "flat"}]})])
+def test_results_json_of_another_shape_does_not_break_the_page(tournament: Path, content: str) -> None:
     (tournament / "results.json").write_text(content)
     page = build_report(tournament, coups=20_000, sessions=0).read_text(encoding="utf-8")
     assert "The gambler&#x27;s fallacy" in page and "Glossary" in page
+
+
+@pytest.mark.parametrize("name", ["results.json", "fallacy.json", "classroom.json", "manifest.json"])
+def test_a_file_of_the_folder_that_is_not_json_is_refused_in_one_line(tournament: Path, name: str) -> None:
+    """Not JSON where JSON is read: bad input like a malformed config, refused before the page is written."""
+    (tournament / name).write_text("{not json")
+    result = runner.invoke(app, ["report", str(tournament), "--coups", "1000", "--sessions", "0"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines() == [result.stderr.strip()] and "malformed" in result.stderr, result.stderr
+    assert name in result.stderr and not (tournament / "report.html").exists()
 
 
 def test_cli_report_without_a_folder_and_bad_input(tmp_path: Path) -> None:
@@ -214,18 +224,19 @@ def test_a_system_that_stakes_nothing_shows_no_edge(tournament: Path) -> None:
 
 
 def test_report_says_what_it_could_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A folder without a tournament, a corrupt fallacy.json: one line each, and the page says where its
+    """A folder without a tournament, a fallacy.json without tables: one line each, and the page says where its
     fallacy section came from and that its sizes are not fallacy's defaults."""
     from experiments.teaching import report
 
     said: list[str] = []
     monkeypatch.setattr(report, "say", said.append)
-    (tmp_path / "fallacy.json").write_text("{broken")
+    (tmp_path / "fallacy.json").write_text('{"tables": "none"}')
     page = build_report(tmp_path, coups=20_000, sessions=0).read_text(encoding="utf-8")
     assert len(said) == 2, said
     assert any("holds no tournament (no results.json or results.csv)" in line for line in said)
-    assert any("fallacy.json could not be read (JSONDecodeError" in line and "run made now" in line for line in said)
-    assert "because fallacy.json could not be read" in page
+    assert any("fallacy.json could not be used (it holds no fallacy tables" in line and "run made now" in line
+               for line in said)  # fmt: skip
+    assert "because fallacy.json could not be used" in page
     assert "a run made for this report (20,000 coups; trente-lab fallacy plays 2,000,000 coups" in page
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import socket
 from pathlib import Path
@@ -111,16 +112,141 @@ def build_app(room: Classroom, host: str, join_url: str, joins_per_minute: int =
     return make_app(room, join_url, hosts, joins_per_minute, csv_sep)
 
 
+#: Seconds a connection has to send a whole request, headers and body (its first request, or its next one
+#: on a connection kept open): one that sends nothing, or trickles its request a byte at a time
+#: (slowloris), is closed then. A phone's request is a few hundred bytes, sent at once.
+REQUEST_SECONDS = 10
+
+#: HTTP requests served at once at most (more get 503). Only requests count, never a connection that
+#: has not sent one: silent connections cannot fill the room. Websockets are counted by the app (the
+#: students' at most 600, the teacher's never refused).
+MAX_REQUESTS = 1000
+
+#: Connections one network address may hold at once (a phone opens a few; this machine is not counted,
+#: the teacher's own pages come from it): more are closed as soon as they are made.
+MAX_PER_ADDRESS = 64
+
+#: Open files the server asks the system for (one a connection), when it allows fewer and more may be had.
+OPEN_FILES = 8192
+
+
 def serve(app: Any, host: str, port: int, **uvicorn_options: Any) -> None:
-    """Serve ``app`` until Ctrl-C (uvicorn)."""
+    """Serve ``app`` until Ctrl-C (uvicorn), hardened against a flood of connections: silent or slow
+    ones are closed after :data:`REQUEST_SECONDS`, one address holds at most :data:`MAX_PER_ADDRESS`,
+    and only requests count against :data:`MAX_REQUESTS`, so the projector always gets in."""
     import uvicorn
 
+    _more_open_files()
     # a phone's page may sit idle between coups: keep its connection open longer than uvicorn's 5 s
-    # and at most 1,000 connections at once (more get 503): a class of a few hundred pages at most
-    options = {"log_level": "warning", "ws_max_size": 4096, "timeout_keep_alive": 75, "limit_concurrency": 1000,
+    options = {"log_level": "warning", "ws_max_size": 4096, "timeout_keep_alive": 75, "http": guarded_protocol(),
                **uvicorn_options}  # fmt: skip
-    uvicorn.run(app, host=host, port=port, **options)
+    uvicorn.run(RequestLimit(app, MAX_REQUESTS), host=host, port=port, **options)
 
 
-__all__ = ["addresses", "build_app", "check_listen", "describe_session", "network_address", "open_classroom",
-           "qr_text", "serve"]  # fmt: skip
+def guarded_protocol() -> type:
+    """uvicorn's h11 HTTP protocol with a time limit on each request (:data:`REQUEST_SECONDS`)
+    and a cap on the connections of one address (:data:`MAX_PER_ADDRESS`)."""
+    from collections import Counter
+
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    held: Counter[str] = Counter()  # connections per address, this machine's left out
+
+    class Guarded(H11Protocol):
+        _timer: Any = None
+        _address: str | None = None
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            host = self.client[0] if self.client else None
+            if host is not None and not _this_machine(host):
+                self._address = host
+                held[host] += 1
+                if held[host] > MAX_PER_ADDRESS:
+                    transport.close()
+                    return
+            self._start_clock()
+
+        def data_received(self, data: bytes) -> None:
+            if self._timer is None and self.cycle is not None and self.cycle.response_complete:
+                self._start_clock()  # the next request on a kept-alive connection: its own time
+            super().data_received(data)
+
+        def handle_events(self) -> None:
+            super().handle_events()
+            if self.transport.get_protocol() is not self:  # upgraded to a websocket: the app counts it
+                self._stop_clock()
+                self._release()
+            elif self.conn.their_state in (h11.DONE, h11.MUST_CLOSE):  # the whole request has arrived
+                self._stop_clock()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._stop_clock()
+            self._release()
+            super().connection_lost(exc)
+
+        def _start_clock(self) -> None:
+            self._timer = self.loop.call_later(REQUEST_SECONDS, self.transport.close)
+
+        def _stop_clock(self) -> None:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+
+        def _release(self) -> None:
+            if self._address is not None:
+                held[self._address] -= 1
+                if held[self._address] <= 0:
+                    del held[self._address]
+                self._address = None
+
+    return Guarded
+
+
+def _this_machine(host: str) -> bool:
+    """Whether the connection comes from this machine (a loopback address)."""
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(host.split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+class RequestLimit:
+    """An ASGI wrapper that answers 503 once ``limit`` HTTP requests are being served at once."""
+
+    def __init__(self, app: Any, limit: int) -> None:
+        self.app, self.limit, self.serving = app, limit, 0
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        if self.serving >= self.limit:
+            await send({"type": "http.response.start", "status": 503, "headers": [(b"content-type", b"text/plain")]})
+            return await send({"type": "http.response.body", "body": b"Too many requests at once; try again."})
+        self.serving += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.serving -= 1
+
+
+def _more_open_files() -> None:
+    """Ask for :data:`OPEN_FILES` open files when the system allows more than its default gives (one
+    a connection: 1,024, a common default, is few for a room of phones)."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = OPEN_FILES if hard == resource.RLIM_INFINITY else min(OPEN_FILES, hard)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+
+
+__all__ = ["REQUEST_SECONDS", "MAX_PER_ADDRESS", "MAX_REQUESTS", "RequestLimit", "addresses", "build_app",
+           "check_listen", "describe_session", "guarded_protocol", "network_address", "open_classroom", "qr_text",
+           "serve"]  # fmt: skip

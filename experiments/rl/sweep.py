@@ -43,10 +43,14 @@ from experiments.backends import LOCAL, Backend, dask_client, run_in_processes, 
 from experiments.console import progress_bar
 from experiments.errors import RLError
 from experiments.files import (
+    CONFIG_BYTES,
+    RESULTS_BYTES,
     atomic_write_bytes,
     atomic_write_csv,
     atomic_write_json,
     check_output_folder,
+    read_input_text,
+    read_json,
     read_toml,
     save_figure,
 )
@@ -101,7 +105,7 @@ class Sweep:
 
         from experiments.backends import worker_versions
 
-        config_text = Path(self.config).read_text() if self.config else DEFAULT_CONFIG.read_text()
+        config_text = read_input_text(self.config or DEFAULT_CONFIG, "config", CONFIG_BYTES, RLError)
         plan = self.plan
         settings = {"run": asdict(run), "episodes": plan.sessions, "coups": plan.coups, "eval_seed": plan.seed}
         if self.source.get("kind", "sweep") != "sweep":  # a benchmark's run: other settings, other files
@@ -223,9 +227,11 @@ def _result_path(out: Path, run: SweepRun) -> Path:
 
 def saved_result(out: Path, sweep: Sweep, run: SweepRun) -> dict[str, Any] | None:
     """The row of ``run`` saved in ``out`` by this very sweep (same settings, same code), else None."""
+    if not _result_path(out, run).exists():
+        return None
     try:
-        saved = json.loads(_result_path(out, run).read_text())
-    except (OSError, ValueError):
+        saved = read_json(_result_path(out, run), "run result", RESULTS_BYTES, RLError)
+    except RLError:  # damaged or not a file: the run is made again (and its writing refuses what is not a file)
         return None
     return saved["row"] if isinstance(saved, dict) and saved.get("identity") == sweep.identity(run) else None
 

@@ -4,8 +4,8 @@ The page holds, in this order:
 
 * the **tournament** found in ``DIR`` (the folder ``trente-lab tournament --out DIR`` writes): the
   conclusion, the table of systems from ``results.json`` (read defensively: missing fields show as
-  "–", a malformed file is reported on the page, and ``results.csv`` is shown instead when there is
-  no usable JSON), and every PNG plot in the folder;
+  "–", a document of another shape is reported on the page, and ``results.csv`` is shown instead
+  when there is no usable JSON), and every PNG plot in the folder;
 * a **class's own lesson** when ``DIR/classroom.json`` is there (the export of ``trente-lab
   classroom``): the class's "after k in a row" table and its streak trap;
 * the **gambler's fallacy** table and plot: from ``DIR/fallacy.json`` (written by
@@ -13,6 +13,10 @@ The page holds, in this order:
   so the page is never empty;
 * the **rules** of the game and of the table (with the exact house edges), and a **glossary** in
   English and French.
+
+Every file of ``DIR`` is read by the one reader (:mod:`strategies.inputs`): one that is not a regular file,
+is too large, or is not JSON where JSON is read (empty, malformed, too deep) is bad input like a malformed
+config: a :class:`~experiments.errors.LabError` in one line, before the page is written.
 
 Self-contained: plots are embedded as ``data:image/png;base64`` URIs, the style sheet is inline,
 and a Content-Security-Policy forbids every network request, so the file works from a USB stick or
@@ -29,7 +33,6 @@ import csv
 import datetime as dt
 import html
 import io
-import json
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -38,11 +41,12 @@ from typing import Any
 from experiments import version
 from experiments.console import say
 from experiments.errors import LabError
-from experiments.files import MANIFEST_BYTES, atomic_write_text, check_output_file, read_json
+from experiments.files import atomic_write_text, check_output_file
 from experiments.rules import load_rules
 from experiments.streaks import pooled_table, streak_trap
 from experiments.teaching.fallacy import fallacy_report, plot_streaks, plot_systems, system_label
 from experiments.teaching.page import CHECK_SCRIPT, CSP, STYLE, glossary, rules_text
+from strategies.inputs import MANIFEST_BYTES, RESULTS_BYTES, SESSION_BYTES, read_input, read_input_text, read_json
 from trente_env.odds import first_coup, house_edges
 from trente_env.rules import RuleSet
 
@@ -81,14 +85,12 @@ def _img(data: bytes, alt: str, caption: str) -> str:
 
 
 def read_results(folder: Path) -> tuple[dict[str, Any] | None, str | None]:
-    """``folder/results.json`` as a dict, or (None, a one-line reason it could not be used)."""
+    """``folder/results.json`` as a dict, or (None, a one-line reason it could not be used); a file the reader
+    refuses (:mod:`strategies.inputs`) is a :class:`LabError`."""
     path = folder / "results.json"
     if not path.exists():
         return None, None
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return None, f"results.json could not be read ({type(exc).__name__}: {exc})"
+    document = read_json(path, "results", RESULTS_BYTES, LabError)
     if not isinstance(document, dict):
         return None, "results.json does not hold an object"
     return document, None
@@ -162,10 +164,9 @@ def stakes_nothing(row: Mapping[str, Any]) -> bool:
 
 def folder_files(folder: Path) -> str:
     """The files the run left, with their sizes, as its manifest lists them ("" without a list)."""
-    try:
-        manifest = read_json(folder / "manifest.json", "manifest", MANIFEST_BYTES, ValueError)
-    except (OSError, ValueError):
+    if not (folder / "manifest.json").exists():
         return ""
+    manifest = read_json(folder / "manifest.json", "manifest", MANIFEST_BYTES, LabError)
     files = manifest.get("files") if isinstance(manifest, dict) else None
     sizes = manifest.get("sizes") if isinstance(manifest, dict) else None
     if not isinstance(files, list) or not files:
@@ -222,9 +223,10 @@ def _tournament_table(rows: list[tuple[str, Mapping[str, Any]]], edge: Any) -> s
 
 
 def _csv_table(path: Path, max_rows: int = 60) -> str:
+    text = read_input_text(path, "results table", RESULTS_BYTES, LabError)
     try:
-        rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        rows = list(csv.reader(io.StringIO(text)))
+    except csv.Error as exc:
         return f'<p class="box warn">{_e(path.name)} could not be read ({_e(type(exc).__name__)}).</p>'
     if not rows:
         return ""
@@ -245,10 +247,7 @@ def folder_plots(folder: Path, skip: tuple[str, ...] = ()) -> list[tuple[str, by
     names = [n for n in KNOWN_PLOTS if n in names] + [n for n in names if n not in KNOWN_PLOTS]
     plots = []
     for name in names:
-        try:
-            data = (folder / name).read_bytes()
-        except OSError:
-            continue
+        data = read_input(folder / name, "plot", RESULTS_BYTES, LabError)
         if data[:8] == b"\x89PNG\r\n\x1a\n":  # only real PNGs are embedded
             plots.append((name, data))
     return plots
@@ -264,23 +263,27 @@ CLASSROOM_FILE = "classroom.json"
 REPORT_SESSION_COUPS = 300
 
 
+def read_fallacy(folder: Path | None) -> Any:
+    """The document in ``folder/fallacy.json`` (``trente-lab fallacy --out``), None when there is none; a file
+    the reader refuses (:mod:`strategies.inputs`) is a :class:`LabError`."""
+    if folder is None or not (folder / "fallacy.json").exists():
+        return None
+    return read_json(folder / "fallacy.json", "fallacy tables", RESULTS_BYTES, LabError)
+
+
 def fallacy_document(
-    folder: Path | None, rules: RuleSet, name: str, coups: int, seed: int, sessions: int = 1000
+    found: Any, rules: RuleSet, name: str, coups: int, seed: int, sessions: int = 1000
 ) -> tuple[dict[str, Any], str]:
-    """The fallacy analysis: ``folder/fallacy.json`` if usable, else a run made now at the table
-    ``rules`` (called ``name`` on the page). Returns (doc, source);
+    """The fallacy analysis: ``found`` (what :func:`read_fallacy` read) if it holds tables, else a run
+    made now at the table ``rules`` (called ``name`` on the page). Returns (doc, source);
     the source says why a run was made and how its sizes differ from ``trente-lab fallacy``'s defaults.
-    A ``fallacy.json`` that cannot be used is said in one line (:func:`experiments.console.say`)."""
+    A ``fallacy.json`` without tables is said in one line (:func:`experiments.console.say`)."""
     problem = None
-    if folder is not None and (folder / "fallacy.json").exists():
-        try:
-            document = json.loads((folder / "fallacy.json").read_text(encoding="utf-8"))
-            if isinstance(document, dict) and isinstance(document.get("tables"), list):
-                return document, "fallacy.json"
-            problem = "it holds no fallacy tables"
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            problem = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
-        say(f"{folder / 'fallacy.json'} could not be read ({problem}); the fallacy section comes from a run made now")
+    if found is not None:
+        if isinstance(found, dict) and isinstance(found.get("tables"), list):
+            return found, "fallacy.json"
+        problem = "it holds no fallacy tables"
+        say(f"fallacy.json could not be used ({problem}); the fallacy section comes from a run made now")
     import inspect
 
     defaults = inspect.signature(fallacy_report).parameters
@@ -295,7 +298,7 @@ def fallacy_document(
         )
     source += ")"
     if problem:
-        source = f"{source}, because fallacy.json could not be read ({problem})"
+        source = f"{source}, because fallacy.json could not be used ({problem})"
     document = fallacy_report(rules, coups, 8, seed, sessions=sessions, session_coups=REPORT_SESSION_COUPS)
     return document | {"rules": name}, source
 
@@ -450,11 +453,11 @@ def glossary_section(rules: RuleSet) -> str:
 
 def classroom_section(path: Path) -> str:
     """The class's own table from ``classroom.json`` (the classroom's export: its coups and predictions):
-    the pooled "after k in a row" table and the streak trap, as the projector showed them. A file that
-    cannot be read is said in one line and on the page (the tables are :mod:`experiments.streaks`', as the
-    classroom's own)."""
+    the pooled "after k in a row" table and the streak trap, as the projector showed them. A document of
+    another shape is said in one line and on the page; a file the reader refuses is a :class:`LabError`
+    (the tables are :mod:`experiments.streaks`', as the classroom's own)."""
+    document = read_json(path, "classroom export", SESSION_BYTES, LabError)
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
         coups = document["coups"]
         names: dict[tuple[Any, str], int] = {}  # (student id, name): a removed and a new "Sam" stay two
         predictions = []
@@ -469,7 +472,7 @@ def classroom_section(path: Path) -> str:
             raise ValueError("the coups and the predictions do not match")
         results = [coup["result"] for coup in coups]
         pooled, trap = pooled_table(results, predictions), streak_trap(results, predictions, list(names.values()))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
         problem = f"{path} could not be read ({type(exc).__name__}: {' '.join(str(exc).split())})"
         say(problem + "; the page has no class section")
         return f'<p class="box warn">{_e(problem)}.</p>'
@@ -538,7 +541,10 @@ def build_report(
         dealt, dealt_name = table, table_name
     plots = folder_plots(folder) if folder is not None else []
     png_names = {png for png, _ in plots}
-    fallacy_doc, source = fallacy_document(folder, dealt, dealt_name, coups, seed, sessions)
+    found = read_fallacy(folder)
+    body = tournament_section(folder) if folder is not None else ""  # every file is read before a line is said
+    lesson = folder is not None and (folder / CLASSROOM_FILE).exists()
+    lesson_body = classroom_section(folder / CLASSROOM_FILE) if lesson else ""
     sections: list[tuple[str, str, str]] = []
     if folder is not None:
         has_csv = (folder / "results.csv").exists()
@@ -546,15 +552,13 @@ def build_report(
             say(f"{folder}: {results_problem}" + ("; the table shown is results.csv" if has_csv else ""))
         elif results is None and not has_csv:
             say(f"{folder} holds no tournament (no results.json or results.csv): the page has no tournament section")
-        body = tournament_section(folder)
         tournament_plots = [(n, d) for n, d in plots if n not in ("fallacy.png", "systems.png")]
         body += "".join(_img(d, n, KNOWN_PLOTS.get(n, n)) for n, d in tournament_plots)
         if body.strip():
             sections.append(("tournament", "The tournament: every system on the same shoes", body))
-    if folder is not None and (folder / CLASSROOM_FILE).exists():
-        sections.append(
-            ("class", "Your class: predictions before each coup", classroom_section(folder / CLASSROOM_FILE))
-        )
+    if lesson:
+        sections.append(("class", "Your class: predictions before each coup", lesson_body))
+    fallacy_doc, source = fallacy_document(found, dealt, dealt_name, coups, seed, sessions)
     fallacy_body = fallacy_section(fallacy_doc, source, png_names)
     fallacy_body += "".join(_img(d, n, KNOWN_PLOTS[n]) for n, d in plots if n in ("fallacy.png", "systems.png"))
     sections.append(("fallacy", "The gambler's fallacy: streaks carry no information", fallacy_body))

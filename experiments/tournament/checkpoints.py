@@ -26,7 +26,7 @@ import numpy as np
 from experiments import version
 from experiments.console import say
 from experiments.errors import TournamentError
-from experiments.files import atomic_write_bytes, file_kind, json_default
+from experiments.files import MODEL_BYTES, atomic_write_bytes, file_kind, json_default, open_input
 from experiments.tournament.config import TournamentConfig, trajectory_sessions
 from strategies.registry import STRATEGIES, StrategyError, parse_spec, strategy_class
 from strategies.runner import SESSION_FIELDS
@@ -110,9 +110,11 @@ def _system_files(config: TournamentConfig) -> dict[str, str]:
 
 
 def _file_hash(path: Path) -> str | None:
+    """The sha256 of the model or plugin file ``path`` (read by the one reader), None if it cannot be read."""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
+        with open_input(path, "file", MODEL_BYTES, TournamentError) as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except TournamentError:
         return None
 
 

@@ -6,6 +6,7 @@ const state = { key: localStorage.getItem("trente-key"), view: null, error: "" }
 function sureValue() { return Number(document.querySelector("input[name=sure]:checked").value); }
 
 function words() {
+  document.documentElement.lang = LANG;  // the page says which language it is in (screen readers, hyphenation)
   fill("lang", t("lang"));
   fill("l-name", t("name")); fill("l-code", t("code")); fill("join", t("join"));
   fill("p-noir", t("noir")); fill("p-rouge", t("rouge")); fill("l-sure", t("sure"));

@@ -51,6 +51,7 @@ async function download(kind) {
 }
 
 function words() {
+  document.documentElement.lang = LANG;  // the page says which language it is in (screen readers, hyphenation)
   fill("lang", t("lang")); fill("deal", t("deal")); fill("fast10k", t("fast10k")); fill("fast1m", t("fast1m"));
   fill("kick", t("kick")); fill("export-json", t("export_json")); fill("export-csv", t("export_csv"));
   fill("reset", t("reset")); fill("n-noir", t("noir")); fill("n-rouge", t("rouge"));
