@@ -64,6 +64,9 @@ class SessionResults(Mapping[str, Any]):
     trajectories: np.ndarray  #: (kept sessions, coups + 1) float32: the bankroll after every coup
     rules: RuleSet  #: the table's rules: what the exact expectation is computed at
     to_prison: bool | None = None  #: under the choice rule, what the policy does on a refait (None: unknown)
+    #: per session, the expected gain of its new stakes given the cards unseen when each was placed
+    #: (:class:`strategies.runner.ExactGains`), or None where it was not computed
+    exact_gain: np.ndarray | None = None
 
     @classmethod
     def of(cls, arrays: Mapping[str, Any], rules: RuleSet, to_prison: bool | None = None) -> SessionResults:
@@ -106,9 +109,16 @@ class SessionResults(Mapping[str, Any]):
         return estimate.honest_estimate(self.session_estimate(level), self.stake_noise())
 
     def edge(self) -> float:
-        """The exact house edge of the stakes placed, a fraction of the units staked
-        (:func:`trente_env.odds.stake_weighted_edge`: each box's edge weighted by its units; the
-        Noir edge when nothing was staked)."""
+        """The exact house edge of the stakes placed, a fraction of the units staked; the Noir edge
+        when nothing was staked. With :attr:`exact_gain` (a policy that reads the shoe): minus the
+        expected gain of every stake given the cards unseen when it was placed, over the units staked,
+        what a counter's favourable stakes truly expect. Otherwise
+        :func:`trente_env.odds.stake_weighted_edge`: each box's edge at the first coup of a full shoe
+        weighted by its units, the same in expectation for a policy blind to the cards
+        (``tests/test_exact_gains.py``)."""
+        staked = float(np.sum(self.staked))
+        if self.exact_gain is not None and staked > 0:
+            return -float(np.sum(self.exact_gain)) / staked
         return stake_weighted_edge(self.rules, self.box_stakes, self.to_prison, self.rig_staked)
 
     def expected_return(self) -> float:

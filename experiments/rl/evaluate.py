@@ -130,7 +130,9 @@ def evaluation_report(watched: Watched, venue: Venue) -> dict[str, Any]:
     """The evaluation as plain data: behaviour, return per unit staked with its interval, verdict,
     all judged at ``venue``'s table (the one the sessions were played at, or another)."""
     b = watched.behaviour
-    results = replace(watched.results, rules=venue.rules)
+    played = watched.results
+    exact = played.exact_gain if played.rules == venue.rules else None  # given the cards of the table played
+    results = replace(played, rules=venue.rules, exact_gain=exact)
     estimate = results.session_estimate()
     coups = int(results.coups.sum())
     edge = house_edges(venue.rules).noir
@@ -268,7 +270,7 @@ def verdict(
             text = f"finds the rigged edge: above 0, which no policy blind to the scoreboard reaches ({ci})"
             return judged(text, p, test, False)
         return judged(f"does NOT show the rigged edge: the {ci} reaches 0 or below", p, test, False)
-    if ratio > 0:
+    if ratio > 0 and expected <= 0:  # a policy whose stakes the odds favour may well end above 0
         p = z_pvalue(z, "greater")
         test = f"one-sided: a return at least this far above the exact expectation {expected:+.3%}"
         text = (
@@ -280,6 +282,9 @@ def verdict(
         return judged(text + f": chance does this often enough (suspicious only below p = {SUSPICIOUS_P:g})", p, test)
     p = z_pvalue(z)
     test = f"two-sided: a return at least this far from the exact expectation {expected:+.3%}"
+    if low <= expected <= high and expected > 0:
+        text = f"as its stakes' exact odds say: they expect {expected:+.2%}, placed when the cards left favoured them"
+        return judged(f"{text} (inside the {ci})", p, test)
     if low <= expected <= high:
         return judged(f"loses what the house edge says ({expected:+.2%}, inside the {ci})", p, test)
     text = f"differs from the exact expectation of its stakes {expected:+.2%} ({ci}; p = {p:.2g}, two-sided)"
