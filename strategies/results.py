@@ -2,7 +2,8 @@
 (:func:`strategies.runner.play`, :func:`~strategies.runner.play_on_env`,
 :func:`~strategies.sessions.play_compiled`), with the two numbers every command sets side by side:
 the return per unit staked with its interval (:meth:`SessionResults.return_per_unit`) and what exact
-odds expect of the very stakes placed (:meth:`SessionResults.expected_return`). The tournament,
+odds expect of the very stakes placed (:meth:`SessionResults.expected_return`: given the cards unseen
+when each was placed, where the play path computed it, else the stake-weighted edge). The tournament,
 ``evaluate`` and the fallacy companion read them here, so the same sessions give the same numbers
 everywhere.
 """

@@ -19,7 +19,9 @@ through :func:`play`, so the numbers of a system do not depend on the command th
 * The **return per unit staked** is ``R = sum(y) / sum(x)`` over the sessions, the independent
   units, with the delta-method interval of :func:`trente_env.estimate.ratio_estimate`, never
   narrower than the noise the stakes imply. Beside it stands the exact expectation of the very
-  stakes placed, ``-``:func:`trente_env.odds.stake_weighted_edge`. Both are methods of the
+  stakes placed: ``-``:func:`trente_env.odds.stake_weighted_edge`, or, where the odds of a stake
+  depend on the cards left (a policy reading the shoe, a table dealt to the end), the expected gain of
+  each stake given the cards unseen when it was placed (:class:`ExactGains`). Both are methods of the
   :class:`~strategies.results.SessionResults` every play path returns (``return_per_unit``,
   ``expected_return``).
 
@@ -310,7 +312,8 @@ class ExactGains:
 
         to_prison = np.ascontiguousarray(np.asarray(actions)[:, PRISON : PRISON + 4] > 0.5)
         slips = (np.ascontiguousarray(stakes, dtype=np.float64), np.ascontiguousarray(insured), to_prison)
-        placed_gains(tables.shoes, (self._pos, self._fresh), tables.table_rules, slips, self.odds, self.rules, self.total)
+        before = (self._pos, self._fresh)
+        placed_gains(tables.shoes, before, tables.table_rules, slips, self.odds, self.rules, self.total)
 
 
 def _prison(obs: Any, venv: Any) -> np.ndarray:
