@@ -37,7 +37,7 @@ SESSION_FIELDS = (
     "bankroll_hits",
 )
 #: Every array of a :class:`SessionResults`: the per-session ones and the totals over sessions.
-RESULT_ARRAYS = (*SESSION_FIELDS, "box_stakes", "rig_staked", "trajectories")
+RESULT_ARRAYS = (*SESSION_FIELDS, "box_stakes", "rig_staked", "trajectories", "exact_gain", "exact_staked")
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,11 +63,12 @@ class SessionResults(Mapping[str, Any]):
     box_stakes: np.ndarray  #: (2, 4) uninsured and insured new stakes per box, summed over sessions
     rig_staked: Any  #: Noir units staked right after a coup won by Noir, summed (a rigged table pays them apart)
     trajectories: np.ndarray  #: (kept sessions, coups + 1) float32: the bankroll after every coup
+    #: per session, the expected gain of its new stakes given the cards unseen when each was placed
+    #: (:class:`strategies.runner.ExactGains`; 0 where it was not computed)
+    exact_gain: np.ndarray
+    exact_staked: Any  #: the units whose expected gain ``exact_gain`` holds, summed (all of them, or 0)
     rules: RuleSet  #: the table's rules: what the exact expectation is computed at
     to_prison: bool | None = None  #: under the choice rule, what the policy does on a refait (None: unknown)
-    #: per session, the expected gain of its new stakes given the cards unseen when each was placed
-    #: (:class:`strategies.runner.ExactGains`), or None where it was not computed
-    exact_gain: np.ndarray | None = None
 
     @classmethod
     def of(cls, arrays: Mapping[str, Any], rules: RuleSet, to_prison: bool | None = None) -> SessionResults:
@@ -111,15 +112,15 @@ class SessionResults(Mapping[str, Any]):
 
     def edge(self) -> float:
         """The exact house edge of the stakes placed, a fraction of the units staked; the Noir edge
-        when nothing was staked. With :attr:`exact_gain` (a policy that reads the shoe): minus the
-        expected gain of every stake given the cards unseen when it was placed, over the units staked,
-        what a counter's favourable stakes truly expect. Otherwise
-        :func:`trente_env.odds.stake_weighted_edge`: each box's edge at the first coup of a full shoe
-        weighted by its units, the same in expectation for a policy blind to the cards
+        when nothing was staked. Where :attr:`exact_gain` was computed (a policy that reads the shoe, a
+        table dealt to the end of the shoe): minus the expected gain of every stake given the cards
+        unseen when it was placed, over the units staked, what a counter's favourable stakes truly
+        expect. Otherwise :func:`trente_env.odds.stake_weighted_edge`: each box's edge at the first coup
+        of a full shoe weighted by its units, the same in expectation for a policy blind to the cards
         (``tests/test_exact_gains.py``)."""
-        staked = float(np.sum(self.staked))
-        if self.exact_gain is not None and staked > 0:
-            return -float(np.sum(self.exact_gain)) / staked
+        exact = float(self.exact_staked)
+        if exact > 0:
+            return -float(np.sum(self.exact_gain)) / exact
         return stake_weighted_edge(self.rules, self.box_stakes, self.to_prison, self.rig_staked)
 
     def expected_return(self) -> float:

@@ -148,7 +148,7 @@ def play_on_env(
     The convention of the module docstring; the arguments and the result are those of :func:`play`.
 
     :param exact_odds: also add up, per session, the expected gain of every new stake given the cards
-        unseen when it was placed (``exact_gain`` of the results: :class:`ExactGains`). None: on a
+        unseen when it was placed (``exact_gain`` and ``exact_staked`` of the results: :class:`ExactGains`). None: on a
         fair table, when the odds of the stakes depend on the cards left: the policy reads the shoe
         (its env observes it), or the table deals to the end of the shoe (no cut card: the last coup
         of a shoe can run out of cards and be void, every stake returned, which the first coup's edge
@@ -277,9 +277,10 @@ def play_on_env(
         box_stakes=np.stack([uninsured, box_insured]),
         rig_staked=np.float64(rig_staked),
         trajectories=trajectories,
+        exact_gain=np.zeros(n) if gains is None else gains.total,
+        exact_staked=np.float64(0.0 if gains is None else box_total.sum()),
         rules=rules,
         to_prison=getattr(policy, "to_prison", None),
-        exact_gain=None if gains is None else gains.total,
     )
 
 

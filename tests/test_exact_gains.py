@@ -4,9 +4,14 @@ where the first coup's edge of a full shoe says nothing of its favourable stakes
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
+from experiments.cli import app
 from experiments.rl.evaluate import evaluate_model, verdict
 from experiments.rl.rig import parse_venue
 from strategies import make_strategy
@@ -60,12 +65,32 @@ def test_evaluate_sets_a_counter_beside_the_exact_odds_of_its_own_stakes() -> No
     assert report["verdict"].startswith("as its stakes' exact odds say"), report["verdict"]
 
 
+def test_the_tournament_sets_a_counter_beside_the_same_exact_odds_as_evaluate(tmp_path: Path) -> None:
+    args = ["--rules", "exhaustion", "--coups", "300", "--seed", "11", "--json"]
+    done = CliRunner().invoke(
+        app,
+        ["tournament", "--strategies", "counter,flat", "--sessions", "24", "--no-plots", "--out", str(tmp_path), *args],
+    )
+    assert done.exit_code == 0, done.output
+    table = json.loads((tmp_path / "results.json").read_text())["strategies"]
+    done = CliRunner().invoke(app, ["evaluate", "counter", "--episodes", "24", *args])
+    assert done.exit_code == 0, done.output
+    evaluate = json.loads(done.stdout)
+    counter = table["counter"]
+    assert counter["total_staked"] == evaluate["total_staked"] and counter["net"] == evaluate["net"]
+    assert counter["expected_return"] == evaluate["expected_return_per_unit"] > 0
+    assert counter["edge"] == evaluate["edge"]
+    # a system blind to the cards plays the compiled loop: the first coup's stake-weighted edge
+    rules = get_rules("exhaustion")
+    assert table["flat"]["edge"] == pytest.approx(stake_weighted_edge(rules, np.array([[1.0, 0, 0, 0], [0, 0, 0, 0]])))
+
+
 def test_a_blind_policy_at_a_cut_card_keeps_the_full_shoe_edge_and_agrees_with_its_exact_odds() -> None:
     rules = get_rules("classic")
     flat = make_strategy("flat", rules)
     seeds = session_seeds(7, 40)
     default = play_on_env(flat, rules, 1000.0, 300, seeds)
-    assert default.exact_gain is None  # blind to the cards, the shoe cut before its end: the first coup's edge
+    assert default.exact_staked == 0  # blind to the cards, the shoe cut before its end: the first coup's edge
     r = play_on_env(flat, rules, 1000.0, 300, seeds, exact_odds=True)
     assert np.array_equal(r.net, default.net) and r.edge() != default.edge()
     full_shoe = -stake_weighted_edge(rules, r.box_stakes)
@@ -87,7 +112,7 @@ def test_dealt_to_the_end_a_blind_policy_expects_the_full_shoe_edge_but_on_its_v
         void[:] += view.stakes.sum(axis=1) * (view.info["result"] == Result.VOID)
 
     r = play_on_env(make_strategy("flat", rules), rules, 1000.0, 300, seeds, observer=voided)
-    assert r.exact_gain is not None  # no cut card: the last coup of a shoe may run out of cards
+    assert r.exact_staked == r.staked.sum() > 0  # no cut card: the last coup of a shoe may run out of cards
     edge = stake_weighted_edge(rules, r.box_stakes)
     assert void.sum() > 0.02 * r.staked.sum()  # about one coup a shoe is void: every stake comes back
     # the first coup's edge holds for every stake but those of the void coups, which expect 0: per

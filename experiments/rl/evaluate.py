@@ -137,9 +137,9 @@ def evaluation_report(watched: Watched, venue: Venue) -> dict[str, Any]:
     """The evaluation as plain data: behaviour, return per unit staked with its interval, verdict,
     all judged at ``venue``'s table (the one the sessions were played at, or another)."""
     b = watched.behaviour
-    played = watched.results
-    exact = played.exact_gain if played.rules == venue.rules else None  # given the cards of the table played
-    results = replace(played, rules=venue.rules, exact_gain=exact)
+    results = replace(watched.results, rules=venue.rules)
+    if watched.results.rules != venue.rules:  # the expected gains given the cards are the table played's
+        results = replace(results, exact_staked=np.float64(0.0))
     estimate = results.session_estimate()
     coups = int(results.coups.sum())
     edge = house_edges(venue.rules).noir
