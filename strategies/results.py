@@ -2,7 +2,8 @@
 (:func:`strategies.runner.play`, :func:`~strategies.runner.play_on_env`,
 :func:`~strategies.sessions.play_compiled`), with the two numbers every command sets side by side:
 the return per unit staked with its interval (:meth:`SessionResults.return_per_unit`) and what exact
-odds expect of the very stakes placed (:meth:`SessionResults.expected_return`). The tournament,
+odds expect of the very stakes placed (:meth:`SessionResults.expected_return`: given the cards unseen
+when each was placed, where the play path computed it, else the stake-weighted edge). The tournament,
 ``evaluate`` and the fallacy companion read them here, so the same sessions give the same numbers
 everywhere.
 """
@@ -36,7 +37,7 @@ SESSION_FIELDS = (
     "bankroll_hits",
 )
 #: Every array of a :class:`SessionResults`: the per-session ones and the totals over sessions.
-RESULT_ARRAYS = (*SESSION_FIELDS, "box_stakes", "rig_staked", "trajectories")
+RESULT_ARRAYS = (*SESSION_FIELDS, "box_stakes", "rig_staked", "trajectories", "exact_gain", "exact_staked")
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,6 +63,10 @@ class SessionResults(Mapping[str, Any]):
     box_stakes: np.ndarray  #: (2, 4) uninsured and insured new stakes per box, summed over sessions
     rig_staked: Any  #: Noir units staked right after a coup won by Noir, summed (a rigged table pays them apart)
     trajectories: np.ndarray  #: (kept sessions, coups + 1) float32: the bankroll after every coup
+    #: per session, the expected gain of its new stakes given the cards unseen when each was placed
+    #: (:class:`strategies.runner.ExactGains`; 0 where it was not computed)
+    exact_gain: np.ndarray
+    exact_staked: Any  #: the units whose expected gain ``exact_gain`` holds, summed (all of them, or 0)
     rules: RuleSet  #: the table's rules: what the exact expectation is computed at
     to_prison: bool | None = None  #: under the choice rule, what the policy does on a refait (None: unknown)
 
@@ -106,9 +111,16 @@ class SessionResults(Mapping[str, Any]):
         return estimate.honest_estimate(self.session_estimate(level), self.stake_noise())
 
     def edge(self) -> float:
-        """The exact house edge of the stakes placed, a fraction of the units staked
-        (:func:`trente_env.odds.stake_weighted_edge`: each box's edge weighted by its units; the
-        Noir edge when nothing was staked)."""
+        """The exact house edge of the stakes placed, a fraction of the units staked; the Noir edge
+        when nothing was staked. Where :attr:`exact_gain` was computed (a policy that reads the shoe, a
+        table dealt to the end of the shoe): minus the expected gain of every stake given the cards
+        unseen when it was placed, over the units staked, what a counter's favourable stakes truly
+        expect. Otherwise :func:`trente_env.odds.stake_weighted_edge`: each box's edge at the first coup
+        of a full shoe weighted by its units, the same in expectation for a policy blind to the cards
+        (``tests/test_exact_gains.py``)."""
+        exact = float(self.exact_staked)
+        if exact > 0:
+            return -float(np.sum(self.exact_gain)) / exact
         return stake_weighted_edge(self.rules, self.box_stakes, self.to_prison, self.rig_staked)
 
     def expected_return(self) -> float:

@@ -19,7 +19,9 @@ through :func:`play`, so the numbers of a system do not depend on the command th
 * The **return per unit staked** is ``R = sum(y) / sum(x)`` over the sessions, the independent
   units, with the delta-method interval of :func:`trente_env.estimate.ratio_estimate`, never
   narrower than the noise the stakes imply. Beside it stands the exact expectation of the very
-  stakes placed, ``-``:func:`trente_env.odds.stake_weighted_edge`. Both are methods of the
+  stakes placed: ``-``:func:`trente_env.odds.stake_weighted_edge`, or, where the odds of a stake
+  depend on the cards left (a policy reading the shoe, a table dealt to the end), the expected gain of
+  each stake given the cards unseen when it was placed (:class:`ExactGains`). Both are methods of the
   :class:`~strategies.results.SessionResults` every play path returns (``return_per_unit``,
   ``expected_return``).
 
@@ -49,7 +51,7 @@ from strategies.base import Strategy
 from strategies.policy import Policy
 from strategies.results import SESSION_FIELDS, SessionResults
 from strategies.sessions import SETTLE_LIMIT, is_compiled, play_compiled
-from trente_env.codes import NOIR, no_actions
+from trente_env.codes import NOIR, PRISON, no_actions
 from trente_env.rules import RuleSet
 from trente_env.seeding import session_keys, session_seed, session_seeds
 from trente_env.settle import rig_holds
@@ -139,15 +141,28 @@ def play_on_env(
     keep: int = 0,
     env_factory: EnvFactory | None = None,
     observer: Observer | None = None,
+    exact_odds: bool | None = None,
 ) -> SessionResults:
     """Play one session per seed with ``policy`` on the native vector env through its ``act``.
 
     The convention of the module docstring; the arguments and the result are those of :func:`play`.
+
+    :param exact_odds: also add up, per session, the expected gain of every new stake given the cards
+        unseen when it was placed (``exact_gain`` and ``exact_staked`` of the results: :class:`ExactGains`). None: on a
+        fair table, when the odds of the stakes depend on the cards left: the policy reads the shoe
+        (its env observes it), or the table deals to the end of the shoe (no cut card: the last coup
+        of a shoe can run out of cards and be void, every stake returned, which the first coup's edge
+        does not hold).
     """
     n = len(seeds)
     if env_factory is None:
         from trente_env.vector import TrenteEtQuaranteVectorEnv as env_factory
     kwargs = observation_kwargs(policy)
+    if exact_odds is None:
+        exact_odds = (bool(kwargs.get("observe_shoe")) or rules.cut_card == 0) and not rules.rigged
+    elif exact_odds and rules.rigged:
+        raise ValueError("the expected gain of each stake given the cards is computed at a fair table only")
+    gains = ExactGains(rules, n) if exact_odds else None
     if getattr(policy, "serial_tables", False):  # a model: its network runs between the coups on this thread,
         kwargs["threads"] = False  # numba's threads would spin beside it and slow it (see ModelPolicy)
     venv = env_factory(n, rules=rules, bankroll=bankroll, coup_info=True, **kwargs)
@@ -206,6 +221,8 @@ def play_on_env(
         before = venv.tables.results[:, 0].copy()  # the previous coup
         held = rig_holds(rules, venv.tables.results)  # the rig's pattern shows: a rigged table pays Noir differently
         played += active
+        if gains is not None:
+            gains.before(venv.tables)
         obs, reward, terminated, _, info = venv.step(actions)
         # rows of finished sessions (or of a table restarting after ruin) carry stale values
         reward *= counting
@@ -215,6 +232,8 @@ def play_on_env(
         square += (stakes * stakes).sum(axis=1)
         rig_staked += float(stakes[held, NOIR].sum())
         insured = info["insured"]
+        if gains is not None:
+            gains.placed(venv.tables, stakes, insured, actions)
         if insured.any():
             box_insured += (stakes * insured).sum(axis=0)
         net += reward
@@ -258,9 +277,44 @@ def play_on_env(
         box_stakes=np.stack([uninsured, box_insured]),
         rig_staked=np.float64(rig_staked),
         trajectories=trajectories,
+        exact_gain=np.zeros(n) if gains is None else gains.total,
+        exact_staked=np.float64(0.0 if gains is None else box_total.sum()),
         rules=rules,
         to_prison=getattr(policy, "to_prison", None),
     )
+
+
+class ExactGains:
+    """The expected gain of the new stakes of ``n`` sessions given the cards each table had not seen
+    when they were placed, added up per session (:attr:`total`): the odds of each coup from its unseen
+    cards and what a unit on each box is worth by them, the counting engine's
+    (:func:`trente_env.counting.counters.placed_gains`: the perfect counter's view, exact for a short
+    shoe, else the fast approximation). Call :meth:`before` before each coup and :meth:`placed` after it."""
+
+    def __init__(self, rules: RuleSet, n: int) -> None:
+        from trente_env.counting.counters import bet_rules
+        from trente_env.odds import COUPLED_CARDS, EXACT_BOX, nodes
+
+        self.odds = (EXACT_BOX, COUPLED_CARDS, nodes().model())
+        self.rules = bet_rules(rules)
+        self.total = np.zeros(n)
+        self._pos = np.zeros(n, dtype=np.int64)
+        self._fresh = np.zeros(n, dtype=np.bool_)
+
+    def before(self, tables: Any) -> None:
+        """Note where each table's shoe stands before the coup (the vector env's :attr:`tables`)."""
+        self._pos[:] = tables.pos
+        self._fresh[:] = tables.needs_shuffle
+
+    def placed(self, tables: Any, stakes: np.ndarray, insured: np.ndarray, actions: np.ndarray) -> None:
+        """Add the expected gain of the coup's new ``stakes`` ((n, 4) units, ``insured`` (n, 4) bool),
+        with the prison choice of the full-form ``actions`` that placed them."""
+        from trente_env.counting.counters import placed_gains
+
+        to_prison = np.ascontiguousarray(np.asarray(actions)[:, PRISON : PRISON + 4] > 0.5)
+        slips = (np.ascontiguousarray(stakes, dtype=np.float64), np.ascontiguousarray(insured), to_prison)
+        before = (self._pos, self._fresh)
+        placed_gains(tables.shoes, before, tables.table_rules, slips, self.odds, self.rules, self.total)
 
 
 def _prison(obs: Any, venv: Any) -> np.ndarray:

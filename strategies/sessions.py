@@ -319,6 +319,8 @@ def play_compiled(
             box_stakes=out.box_stakes[j].sum(axis=0),
             rig_staked=out.rig_staked[j].sum(),  # a float64 scalar, as box_stakes is an array
             trajectories=out.trajectories[j],
+            exact_gain=np.zeros(out.net[j].size),  # blind to the cards: the stake-weighted edge (SessionResults.edge)
+            exact_staked=np.float64(0.0),
             rules=rules,
             to_prison=getattr(policy, "to_prison", None),
         )

@@ -100,7 +100,11 @@ def test_a_block_holds_exactly_what_both_session_runners_return():
     results = [*tournament.run_task(config, 0, (0, 1)).values()]
     results.append(play_on_env(make_strategy("flat", rules), rules, 1000.0, 5, seeds, keep=3))
     for result in results:
-        assert set(result) == set(BLOCK_ARRAYS) == {*SESSION_FIELDS, "box_stakes", "rig_staked", "trajectories"}
+        assert (
+            set(result)
+            == set(BLOCK_ARRAYS)
+            == {*SESSION_FIELDS, "box_stakes", "rig_staked", "trajectories", "exact_gain", "exact_staked"}
+        )
         for key, dtype in BLOCK_ARRAYS.items():
             assert result[key].dtype == np.dtype(dtype), key
 

@@ -12,15 +12,22 @@ with one honest 95% interval, ``R +- z s`` (:func:`honest_interval`): ``s`` is t
 delta-method standard error over sessions and the noise the stakes themselves imply
 (``SessionResults.stake_noise``), the very ``s`` the verdict's p-value uses; with fewer than :data:`MIN_STAKES`
 stakes there is no interval ("too few stakes to estimate"). It is set beside what exact odds expect
-for the very stakes the policy placed (``-edge`` of :func:`trente_env.odds.stake_weighted_edge` on a
-fair table; on the positive control the Noir units staked right after a Noir win count at their own
-payout). The same system on the same shoes gives
-the same numbers here as in ``trente-lab tournament`` and in the fallacy companion game.
+for the very stakes the policy placed (``SessionResults.expected_return``). Where the odds of a stake
+depend on the cards left (a policy that reads the shoe, as the card counters, or a table dealt to the
+end of the shoe), that is the expected gain of each stake given the cards unseen when it was placed,
+summed over the stakes and divided by the units staked (:class:`~strategies.runner.ExactGains`): a
+counter that stakes only when the count favours it expects a gain, and its return is judged against
+that. Elsewhere it is ``-edge`` of :func:`trente_env.odds.stake_weighted_edge`, each box's edge at the
+first coup of a full shoe (on the positive control the Noir units staked right after a Noir win count
+at their own payout), the same in expectation for a policy blind to the cards. The same system on the
+same shoes gives the same numbers here as in ``trente-lab tournament`` and in the fallacy companion
+game (the tournament and the fallacy game set every system beside the stake-weighted edge).
 
 **The verdict** says how unlikely the result is, never "bug" for sampling noise: with
-``z = (R - expected) / se``, a return above 0 on a fair table comes with the one-sided p-value of a
-result at least that far above the exact expectation, any other miss of the 95% interval with the
-two-sided p-value; only below :data:`SUSPICIOUS_P` is a result called suspicious.
+``z = (R - expected) / se``, a return above 0 on a fair table whose stakes expect a loss comes with
+the one-sided p-value of a result at least that far above the exact expectation, any other miss of
+the 95% interval with the two-sided p-value; a return inside the interval of stakes that expect a gain
+reads "as its stakes' exact odds say"; only below :data:`SUSPICIOUS_P` is a result called suspicious.
 
 A model saved by ``trente-lab train`` is read without unpickling; **any other model file is unpickled,
 which runs its code**, only when trusted (:class:`~strategies.model.ModelPolicy`), and loading a
@@ -131,6 +138,8 @@ def evaluation_report(watched: Watched, venue: Venue) -> dict[str, Any]:
     all judged at ``venue``'s table (the one the sessions were played at, or another)."""
     b = watched.behaviour
     results = replace(watched.results, rules=venue.rules)
+    if watched.results.rules != venue.rules:  # the expected gains given the cards are the table played's
+        results = replace(results, exact_staked=np.float64(0.0))
     estimate = results.session_estimate()
     coups = int(results.coups.sum())
     edge = house_edges(venue.rules).noir
@@ -268,7 +277,7 @@ def verdict(
             text = f"finds the rigged edge: above 0, which no policy blind to the scoreboard reaches ({ci})"
             return judged(text, p, test, False)
         return judged(f"does NOT show the rigged edge: the {ci} reaches 0 or below", p, test, False)
-    if ratio > 0:
+    if ratio > 0 and expected <= 0:  # a policy whose stakes the odds favour may well end above 0
         p = z_pvalue(z, "greater")
         test = f"one-sided: a return at least this far above the exact expectation {expected:+.3%}"
         text = (
@@ -280,6 +289,9 @@ def verdict(
         return judged(text + f": chance does this often enough (suspicious only below p = {SUSPICIOUS_P:g})", p, test)
     p = z_pvalue(z)
     test = f"two-sided: a return at least this far from the exact expectation {expected:+.3%}"
+    if low <= expected <= high and expected > 0:
+        text = f"as its stakes' exact odds say: they expect {expected:+.2%}, placed when the cards left favoured them"
+        return judged(f"{text} (inside the {ci})", p, test)
     if low <= expected <= high:
         return judged(f"loses what the house edge says ({expected:+.2%}, inside the {ci})", p, test)
     text = f"differs from the exact expectation of its stakes {expected:+.2%} ({ci}; p = {p:.2g}, two-sided)"

@@ -24,7 +24,9 @@ system both give identical numbers to the last chip (``tests/test_sessions.py``)
 **Card counters.** ``counter`` (the perfect counter of ``trente-lab count``) and ``linear-counter``
 (:mod:`strategies.counters`) read the cards, so they play on the shoe-observing vector env, on the
 same shoes and with the same statistics, each alone; they are not in the default line-up and play
-only when named (``--strategies all,counter,linear-counter``). That path is slower, and the run says
+only when named (``--strategies all,counter,linear-counter``). Their edge is minus the expected gain
+of their stakes given the cards unseen when each was placed (:class:`strategies.runner.ExactGains`),
+not the full shoe's house edge. That path is slower, and the run says
 so before it starts: a Python step a coup (the linear counter still plays some 600,000
 session-coups a second), and the perfect counter computes the odds of every coup (about 2,000
 session-coups a second on ``exhaustion``, 7,000 with the cut card, one process: README).

@@ -124,19 +124,21 @@ def _digest(value: Any) -> str:
 
 # -- checkpoints ---------------------------------------------------------------------------------
 
-BLOCK_SCHEMA = "trente-lab/tournament-block/3"
+BLOCK_SCHEMA = "trente-lab/tournament-block/4"
 #: The schemas of the block files of older trente-labs (recomputed): no hash of their arrays (1), no
-#: squares of the stakes (2).
-OLD_BLOCK_SCHEMAS = ("trente-lab/tournament-block/1", "trente-lab/tournament-block/2")
+#: squares of the stakes (2), no expected gains given the cards (3).
+OLD_BLOCK_SCHEMAS = tuple(f"trente-lab/tournament-block/{v}" for v in (1, 2, 3))
 #: The arrays of a block file and their types: :data:`SESSION_FIELDS` (one value per session),
-#: ``box_stakes`` (2, 4), ``rig_staked`` (a number: Noir units staked right after a Noir win) and
-#: ``trajectories`` (sessions kept, coups + 1).
+#: ``box_stakes`` (2, 4), ``rig_staked`` (a number: Noir units staked right after a Noir win),
+#: ``trajectories`` (sessions kept, coups + 1), ``exact_gain`` (one value per session: the expected
+#: gain of its stakes given the cards unseen, 0 where not computed) and ``exact_staked`` (a number:
+#: the units it covers).
 BLOCK_ARRAYS: dict[str, str] = {
     "net": "float64", "staked": "float64", "square_staked": "float64", "final_bankroll": "float64",
     "coups": "int64", "ahead": "bool", "ruined": "bool", "walked": "bool", "max_drawdown": "float64",
     "longest_losing_run": "int64",
     "table_max_hits": "int64", "bankroll_hits": "int64", "box_stakes": "float64", "rig_staked": "float64",
-    "trajectories": "float32",
+    "trajectories": "float32", "exact_gain": "float64", "exact_staked": "float64",
 }  # fmt: skip
 #: Damaged blocks reported one by one before the rest are counted in one line.
 REPORT_BLOCKS = 10
@@ -193,7 +195,8 @@ class Checkpoints:
         start, stop = config.block_range(b)
         keep = max(0, min(trajectory_sessions(config), stop) - start)
         shapes = {k: [stop - start] for k in SESSION_FIELDS} | {
-            "box_stakes": [2, 4], "rig_staked": [], "trajectories": [keep, config.coups + 1]
+            "box_stakes": [2, 4], "rig_staked": [], "trajectories": [keep, config.coups + 1],
+            "exact_gain": [stop - start], "exact_staked": [],
         }  # fmt: skip
         return {
             "schema": BLOCK_SCHEMA,

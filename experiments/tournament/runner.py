@@ -257,7 +257,8 @@ def collect(
     for s, label in enumerate(config.strategies):
         merged = {k: np.empty(config.sessions, dtype=BLOCK_ARRAYS[k]) for k in SESSION_FIELDS}
         trajectories = np.empty((kept, config.coups + 1), dtype=BLOCK_ARRAYS["trajectories"])
-        box_stakes, rig_staked = [], []
+        merged["exact_gain"] = np.empty(config.sessions, dtype=BLOCK_ARRAYS["exact_gain"])
+        box_stakes, rig_staked, exact_staked = [], [], []
         for b in range(config.n_blocks):
             try:
                 part = blocks.take(b, s)
@@ -266,13 +267,15 @@ def collect(
             if part is None:
                 raise TournamentError(f"{task_path(out, b, s)} is missing: run with --resume {out}")
             start, stop = config.block_range(b)
-            for k in SESSION_FIELDS:
+            for k in (*SESSION_FIELDS, "exact_gain"):
                 merged[k][start:stop] = part[k]
             trajectories[start : start + part["trajectories"].shape[0]] = part["trajectories"]
             box_stakes.append(part["box_stakes"])
             rig_staked.append(part["rig_staked"])
+            exact_staked.append(part["exact_staked"])
         merged["box_stakes"] = np.sum(box_stakes, axis=0)
         merged["rig_staked"] = np.sum(rig_staked, dtype=np.float64)
+        merged["exact_staked"] = np.sum(exact_staked, dtype=np.float64)
         merged["trajectories"] = trajectories
         results[label] = merged
     return results

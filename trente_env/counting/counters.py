@@ -35,7 +35,7 @@ import numpy as np
 
 from trente_env import jit
 from trente_env.cards import CARD_BLACK, CARD_VALUE, new_shoe
-from trente_env.codes import ACTION_WIDTH, INSURE, NO_COUP, PRISON, STAKE
+from trente_env.codes import ACTION_WIDTH, COULEUR, INSURE, NO_COUP, PRISON, STAKE, RefaitCode
 from trente_env.counting.advantage import (
     EV,
     EV_INSURED,
@@ -63,6 +63,7 @@ from trente_env.odds import (
     nodes,
 )  # fmt: skip
 from trente_env.rules import RuleSet
+from trente_env.settle import partage_share
 
 #: The kind of each card code (0..19: black values 1..10, then red ones), the order of the counts.
 _KIND = np.where(CARD_BLACK, 0, N_VALUES) + CARD_VALUE.astype(np.int64) - 1
@@ -188,6 +189,64 @@ def counter_actions(shoe, cards_left, unit, threshold, odds, rules, actions, exp
         stake = unit if best > threshold else 0.0
         expected[t] = stake * best
         _bet_row(actions[t], box, insured, stake, values)
+
+
+@jit.kernel
+def stake_value(values, refait, stake, insured, to_prison, rules):
+    """The expected gain of the new stakes ``stake`` ((4,) units; ``insured`` and ``to_prison`` (4,)
+    bool: the player's insurance and, under the ``choice`` rule, its prison choice) from the coup's
+    (4, 3) table of :func:`~trente_env.counting.advantage.box_values_into` and its chance of a refait:
+    the uninsured expected gain counts the stake caught by the refait at what the chosen prison or
+    partage is worth, not at the better of the two."""
+    kept = 1.0 - partage_share(rules.refait)
+    gain = 0.0
+    for b in range(4):
+        if stake[b] <= 0.0:
+            continue
+        if insured[b]:
+            gain += stake[b] * values[b, EV_INSURED]
+            continue
+        ev = values[b, EV]
+        if rules.refait == RefaitCode.CHOICE and not (rules.spares_couleur and b >= COULEUR):
+            jail = values[b, PRISONER]
+            ev += refait * ((jail if to_prison[b] else kept) - max(kept, jail))
+        gain += stake[b] * ev
+    return gain
+
+
+@jit.kernel
+def placed_gains(cards, before, table, slips, odds, rules, gains):
+    """Add to ``gains[t]`` the expected gain of the new stakes table ``t`` placed on a coup, given the
+    cards it had not seen before the coup: the odds of the coup and the values of
+    :func:`perfect_bet` (the perfect counter's view, ``odds`` and ``rules`` as there), then
+    :func:`stake_value`. ``cards`` ((n, shoe) card codes: the tables' shoes), ``before`` = (pos, fresh):
+    where each table's next card lay before the coup and whether the coup began a new shoe, ``table``
+    the :class:`~trente_env.croupier.TableRules` (burn, dead cards), ``slips`` = (stakes, insured,
+    to_prison), each (n, 4): what each table placed on the coup. The cards before ``pos`` are the burnt
+    ones, unseen, then the coups dealt; a new shoe has every card unseen."""
+    pos, fresh = before
+    stakes, insured, to_prison = slips
+    work = scratch(odds[0])
+    values, out = work[3], work[2]
+    full = np.zeros(2 * N_VALUES, np.int64)
+    for i in range(table.base.size):
+        full[_KIND[table.base[i]]] += 1
+    counts = np.empty(2 * N_VALUES, np.int64)
+    dead = table.burn + table.dead_cards  # unseen but never dealt: the burnt and the dead cards
+    for t in range(stakes.shape[0]):
+        staked = 0.0
+        for b in range(4):
+            staked += stakes[t, b]
+        if staked <= 0.0:
+            continue
+        for i in range(2 * N_VALUES):
+            counts[i] = full[i]
+        if not fresh[t]:
+            row = cards[t]
+            for i in range(table.burn, pos[t]):
+                counts[_KIND[row[i]]] -= 1
+        perfect_bet(counts, dead, odds, rules, work)
+        gains[t] += stake_value(values, out[0], stakes[t], insured[t], to_prison[t], rules)
 
 
 @jit.kernel
