@@ -329,7 +329,7 @@ def test_a_hand_edited_seed_is_a_new_run_whose_blocks_do_not_match(tmp_path, cap
         ({"rule_values": {"decks": 0}}, "decks"),
         ({"rule_values": {"table_max": 10}}, "config does not hold together: rule_values"),
         ({"rule_values": "classic"}, "rule_values must be a table"),
-        ({"rules": "vegas"}, "unknown rules preset"),
+        ({"rules": "vegas"}, "rules must be named by a preset (or custom), got 'vegas'"),
         ({"speed": 3}, "config has unknown key(s) speed"),
         ({"seed": None}, "config has no seed"),
     ],
