@@ -9,7 +9,6 @@ import io
 import json
 import shutil
 import zipfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -398,19 +397,17 @@ def test_ctrl_c_while_putting_the_blocks_together(tmp_path, monkeypatch):
 
 
 def test_ctrl_c_with_worker_processes_counts_every_saved_task(tmp_path, monkeypatch, whole):
-    # The pool's bookkeeping, with threads standing for the worker processes (spawning is slow;
-    # tests/test_strategies_plugins.py plays on real ones).
+    # Two worker processes (backends.Workers); Ctrl-C while this process waits for its second answer.
     monkeypatch.setattr(TournamentConfig, "all_compiled", lambda self: False)
-    monkeypatch.setattr(backends, "ProcessPoolExecutor", lambda max_workers, **_: ThreadPoolExecutor(max_workers))
-    real_wait, calls = backends.wait, []
+    real_answer, calls = backends.Workers.answer, []
 
-    def interrupted(*args, **kwargs):
-        calls.append(args)
+    def interrupted(self):
+        calls.append(self)
         if len(calls) == 2:
             raise KeyboardInterrupt
-        return real_wait(*args, **kwargs)
+        return real_answer(self)
 
-    monkeypatch.setattr(backends, "wait", interrupted)
+    monkeypatch.setattr(backends.Workers, "answer", interrupted)
     config = _config()
     with pytest.raises(TournamentInterrupted) as stop:
         run_tournament(config, tmp_path, workers=2, plots=False, keep_blocks=True)

@@ -283,7 +283,7 @@ def play_runs(
             for run, arguments in tasks:
                 done(run, play(*arguments))
         else:  # one run a process at a time: after Ctrl-C no queued run starts
-            run_in_processes(play, tasks, done, workers, workers)
+            run_in_processes(play, tasks, done, min(workers, len(todo)))
     return [rows[run.name] for run in sweep.runs]
 
 

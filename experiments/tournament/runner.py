@@ -231,9 +231,9 @@ def run_tasks(
                 blocks.save(b, run_task(config, b, groups[i], threads))
                 finish(b, i)
         else:
-            # at most two tasks queued a process; each saves its own block (_task_worker)
+            # one task a process at a time; each saves its own block (_task_worker)
             tasks = (((b, i), (config, blocks.identity, str(blocks.out), b, groups[i])) for b, i in todo)
-            run_in_processes(_task_worker, tasks, lambda task, _: finish(*task), workers, 2 * workers, _init_worker)
+            run_in_processes(_task_worker, tasks, lambda task, _: finish(*task), min(workers, limit), _init_worker)
     except KeyboardInterrupt:
         raise TournamentInterrupted(blocks.out, count, total) from None
     if count < total:
