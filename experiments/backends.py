@@ -454,7 +454,11 @@ def _read(child: subprocess.Popen, index: int, answers: queue.Queue) -> None:
     while True:
         try:
             message = pickle.load(child.stdout)
-        except Exception:  # the end of its output: the process ended
+        except EOFError:  # the end of its output: the process ended
+            answers.put((index, None))
+            return
+        except Exception:  # an answer this process cannot read: the process is no use any more
+            child.kill()
             answers.put((index, None))
             return
         answers.put((index, message))
