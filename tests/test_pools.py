@@ -1,5 +1,5 @@
-"""The one local process pool (:class:`experiments.backends.Workers`) of ``trente-lab tournament``,
-``sweep``, ``benchmark`` and the tournament's drawing processes, and :func:`~experiments.backends.run_in_processes`
+"""The one local process pool (:class:`experiments.workers.Workers`) of ``trente-lab tournament``,
+``sweep``, ``benchmark`` and the tournament's drawing processes, and :func:`~experiments.workers.run_in_processes`
 on it: what ended is kept, what was queued never starts, the first error is the one reported, in one
 line; its processes are fresh interpreters, so a caller's script needs no main guard."""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments.backends import ROOT, WorkerDied, Workers, run_in_processes
+from experiments.workers import ROOT, WorkerDied, Workers, run_in_processes
 
 
 def _play(key: str, seconds: float) -> str:
@@ -93,7 +93,7 @@ def test_a_script_without_a_main_guard_runs_its_tasks_in_the_pool(tmp_path: Path
     (tmp_path / "tasks.py").write_text("def square(x):\n    return x * x\n")
     script = tmp_path / "script.py"
     script.write_text(
-        "from experiments.backends import run_in_processes\n"
+        "from experiments.workers import run_in_processes\n"
         "from tasks import square\n"
         "got = {}\n"
         "run_in_processes(square, ((i, (i,)) for i in range(5)), got.__setitem__, workers=2)\n"

@@ -3,7 +3,7 @@
 ``kill PID`` (or ``timeout``, a job scheduler) reaches the ``trente-lab`` process only, not its
 process group as Ctrl-C does: the command stops as Ctrl-C stops it, its workers included, and exits
 143. A worker whose parent died (even by SIGKILL) leaves by itself
-(:func:`experiments.backends.follow_parent`).
+(:func:`experiments.workers.follow_parent`).
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def test_sigterm_stops_a_sweep_and_its_training_workers(tmp_path: Path) -> None:
 def test_a_worker_leaves_when_its_parent_is_killed(tmp_path: Path) -> None:
     script = (  # the pool's worker: follow_parent (its default initializer), with 1 s of grace
         "import functools, time\n"
-        "from experiments.backends import Workers, follow_parent, worker_pids\n"
+        "from experiments.workers import Workers, follow_parent, worker_pids\n"
         "pool = Workers(1, functools.partial(follow_parent, 1.0))\n"
         "pool.submit(time.sleep, (600,))\n"  # a task that would outlive the test
         "time.sleep(3)\n"

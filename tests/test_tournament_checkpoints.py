@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-import experiments.backends as backends
 import experiments.tournament.checkpoints as checkpoints
 import experiments.tournament.output as output
 import experiments.tournament.runner as tournament
+import experiments.workers as workers
 from experiments.cli import app
 from experiments.errors import TournamentError
 from experiments.tournament.checkpoints import BLOCK_ARRAYS, Checkpoints, DamagedBlock, run_identity, task_path
@@ -397,9 +397,9 @@ def test_ctrl_c_while_putting_the_blocks_together(tmp_path, monkeypatch):
 
 
 def test_ctrl_c_with_worker_processes_counts_every_saved_task(tmp_path, monkeypatch, whole):
-    # Two worker processes (backends.Workers); Ctrl-C while this process waits for its second answer.
+    # Two worker processes (workers.Workers); Ctrl-C while this process waits for its second answer.
     monkeypatch.setattr(TournamentConfig, "all_compiled", lambda self: False)
-    real_answer, calls = backends.Workers.answer, []
+    real_answer, calls = workers.Workers.answer, []
 
     def interrupted(self):
         calls.append(self)
@@ -407,7 +407,7 @@ def test_ctrl_c_with_worker_processes_counts_every_saved_task(tmp_path, monkeypa
             raise KeyboardInterrupt
         return real_answer(self)
 
-    monkeypatch.setattr(backends.Workers, "answer", interrupted)
+    monkeypatch.setattr(workers.Workers, "answer", interrupted)
     config = _config()
     with pytest.raises(TournamentInterrupted) as stop:
         run_tournament(config, tmp_path, workers=2, plots=False, keep_blocks=True)

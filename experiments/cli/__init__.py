@@ -45,8 +45,8 @@ def _terminate(signum: int, frame) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     processes = sys.modules.get("multiprocessing")  # not loaded: no worker was started by it
     pids = [child.pid for child in processes.active_children()] if processes else []
-    backends = sys.modules.get("experiments.backends")  # the worker pool's processes (Workers)
-    for pid in pids + (backends.worker_pids() if backends else []):
+    workers = sys.modules.get("experiments.workers")  # the worker pool's processes (Workers)
+    for pid in pids + (workers.worker_pids() if workers else []):
         with contextlib.suppress(ProcessLookupError):  # gone already
             os.kill(pid, signal.SIGINT)
     handler = signal.getsignal(signal.SIGINT)  # the command's own Ctrl-C (`train` saves its model)

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from experiments.backends import LOCAL, Backend, dask_client, run_in_processes, run_on_dask
+from experiments.backends import LOCAL, Backend, dask_client, run_on_dask
 from experiments.console import progress_bar
 from experiments.errors import RLError
 from experiments.files import (
@@ -53,6 +53,7 @@ from experiments.files import (
 from experiments.rl.algorithms import TRAINABLE
 from experiments.rl.config import DEFAULT_CONFIG, algo_class
 from experiments.rl.rig import Venue, parse_venue
+from experiments.workers import run_in_processes
 from trente_env.plan import EVAL_PLAN, EvalPlan
 from trente_env.whole import checked_whole, is_whole
 

@@ -7,7 +7,7 @@ the sessions are played; once the results are summed up, each process is given i
 plots and draws them (:func:`experiments.tournament.plots.draw_one`, the same function and the
 same bytes as a drawing in this process) while this one writes the other files.
 
-The processes are the run's worker pool (:class:`experiments.backends.Workers`: fresh interpreters
+The processes are the run's worker pool (:class:`experiments.workers.Workers`: fresh interpreters
 running this code, not the caller's script again). A plot whose process fails is drawn by this
 process after all (:func:`~experiments.tournament.output.write_outputs`).
 """
@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from experiments.backends import Workers
+from experiments.workers import Workers
 
 #: The tournament's plots, in the order they are listed (:mod:`experiments.tournament.plots`).
 PLOT_FILES = ("final_bankroll.png", "trajectories.png", "ahead_vs_return.png")
