@@ -14,6 +14,7 @@ import tempfile
 
 from experiments.tournament.config import make_config
 from experiments.tournament.runner import run_tournament
+from trente_env.rules import get_rules
 
 
 def main() -> None:
@@ -28,7 +29,7 @@ def main() -> None:
         sessions=args.sessions,
         coups=args.coups,
         bankroll=500,
-        rules="partage",
+        rules=get_rules("partage"),
         rule_changes={"table_max": 200},  # a narrow table: the martingale hits the maximum sooner
         seed=1,
     )

@@ -3,7 +3,8 @@ tournament``, ``sweep``, ``simulate``, ``fallacy`` and ``count``).
 
 ``--backend`` takes:
 
-* ``local`` (the default): this machine (threads or worker processes, as each command does);
+* ``local`` (the default): this machine (threads, or the worker pool :mod:`experiments.workers`, as
+  each command does);
 * ``dask``: a Dask ``LocalCluster`` of ``--workers`` processes bound to 127.0.0.1, started for the
   run and stopped after it;
 * ``dask://HOST:PORT`` (or ``tcp://HOST:PORT``): the scheduler of a running cluster (started with
@@ -33,21 +34,19 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
-import multiprocessing
-import os
 import platform
 import re
 import signal
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from experiments.errors import TournamentError
+from experiments.workers import first_line, keep_finished
 
 #: Seconds to reach a scheduler, and to wait for its first worker, before giving up.
 CONNECT_TIMEOUT = 5
@@ -153,7 +152,7 @@ def dask_client(backend: Backend, workers: int, scratch: Path) -> Iterator[Any]:
             try:
                 client = Client(backend.address, scheduler_file=backend.scheduler_file, timeout=CONNECT_TIMEOUT)
             except (OSError, TimeoutError, ValueError) as exc:
-                raise TournamentError(f"cannot reach {where}: {_first_line(exc)}") from None
+                raise TournamentError(f"cannot reach {where}: {first_line(exc)}") from None
             stack.callback(client.close)
             try:
                 client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
@@ -170,7 +169,6 @@ def warm_worker() -> float:
     process of a user); workers that start together would each compile them side by side. Under a
     lock in that folder the first compiles and fills the cache, and the others then load it. Returns
     the seconds this worker spent (waiting included)."""
-    import time
 
     from experiments.warm import compiling_lock
     from strategies.registry import make_strategy
@@ -190,28 +188,6 @@ def warm_workers(client: Any) -> dict[str, float]:
     return {"seconds": max(seconds.values(), default=0.0), "workers": len(seconds)}
 
 
-#: Seconds a worker process whose parent is gone has to stop as Ctrl-C stops it, before it leaves anyway.
-ORPHAN_GRACE = 30.0
-
-
-def follow_parent(grace: float = ORPHAN_GRACE) -> None:
-    """Initializer of a local worker process (``trente-lab sweep``, ``benchmark``, ``tournament``):
-    once the process that started it is gone (killed, even by SIGKILL, or out of memory), the worker
-    gets a Ctrl-C (a training run stops and cleans its scratch folder) and leaves within ``grace``
-    seconds whatever it is doing, instead of computing on as an orphan no one will read."""
-    parent = multiprocessing.parent_process()  # the one that started it, even if gone already
-    parent = parent.pid if parent is not None else os.getppid()
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os.kill(os.getpid(), signal.SIGINT)
-        time.sleep(grace)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="follow-parent", daemon=True).start()
-
-
 @contextlib.contextmanager
 def _workers_ignore_ctrl_c() -> Iterator[None]:
     """Start processes that ignore Ctrl-C: they share the terminal's process group, and stopping
@@ -224,11 +200,6 @@ def _workers_ignore_ctrl_c() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip() or type(exc).__name__
-    return " ".join(text.splitlines()[0].split())
 
 
 def run_on_dask(
@@ -263,50 +234,8 @@ def run_on_dask(
     except BaseException:
         finished = [f for f in running if f.done() and f.status == "finished"]
         client.cancel([f for f in running if f not in finished])
-        _keep_finished(((running[f], f.result()) for f in finished), done)
+        keep_finished(((running[f], f.result()) for f in finished), done)
         raise
-
-
-def run_in_processes(
-    play: Callable[..., Any],
-    tasks: Iterator[tuple[Any, tuple[Any, ...]]],
-    done: Callable[[Any, Any], None],
-    workers: int,
-    window: int,
-    initializer: Callable[[], None] = follow_parent,
-) -> None:
-    """Play ``tasks`` ((key, arguments) pairs, taken as slots get free) on ``workers`` processes
-    started for the run ("spawn": numba's and torch's threads do not survive a fork), at most
-    ``window`` tasks submitted at a time, and ``done(key, result)`` here as each ends. On an error
-    or Ctrl-C no queued task starts, the tasks in play end (Ctrl-C reaches their processes too),
-    and each of them that ended with a result is still handed to ``done``."""
-    context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=initializer)
-    running: dict[Future, Any] = {}
-    try:
-        while True:
-            for key, arguments in itertools.islice(tasks, window - len(running)):
-                running[pool.submit(play, *arguments)] = key
-            if not running:
-                break
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in finished:
-                done(running.pop(future), future.result())
-    except BaseException:
-        pool.shutdown(wait=True, cancel_futures=True)
-        ended = [(key, f.result()) for f, key in running.items() if not f.cancelled() and f.exception() is None]
-        _keep_finished(ended, done)
-        raise
-    pool.shutdown(wait=True)
-
-
-def _keep_finished(ended: Iterable[tuple[Any, Any]], done: Callable[[Any, Any], None]) -> None:
-    """After an error or Ctrl-C, ``done`` for each task that ended with a result. The error on its
-    way is the one reported: a task that cannot be kept now (a full disk) is not saved, and played
-    again on resume, but its own error does not hide the first."""
-    for key, result in ended:
-        with contextlib.suppress(Exception):
-            done(key, result)
 
 
 # -- shards: long jobs cut into fixed pieces -------------------------------------------------------
@@ -369,7 +298,6 @@ __all__ = [
     "check_versions",
     "dask_client",
     "parse_backend",
-    "run_in_processes",
     "run_on_dask",
     "run_shards",
     "shard_generator",

@@ -4,13 +4,12 @@
 settings the model was trained with (action form: discrete, factored or full; observation form,
 scoreboard length, stake levels) and its network (``network``: layer widths and input layer).
 With it :class:`ModelPolicy` builds a fresh model of that shape and reads only its weights from
-the zip, with
-``torch.load(weights_only=True)``: **nothing in the file is unpickled**, so a crafted file cannot
-run code. SB3's own loading unpickles the zip's ``data`` (its spaces, schedules and classes), and an
-unpickled object may run any code: a model without the lab's description (a bare SB3 file, a
-recurrent model) is loaded that way only when trusted (``trust=True``, the commands'
-``--trust-model``, or the environment variable :data:`TRUST_VARIABLE` the flag sets for the worker
-processes of a run).
+the zip, with ``torch.load(weights_only=True)`` (:mod:`strategies.model_file`): **nothing in the file
+is unpickled**, so a crafted file cannot run code. SB3's own loading unpickles the zip's ``data``
+(its spaces, schedules and classes), and an unpickled object may run any code: a model without the
+lab's description (a bare SB3 file, a recurrent model) is loaded that way only when trusted
+(``trust=True``, the commands' ``--trust-model``, or the environment variable :data:`TRUST_VARIABLE`
+the flag sets for the worker processes of a run).
 
 With it :class:`ModelPolicy` plays like any strategy: :meth:`ModelPolicy.act` takes the env's dict or
 flat observations and answers in the env's full action form, so a model can sit in a tournament
@@ -20,8 +19,6 @@ beside the betting systems.
 from __future__ import annotations
 
 import contextlib
-import inspect
-import io
 import os
 import zipfile
 from collections.abc import Iterator
@@ -31,31 +28,21 @@ from typing import Any
 
 import numpy as np
 
+from strategies.model_file import (
+    ALGORITHMS,
+    REBUILT,
+    ModelError,
+    check_size,
+    lab_network,
+    load_weights,
+    read_meta,
+    rebuild,
+)
 from trente_env.codes import ACTION_WIDTH, flat_layout, flat_offsets, flatten, unflatten
-from trente_env.rules import MAX_MONEY
-from trente_env.whole import is_whole
-
-#: Algorithm names accepted by ``algo=``, and where their class lives.
-ALGORITHMS: dict[str, tuple[str, str]] = {
-    "ppo": ("stable_baselines3", "PPO"),
-    "a2c": ("stable_baselines3", "A2C"),
-    "dqn": ("stable_baselines3", "DQN"),
-    "maskable-ppo": ("sb3_contrib", "MaskablePPO"),
-    "recurrent-ppo": ("sb3_contrib", "RecurrentPPO"),
-}
-
-
-#: The algorithms whose models a lab's ``model.json`` rebuilds without unpickling (``trente-lab train``'s:
-#: a feed-forward ``MlpPolicy`` on the flat observation).
-REBUILT: tuple[str, ...] = ("ppo", "a2c", "dqn", "maskable-ppo")
 
 #: Set to ``1`` (by :func:`trusting`, so that the worker processes of a run inherit it): model files
 #: without the lab's description may be unpickled, which runs any code they hold.
 TRUST_VARIABLE = "TRENTE_LAB_TRUST_MODEL"
-
-
-class ModelError(ValueError):
-    """A model file that cannot be used: missing library, missing or unreadable file."""
 
 
 def trusted() -> bool:
@@ -113,7 +100,7 @@ class ModelPolicy:
         self.path = Path(path)
         if algo is not None and algo not in ALGORITHMS:
             raise ModelError(f"unknown algo {algo!r}; choose one of {', '.join(ALGORITHMS)}")
-        self.meta: dict[str, Any] = _read_meta(self.path)
+        self.meta: dict[str, Any] = read_meta(self.path)
         saved_by = self.meta.get("algo")
         if algo is not None and saved_by is not None and algo != saved_by:
             raise ModelError(f"{str(self.path)!r} was saved by {saved_by} (its model.json), not {algo}")
@@ -376,217 +363,6 @@ def _most_likely(logits: Any) -> Any:
     return torch.argmax(torch.softmax(normalized, dim=-1), dim=1)
 
 
-def lab_network(meta: dict[str, Any]) -> Any:
-    """The layer widths of the network a lab's ``model.json`` describes (``network.net_arch``; in files
-    written before ``network`` was, the ``net_arch`` of its ``hyper.policy_kwargs`` or ``train``), or
-    None when it does not describe one the lab builds: a feed-forward ``MlpPolicy`` with the
-    :class:`~strategies.features.LogScaledFlat` input layer, on the flat observation."""
-    env = meta.get("env")
-    if not isinstance(env, dict) or env.get("observation") != "flat":
-        return None
-    if not {"action_form", "history"} <= set(env):
-        return None
-    network = meta.get("network")
-    if network is not None:
-        if not isinstance(network, dict) or network.get("policy") != "MlpPolicy":
-            return None
-        if network.get("features") != "LogScaledFlat":
-            return None
-        net_arch = network.get("net_arch")
-    else:
-        hyper, train = meta.get("hyper"), meta.get("train")
-        kwargs = hyper.get("policy_kwargs", {}) if isinstance(hyper, dict) else {}
-        net_arch = kwargs.get("net_arch") if isinstance(kwargs, dict) and "net_arch" in kwargs else None
-        if net_arch is None and isinstance(train, dict):
-            net_arch = train.get("net_arch")
-    return net_arch if _layers(net_arch) else None
-
-
-def _layers(net_arch: Any) -> bool:
-    """A ``net_arch`` SB3 takes: a list of layer widths, or ``{"pi": [...], "vf": [...]}`` (``qf``); at
-    most 16 layers of 4096 (a description cannot make the loader build a network of many gigabytes)."""
-    if isinstance(net_arch, dict):
-        return bool(net_arch) and set(net_arch) <= {"pi", "vf", "qf"} and all(map(_layers, net_arch.values()))
-    return isinstance(net_arch, list) and len(net_arch) <= 16 and all(_whole(1, 4096)(n) for n in net_arch)
-
-
-def _least_parameters(net_arch: Any) -> int:
-    """A lower bound on the parameters of the hidden layers ``net_arch`` describes: the weights between
-    consecutive layers and their biases (the input and output layers, which depend on the table, left out)."""
-    if isinstance(net_arch, dict):
-        return sum(map(_least_parameters, net_arch.values()))
-    return sum(a * b for a, b in zip(net_arch, net_arch[1:])) + sum(net_arch)
-
-
-def _stored_weight_bytes(path: Path) -> int:
-    """The bytes of tensor data in the ``policy.pth`` of the SB3 file ``path``, read off the archives'
-    directories (a ``.pth`` is itself a zip, one ``<name>/data/<key>`` entry per storage): nothing is
-    unpickled."""
-    from strategies.inputs import MODEL_BYTES
-
-    try:
-        with zipfile.ZipFile(path) as archive:
-            if archive.getinfo("policy.pth").file_size > MODEL_BYTES:
-                raise ModelError(f"{str(path)!r} holds a policy.pth larger than {MODEL_BYTES:,} bytes")
-            with zipfile.ZipFile(archive.open("policy.pth")) as weights:
-                return sum(i.file_size for i in weights.infolist() if i.filename.rsplit("/", 2)[-2:-1] == ["data"])
-    except KeyError:
-        raise ModelError(f"{str(path)!r} holds no policy.pth (a stable-baselines3 model's weights)") from None
-    except (OSError, zipfile.BadZipFile) as exc:
-        raise ModelError(f"cannot read the weights in {str(path)!r}: {exc}".splitlines()[0]) from None
-
-
-def check_size(meta: dict[str, Any], path: Path) -> None:
-    """Refuse, before it is built, a network ``model.json`` describes that the weights stored in ``path``
-    cannot fill: each parameter takes at least one byte of stored data (four as float32), so a
-    description of far more parameters than the file holds bytes is not this file's network."""
-    least, stored = _least_parameters(lab_network(meta)), _stored_weight_bytes(path)
-    if stored == 0:
-        raise ModelError(f"cannot read the weights in {str(path)!r}: its policy.pth holds no tensors")
-    if least > stored:
-        raise ModelError(
-            f"{str(path.with_suffix('.json'))!r} describes a network of at least {least:,} parameters, but "
-            f"{str(path)!r} stores {stored:,} bytes of weights: it does not describe this file"
-        )
-
-
-def rebuild(cls: Any, meta: dict[str, Any]) -> Any:
-    """A fresh model of class ``cls`` shaped as the lab's ``meta`` (``model.json``) describes, its
-    weights still those of a new network: nothing is read from the model file (see :func:`load_weights`).
-
-    :raises ModelError: a description the algorithm refuses.
-    """
-    import gymnasium as gym
-    from stable_baselines3.common.vec_env import DummyVecEnv
-
-    from strategies.features import LogScaledFlat  # the input layer of every model train saves
-
-    layout = _meta_layout(meta)
-
-    class Spaces(gym.Env):
-        """Only the spaces: the model is built to be given its weights and to play elsewhere."""
-
-        observation_space, action_space = layout.single_observation_space, layout.single_action_space
-
-    hyper = meta.get("hyper") if isinstance(meta.get("hyper"), dict) else {}
-    policy_kwargs = dict(hyper.get("policy_kwargs") or {})
-    policy_kwargs.update(net_arch=lab_network(meta), features_extractor_class=LogScaledFlat)
-    small = {"buffer_size": 1} if "buffer_size" in inspect.signature(cls).parameters else {}  # no replay memory
-    try:
-        return cls("MlpPolicy", DummyVecEnv([Spaces]), device="cpu", policy_kwargs=policy_kwargs, **small)
-    except (TypeError, ValueError, AssertionError) as exc:
-        raise ModelError(f"cannot build the network model.json describes: {exc}".splitlines()[0]) from None
-
-
-def load_weights(model: Any, path: str | Path, optimizer: bool = True, mismatch: str | None = None) -> None:
-    """Give ``model`` the weights saved in the SB3 file ``path`` (its ``policy.pth``, and the optimiser's
-    state ``policy.optimizer.pth`` when ``optimizer``), read with ``torch.load(weights_only=True)``:
-    tensors and plain containers only, so nothing in the file can run code. The file's ``data``
-    (pickled objects) is never read.
-
-    :param mismatch: what the error says when the weights are not the network's (default: the file's
-        ``model.json`` does not describe it).
-    :raises ModelError: weights missing, of another kind than tensors, or of another shape than the model's.
-    """
-    import torch
-
-    path = Path(path)
-    state: dict[str, Any] = {}
-    names = ("policy", "policy.optimizer") if optimizer else ("policy",)
-    try:
-        with zipfile.ZipFile(path) as archive:
-            for name in names:
-                try:
-                    raw = archive.read(f"{name}.pth")
-                except KeyError:
-                    raise ModelError(
-                        f"{str(path)!r} holds no {name}.pth (a stable-baselines3 model's weights)"
-                    ) from None
-                state[name] = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
-    except ModelError:
-        raise
-    except Exception as exc:  # not a zip, or weights_only refusing what is not tensors: one line either way
-        raise ModelError(f"cannot read the weights in {str(path)!r}: {exc}".splitlines()[0]) from None
-    try:
-        model.policy.load_state_dict(state["policy"])
-        if optimizer:
-            model.policy.optimizer.load_state_dict(state["policy.optimizer"])
-    except Exception as exc:  # names or shapes that are not the network's
-        if mismatch is None:
-            mismatch = (
-                f"{str(path.with_suffix('.json'))!r} does not describe {str(path)!r}: its weights do not fit "
-                "the network it describes"
-            )
-        raise ModelError(" ".join(f"{mismatch}: {exc}".split())[:400]) from None
-
-
-def _meta_layout(meta: dict[str, Any]) -> Any:
-    """The env layout a lab's ``model.json`` describes (its settings, and its boxes)."""
-    from trente_env.layout import DEFAULT_STAKE_LEVELS, Layout
-    from trente_env.rules import get_rules
-
-    env = meta["env"]
-    rules = get_rules("classic" if int(meta.get("boxes", 4)) == 4 else "main-bets")
-    try:
-        return Layout(
-            rules, env["action_form"], "flat", int(env["history"]), bool(env.get("observe_shoe", False)),
-            tuple(env.get("stake_levels", DEFAULT_STAKE_LEVELS)),
-        )  # fmt: skip
-    except ValueError as exc:
-        raise ModelError(f"model.json describes no table the agent can sit at: {exc}".splitlines()[0]) from None
-
-
-def _read_meta(path: Path) -> dict[str, Any]:
-    """``model.json`` beside ``model.zip``, written by ``trente-lab train`` ({} when absent)."""
-    from strategies.inputs import CONFIG_BYTES, read_json
-
-    meta = path.with_suffix(".json")
-    if not meta.exists():
-        return {}
-    document = read_json(meta, "model's description", CONFIG_BYTES, ModelError)
-    if not isinstance(document, dict):
-        raise ModelError(f"{str(meta)!r} is not a model description (a JSON object)")
-    for key, value in (*document.items(), *_env_items(document, meta)):
-        check = _META_CHECKS.get(key)
-        if check is not None and not check[0](value):
-            raise ModelError(f"{str(meta)!r} (the model's description): {key} must be {check[1]}, got {value!r}")
-    return document
-
-
-def _env_items(document: dict[str, Any], meta: Path) -> list[tuple[str, Any]]:
-    env = document.get("env", {})
-    if not isinstance(env, dict):
-        raise ModelError(f"{str(meta)!r} (the model's description): env must be a JSON object, got {env!r}")
-    return [(f"env.{key}", value) for key, value in env.items()]
-
-
-def _whole(low: int, high: int):
-    return lambda v: is_whole(v, low, high, numpy=False)
-
-
-def _number(low: float, high: float):
-    return lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and low <= v <= high
-
-
-def _stake_levels(v: Any) -> bool:
-    return isinstance(v, list) and len(v) > 0 and all(_number(1e-9, MAX_MONEY)(x) for x in v)
-
-
-#: What each value of ``model.json`` may be (the ones a command reads): (test, what it must be).
-_META_CHECKS: dict[str, tuple[Any, str]] = {
-    "algo": (lambda v: v in ALGORITHMS, f"one of {', '.join(ALGORITHMS)}"),
-    "table": (lambda v: isinstance(v, str), "the name of a table"),
-    "payout": (lambda v: v is None or _number(1.0, 1e6)(v), "null or a payout from 1 to 1e6"),
-    "boxes": (lambda v: v in (2, 4) and not isinstance(v, bool), "2 or 4"),
-    "bankroll": (_number(1e-9, MAX_MONEY), f"a number above 0 and at most {MAX_MONEY:g}"),
-    "env.action_form": (lambda v: v in ("discrete", "factored", "full"), "discrete, factored or full"),
-    "env.observation": (lambda v: v in ("dict", "flat"), "dict or flat"),
-    "env.history": (_whole(1, 10_000), "a whole number from 1 to 10000"),
-    "env.observe_shoe": (lambda v: isinstance(v, bool), "true or false"),
-    "env.stake_levels": (_stake_levels, "a list of positive stakes"),
-}
-
-
 def _form(space: Any) -> Any:
     """What a policy must agree on with its env: the kind and shape of a space (not its bounds)."""
     from gymnasium import spaces
@@ -599,14 +375,10 @@ def _form(space: Any) -> Any:
 
 
 __all__ = [
-    "ALGORITHMS",
-    "REBUILT",
     "TRUST_VARIABLE",
     "ModelError",
     "ModelPolicy",
-    "lab_network",
-    "load_weights",
-    "rebuild",
+    "most_likely_parts",
     "trusted",
     "trusting",
 ]

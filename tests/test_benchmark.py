@@ -352,7 +352,7 @@ def test_each_level_trains_on_its_own_budget_unless_timesteps_is_given() -> None
 
     full = make_benchmark(full=True)
     assert set(full.levels) == set(BUDGETS)
-    assert {run.table: run.timesteps for run in full.sweep().runs} == BUDGETS
+    assert {run.venue.name: run.timesteps for run in full.sweep().runs} == BUDGETS
     from trente_env.levels import LEVELS
 
     assert {name: level.budget for name, level in LEVELS.items()} == BUDGETS  # the level's record holds it
@@ -371,7 +371,7 @@ def test_a_run_keeps_its_identity_when_the_benchmark_grows() -> None:
 
     def identity(**kwargs) -> str:
         sweep = make_benchmark(**kwargs).sweep()
-        return sweep.identity(next(run for run in sweep.runs if run.seed == 0 and run.table == "fair"))
+        return sweep.identity(next(run for run in sweep.runs if run.seed == 0 and run.venue.name == "fair"))
 
     alone = identity(levels=["fair"], seeds=[0])
     assert identity(levels=["fair", "rig-1"], seeds=[0, 1, 2]) == alone  # more seeds, another level

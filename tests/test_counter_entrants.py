@@ -129,7 +129,9 @@ def test_the_counters_are_made_from_specs_but_not_in_the_default_line_up() -> No
 def test_in_a_tournament_the_counters_play_the_sessions_of_the_env_path() -> None:
     """A tournament's block of counters (and a system beside them) equals those sessions played on the
     shoe-observing vector env, to the chip; the counters play alone, off the compiled loop."""
-    config = make_config("flat:box=couleur,counter,linear-counter", sessions=24, coups=60, rules="exhaustion", seed=4)
+    config = make_config(
+        "flat:box=couleur,counter,linear-counter", sessions=24, coups=60, rules=get_rules("exhaustion"), seed=4
+    )
     assert config.groups() == [(0,), (1,), (2,)] and config.card_counters() == ["counter", "linear-counter"]
     rules = config.ruleset()
     seeds = session_seeds(4, 24)

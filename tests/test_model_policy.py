@@ -38,7 +38,8 @@ def test_greedy_play_picks_what_sb3_predict_picks(algo: str, action_form: str, o
     import torch
 
     from strategies.features import LogScaledFlat
-    from strategies.model import ALGORITHMS, ModelPolicy
+    from strategies.model import ModelPolicy
+    from strategies.model_file import ALGORITHMS
     from trente_env.wrappers import sb3_vec_env
 
     venv = sb3_vec_env(num_envs=2, seed=0, action_form=action_form, observation=observation)

@@ -211,7 +211,7 @@ def test_the_conclusion_states_the_payouts_of_the_table_played(tmp_path) -> None
     from experiments.tournament.runner import run_tournament
 
     changes = {"noir_after_noir": 2.0, "noir_otherwise": 0.25}
-    config = make_config("flat:box=noir,never", sessions=20, coups=20, rules="rigged-classic", rule_changes=changes)
+    config = make_config("flat:box=noir,never", sessions=20, coups=20, rules=RIGGED, rule_changes=changes)
     doc = run_tournament(config, tmp_path, plots=False)
     assert "Noir paid 2:1 right after a Noir win, else 1:4" in doc["conclusion"]
     assert "3:2" not in doc["conclusion"] and "1:2" not in doc["conclusion"]

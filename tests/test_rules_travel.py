@@ -20,17 +20,9 @@ NAMES = ("preset", "rules", "table")
 
 #: Libraries that still take a name, each with its reason (the list only shrinks).
 ALLOWED = {
-    # TODO: make_config takes the preset's name from the command, a config file's [tournament] rules
-    # and a manifest (folder.py rebuilds a config from it); TournamentConfig.rules is that recorded
-    # name (a manifest key), the table itself travels as rule_values (TournamentConfig.ruleset()).
-    ("experiments/tournament/config.py", "TournamentConfig.rules"),
-    ("experiments/tournament/config.py", "make_config.rules"),
     # TODO: the RL side names a venue ("rigged-classic", a level), resolved by rl.rig.parse_venue; a
     # Venue travels in their place once the level record and train's signature land (other branches).
     ("experiments/rl/train.py", "_train_agent.rules"),  # the run behind train_agent (which holds --out)
-    ("experiments/rl/evaluate.py", "evaluate_model.rules"),
-    ("experiments/rl/control.py", "reference_rows.table"),
-    ("experiments/rl/sweep.py", "SweepRun.table"),
 }
 
 
@@ -97,6 +89,25 @@ def test_the_libraries_take_the_rule_set_and_name_it() -> None:
     assert len(list(deal_coups_from_shoe(CUSTOM, 3, seed=1))) == 3
     shown = Classroom(CUSTOM, seed=1).public()
     assert shown["preset"] == "custom" and "a 4-deck shoe" in shown["exact"]["model"]
+
+
+def test_a_tournament_takes_the_rule_set_and_records_its_name() -> None:
+    from experiments.tournament.config import make_config
+
+    custom = make_config("flat", sessions=2, coups=2, rules=CUSTOM)
+    assert custom.ruleset() == CUSTOM and custom.as_dict()["rules"] == "custom" and custom.rules_name() == "custom"
+    # the manifest and results.json still record the preset's name; the printed name says what changed
+    named = make_config("flat", sessions=2, coups=2, rules=get_rules("partage"), rule_changes={"table_max": 500})
+    assert named.as_dict()["rules"] == "partage" and named.rules_name() == "partage with table_max=500"
+
+
+def test_evaluate_takes_the_venue() -> None:
+    from experiments.rl.evaluate import evaluate_model
+    from experiments.rl.rig import Venue
+    from trente_env.plan import EvalPlan
+
+    report = evaluate_model("flat", EvalPlan(2, 5, 1), Venue("custom", CUSTOM))
+    assert report["table"] == "custom" and report["rules"] == CUSTOM.describe() and report["sessions"] == 2
 
 
 @pytest.mark.parametrize("command", ["edge", "fallacy"])

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from experiments.cli import app
 from experiments.errors import RLError
 from experiments.rl import sweep as sweep_module
+from experiments.rl.rig import parse_venue
 from experiments.rl.sweep import SweepRun, load_sweep, parse_seeds, run_sweep
 from trente_env.plan import EvalPlan
 
@@ -50,8 +51,16 @@ def test_a_grid_multiplies_out_in_order(tmp_path: Path) -> None:
     )
     sweep = load_sweep(path)
     assert len(sweep.runs) == 2 * 2 * 2 + 2 * 2  # ppo: tables x seeds x rates; a2c: tables x seeds
-    assert sweep.runs[0] == SweepRun("ppo", "classic", 3, 500, (("learning_rate", 0.001),))
-    assert sweep.runs[-1] == SweepRun("a2c", "rigged-classic", 4, 500)
+    assert sweep.runs[0] == SweepRun("ppo", parse_venue("classic"), 3, 500, (("learning_rate", 0.001),))
+    assert sweep.runs[-1] == SweepRun("a2c", parse_venue("rigged-classic"), 4, 500)
+    # a run travels with its table, and is identified (its saved result found again) by the table's name
+    assert sweep.runs[-1].record() == {
+        "algo": "a2c",
+        "table": "rigged-classic",
+        "seed": 4,
+        "timesteps": 500,
+        "hyper": (),
+    }
     assert sweep.runs[0].name == "ppo-classic-seed3-learning_rate=0.001"
     assert len({run.name for run in sweep.runs}) == len(sweep.runs)
     assert sweep.plan == EvalPlan(10, 1000, 10_000)
@@ -166,4 +175,4 @@ def test_a_local_dask_cluster_gives_the_same_runs(tiny_sweep: Path, tmp_path: Pa
 def test_the_shipped_sweep_is_found_by_name() -> None:
     sweep = load_sweep("sweep-seeds")
     assert len(sweep.runs) == 2 * 2 * 10  # algos x tables x seeds
-    assert {run.table for run in sweep.runs} == {"classic", "rigged-classic"}
+    assert {run.venue.name for run in sweep.runs} == {"classic", "rigged-classic"}

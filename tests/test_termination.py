@@ -3,7 +3,7 @@
 ``kill PID`` (or ``timeout``, a job scheduler) reaches the ``trente-lab`` process only, not its
 process group as Ctrl-C does: the command stops as Ctrl-C stops it, its workers included, and exits
 143. A worker whose parent died (even by SIGKILL) leaves by itself
-(:func:`experiments.backends.follow_parent`).
+(:func:`experiments.workers.follow_parent`).
 """
 
 from __future__ import annotations
@@ -79,16 +79,13 @@ def test_sigterm_stops_a_sweep_and_its_training_workers(tmp_path: Path) -> None:
 
 @pytest.mark.timeout(120)
 def test_a_worker_leaves_when_its_parent_is_killed(tmp_path: Path) -> None:
-    script = (
-        "import multiprocessing, time\n"
-        "from concurrent.futures import ProcessPoolExecutor\n"
-        "from experiments.backends import follow_parent\n"
-        "context = multiprocessing.get_context('spawn')\n"
-        "pool = ProcessPoolExecutor(1, mp_context=context, initializer=follow_parent, initargs=(1.0,))\n"
-        "task = pool.submit(time.sleep, 600)\n"  # a task that would outlive the test
-        "while not task.running():\n"
-        "    time.sleep(0.05)\n"
-        "print(*[child.pid for child in multiprocessing.active_children()], flush=True)\n"
+    script = (  # the pool's worker: follow_parent (its default initializer), with 1 s of grace
+        "import functools, time\n"
+        "from experiments.workers import Workers, follow_parent, worker_pids\n"
+        "pool = Workers(1, functools.partial(follow_parent, 1.0))\n"
+        "pool.submit(time.sleep, (600,))\n"  # a task that would outlive the test
+        "time.sleep(3)\n"
+        "print(*worker_pids(), flush=True)\n"
         "time.sleep(600)\n"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

@@ -302,7 +302,7 @@ def test_unit_is_the_default_base(tmp_path):
 
 
 def test_edge_follows_the_rules_and_the_boxes(tmp_path):
-    config = make_config("flat,flat:box=couleur", sessions=10, coups=10, rules="lenient-couleur")
+    config = make_config("flat,flat:box=couleur", sessions=10, coups=10, rules=get_rules("lenient-couleur"))
     doc = run_tournament(config, tmp_path, plots=False)
     edges = house_edges(get_rules("lenient-couleur"))
     assert doc["strategies"]["flat"]["edge"] == pytest.approx(edges.noir)
@@ -329,7 +329,8 @@ def test_split_strategies():
         ({"bankroll": 0.5}, "below the table minimum"),
         ({"unit": 0}, "unit must be"),
         ({"unit": 5000}, "outside the table limits"),
-        ({"rules": "vegas"}, "unknown rules preset"),
+        ({"rules": "vegas"}, "rules must be a rule set"),  # a name is resolved by the command, once
+        ({"name": "vegas"}, "rules must be named by a preset .or custom., got 'vegas'"),
         ({"strategies": "flat,flat"}, "listed twice"),
         ({"strategies": ""}, "no strategies"),
         ({"rule_changes": {"decks": 0}}, "decks"),
@@ -363,7 +364,8 @@ line = [1, 2, 3]
     options = read_config_file(path)
     assert options["workers"] == 1
     options.pop("workers")
-    config = make_config(**options)
+    preset = options.pop("rules", "classic")
+    config = make_config(**options, rules=get_rules(preset), name=preset)
     assert config.strategies == ("flat", "labouchere:line=1-2-3")
     assert config.sessions == 7 and config.coups == 9 and config.seed == 3
     assert config.rule_values["table_max"] == 50
@@ -396,7 +398,8 @@ def test_shipped_configs_are_valid():
     for path in configs.values():
         options = read_config_file(path)
         options.pop("workers", None)
-        make_config(**options)
+        preset = options.pop("rules", "classic")  # the command resolves the name once
+        make_config(**options, rules=get_rules(preset), name=preset)
 
 
 def test_resume_needs_a_manifest(tmp_path):

@@ -9,17 +9,16 @@ import io
 import json
 import shutil
 import zipfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-import experiments.backends as backends
 import experiments.tournament.checkpoints as checkpoints
 import experiments.tournament.output as output
 import experiments.tournament.runner as tournament
+import experiments.workers as workers
 from experiments.cli import app
 from experiments.errors import TournamentError
 from experiments.tournament.checkpoints import BLOCK_ARRAYS, Checkpoints, DamagedBlock, run_identity, task_path
@@ -333,7 +332,7 @@ def test_a_hand_edited_seed_is_a_new_run_whose_blocks_do_not_match(tmp_path, cap
         ({"rule_values": {"decks": 0}}, "decks"),
         ({"rule_values": {"table_max": 10}}, "config does not hold together: rule_values"),
         ({"rule_values": "classic"}, "rule_values must be a table"),
-        ({"rules": "vegas"}, "unknown rules preset"),
+        ({"rules": "vegas"}, "rules must be named by a preset (or custom), got 'vegas'"),
         ({"speed": 3}, "config has unknown key(s) speed"),
         ({"seed": None}, "config has no seed"),
     ],
@@ -402,19 +401,17 @@ def test_ctrl_c_while_putting_the_blocks_together(tmp_path, monkeypatch):
 
 
 def test_ctrl_c_with_worker_processes_counts_every_saved_task(tmp_path, monkeypatch, whole):
-    # The pool's bookkeeping, with threads standing for the worker processes (spawning is slow;
-    # tests/test_strategies_plugins.py plays on real ones).
+    # Two worker processes (workers.Workers); Ctrl-C while this process waits for its second answer.
     monkeypatch.setattr(TournamentConfig, "all_compiled", lambda self: False)
-    monkeypatch.setattr(backends, "ProcessPoolExecutor", lambda max_workers, **_: ThreadPoolExecutor(max_workers))
-    real_wait, calls = backends.wait, []
+    real_answer, calls = workers.Workers.answer, []
 
-    def interrupted(*args, **kwargs):
-        calls.append(args)
+    def interrupted(self):
+        calls.append(self)
         if len(calls) == 2:
             raise KeyboardInterrupt
-        return real_wait(*args, **kwargs)
+        return real_answer(self)
 
-    monkeypatch.setattr(backends, "wait", interrupted)
+    monkeypatch.setattr(workers.Workers, "answer", interrupted)
     config = _config()
     with pytest.raises(TournamentInterrupted) as stop:
         run_tournament(config, tmp_path, workers=2, plots=False, keep_blocks=True)

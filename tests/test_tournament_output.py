@@ -244,10 +244,11 @@ def test_the_plots_of_a_failed_drawing_process_are_drawn_here(tmp_path, monkeypa
     # draws them after the files, the same bytes as a run that draws them here from the start.
     import experiments.tournament.drawing as drawing
     import experiments.tournament.runner as runner
+    import experiments.workers as workers
 
     config = make_config("flat,martingale,never", sessions=60, coups=30, block=20)
     run_tournament(config, tmp_path / "here")
-    monkeypatch.setattr(drawing, "SERVE", "import sys; sys.exit('no drawing today')")
+    monkeypatch.setattr(workers, "SERVE", "import sys; sys.exit('no drawing today')")
     monkeypatch.setattr(runner, "DRAW_APART_FROM", 0)
     run_tournament(config, tmp_path / "apart")
     for name in drawing.PLOT_FILES:

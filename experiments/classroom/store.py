@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 from experiments.classroom.roster import Student
 from experiments.classroom.systems import SYSTEMS
-from experiments.errors import ClassroomError
-from experiments.files import atomic_write_json
+from experiments.errors import ClassroomError, LabError
+from experiments.files import append_line, atomic_write_json
 from strategies.inputs import SESSION_BYTES, input_kind, read_input, read_json
 from trente_env.rules import RuleSet, get_rules
 from trente_env.whole import is_whole
@@ -88,9 +88,13 @@ def _open_private(path: Path, flags: int) -> int:
 
 def append_private(path: Path, line: str) -> None:
     """Append ``line`` to ``path``, a regular file created readable by its owner only (it holds
-    students' keys); a path that is anything else is refused in one line."""
-    with os.fdopen(_open_private(path, os.O_WRONLY | os.O_APPEND), "a", encoding="utf-8") as f:
-        f.write(line)
+    students' keys), through the one writer's append mode (:func:`experiments.files.append_line`); a
+    path that is anything else is refused in one line."""
+    refuse_special(path)
+    try:
+        append_line(path, line, private=True)
+    except LabError as exc:  # something other than a regular file put there after the check
+        raise ClassroomError(f"{exc}; choose another session name") from None
 
 
 def empty_private(path: Path) -> None:

@@ -44,9 +44,11 @@ def _terminate(signum: int, frame) -> None:
     _terminated = True
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     processes = sys.modules.get("multiprocessing")  # not loaded: no worker was started by it
-    for child in processes.active_children() if processes else []:
+    pids = [child.pid for child in processes.active_children()] if processes else []
+    workers = sys.modules.get("experiments.workers")  # the worker pool's processes (Workers)
+    for pid in pids + (workers.worker_pids() if workers else []):
         with contextlib.suppress(ProcessLookupError):  # gone already
-            os.kill(child.pid, signal.SIGINT)
+            os.kill(pid, signal.SIGINT)
     handler = signal.getsignal(signal.SIGINT)  # the command's own Ctrl-C (`train` saves its model)
     if not callable(handler):
         raise KeyboardInterrupt

@@ -49,11 +49,13 @@ def command(
     unit staked beside the exact house edge. A model saved by train loads without running code; any
     other model file is unpickled, which runs code, and needs --trust-model."""
     from experiments.rl import evaluate
+    from experiments.rl.rig import parse_venue
     from trente_env.plan import EvalPlan
 
+    venue = parse_venue(rules) if rules is not None else None  # an empty --rules is refused, not defaulted
     with status(not as_json) as doing:  # loading torch and playing: seconds, on a spinner
         doing(f"playing {episodes:,} sessions of up to {coups:,} coups with {model}")
-        report = evaluate.evaluate_model(model, EvalPlan(episodes, coups, seed), rules, algo)
+        report = evaluate.evaluate_model(model, EvalPlan(episodes, coups, seed), venue, algo)
     if as_json:
         print_json(report)
     else:

@@ -150,6 +150,7 @@ def command(
     saved by train is unpickled, which runs its code too: it needs --trust-model.
     """
     from experiments import backends
+    from experiments.rules import load_rules
     from experiments.tournament import config, folder, output, runner
 
     given = {
@@ -175,7 +176,8 @@ def command(
             options: dict[str, Any] = config.file_options(str(config_file)) if config_file is not None else {}
             file_workers = options.pop("workers", None)
             options.update({k: v for k, v in given.items() if v is not None})
-            chosen = config.make_config(**options)
+            preset = options.pop("rules", "classic")  # resolved here once; the config records its name
+            chosen = config.make_config(**options, rules=load_rules(preset), name=preset)
             if workers is None:
                 workers = file_workers if file_workers is not None else runner.default_workers(chosen.as_dict())
             document = runner.run_tournament(

@@ -1,6 +1,6 @@
 """The algorithms ``trente-lab train`` builds.
 
-Where each algorithm's class lives has one home, :data:`strategies.model.ALGORITHMS` (a model file
+Where each algorithm's class lives has one home, :data:`strategies.model_file.ALGORITHMS` (a model file
 of any of them plays wherever a strategy does). Training builds a feed-forward ``MlpPolicy`` on the
 flat observation, so :data:`TRAINABLE` is a selection of it, as the default line-up
 :data:`strategies.registry.LINEUP` is of the systems: ``recurrent-ppo`` is left out, since its
@@ -13,7 +13,7 @@ This module imports nothing: the command line's help reads it (``--algo``'s choi
 
 from __future__ import annotations
 
-#: The algorithms ``trente-lab train --algo`` takes, names of :data:`strategies.model.ALGORITHMS`.
+#: The algorithms ``trente-lab train --algo`` takes, names of :data:`strategies.model_file.ALGORITHMS`.
 TRAINABLE: tuple[str, ...] = ("ppo", "a2c", "dqn", "maskable-ppo")
 
 #: Algorithms that train but are no witness (docs/rl.md, "DQN"): the one-line warning ``train`` and

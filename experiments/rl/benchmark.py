@@ -98,7 +98,7 @@ class Benchmark:
     def sweep(self) -> Sweep:
         """The runs as a sweep (its resumable runner and identities), in level, algorithm, seed order."""
         runs = tuple(
-            SweepRun(algo, level, seed, self.budget(level))
+            SweepRun(algo, parse_venue(level), seed, self.budget(level))
             for level in self.levels
             for algo in self.algos
             for seed in self.seeds
@@ -180,14 +180,14 @@ def play_benchmark_run(sweep: Sweep, run: SweepRun) -> dict[str, Any]:
     from strategies.ideal import ideal_policy
 
     curve_every = int(sweep.source.get("curve_every", CURVE_EVERY))
-    venue = parse_venue(run.table)
-    level = get_level(run.table)
+    venue = run.venue
+    level = get_level(venue.name)
     observe_shoe = bool(level.env_kwargs.get("observe_shoe", False))
     best = optimum(venue, level.stake)
     with tempfile.TemporaryDirectory(prefix="trente-lab-benchmark-") as scratch:
         folder = Path(scratch) / run.name
         summary = train_agent(
-            run.algo, run.timesteps, rules=run.table, seed=run.seed, out_dir=folder, eval_every=curve_every,
+            run.algo, run.timesteps, rules=venue.name, seed=run.seed, out_dir=folder, eval_every=curve_every,
             config_path=sweep.config, observe_shoe=observe_shoe,
         )  # fmt: skip
         report = evaluate_model(str(folder / "model.zip"), sweep.plan, training_seed=run.seed)
@@ -198,7 +198,7 @@ def play_benchmark_run(sweep: Sweep, run: SweepRun) -> dict[str, Any]:
     scores = score(report, best)
     ideal_scores = score(ideal, best)
     row = {
-        "name": run.name, "level": level.name, "table": run.table, "algo": run.algo, "seed": run.seed,
+        "name": run.name, "level": level.name, "table": venue.name, "algo": run.algo, "seed": run.seed,
         "eval_seed": sweep.plan.seed_for(run.seed),
         "timesteps": summary["timesteps"], "train_seconds": summary["seconds"], "score": headline(scores),
         **scores,

@@ -13,7 +13,7 @@ from typing import Any
 from experiments.errors import RLError
 from experiments.files import read_toml
 from experiments.rl.algorithms import TRAINABLE
-from strategies.model import ALGORITHMS
+from strategies.model_file import ALGORITHMS
 from trente_env.layout import DEFAULT_STAKE_LEVELS
 from trente_env.rules import MAX_MONEY
 from trente_env.whole import is_whole

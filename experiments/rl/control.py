@@ -39,7 +39,7 @@ import numpy as np
 from experiments.files import atomic_write_json, pyplot, save_figure
 from experiments.rl.config import load_config
 from experiments.rl.evaluate import evaluate_model, evaluation_report, watch_sessions
-from experiments.rl.rig import RIGGED_PREFIX, parse_venue
+from experiments.rl.rig import RIGGED_PREFIX, Venue, parse_venue
 from experiments.rl.score import optimum, score
 from experiments.rl.train import train_agent
 from strategies.ideal import IdealRig
@@ -77,11 +77,10 @@ def _exact(expectations: Any, key: str) -> float:
     return expectations.flat[key] if key in expectations.flat else getattr(expectations, key)
 
 
-def reference_rows(table: str, plan: EvalPlan) -> dict[str, dict[str, Any]]:
-    """Each reference policy on ``table``'s evaluation sessions (``plan``): its exact expectation (per unit
+def reference_rows(venue: Venue, plan: EvalPlan) -> dict[str, dict[str, Any]]:
+    """Each reference policy on ``venue``'s evaluation sessions (``plan``): its exact expectation (per unit
     staked, :func:`~trente_env.odds.rig_expectations`), the exact expectation of the very stakes it
     placed, and its measured return with the 95% interval."""
-    venue = parse_venue(table)
     expectations = rig_expectations(venue.rules)
     rows = {}
     for name, (spec, key) in REFERENCES.items():
@@ -145,11 +144,12 @@ def run_control(
             algo, timesteps, table, seed=seed, out_dir=out / table, progress=progress, force=force,
             eval_every=eval_every,
         )  # fmt: skip
-        evaluation = evaluate_model(summary["files"]["model"], plan, rules=table)
-        rows = reference_rows(table, plan)
+        venue = parse_venue(table)
+        evaluation = evaluate_model(summary["files"]["model"], plan, venue)
+        rows = reference_rows(venue, plan)
         rows["agent"] = _row(evaluation, None)
-        expectations = rig_expectations(parse_venue(table).rules)
-        best = optimum(parse_venue(table), max(load_config(algo).train.stake_levels))
+        expectations = rig_expectations(venue.rules)
+        best = optimum(venue, max(load_config(algo).train.stake_levels))
         results[table] = {
             "score": score(evaluation, best),
             "rules": evaluation["rules"],

@@ -310,17 +310,16 @@ def names_a_model(target: str) -> bool:
 def evaluate_model(
     model: str,
     plan: EvalPlan = EVAL_PLAN,
-    rules: str | None = None,
+    venue: Venue | None = None,
     algo: str | None = None,
-    rigged: bool = False,
     training_seed: int | None = None,
 ) -> dict[str, Any]:
     """Evaluate ``model`` on the sessions of ``plan`` (see the module docstring).
 
     :param model: a model file saved by ``trente-lab train`` (any other is unpickled, which runs its code:
         only when trusted, see :class:`~strategies.model.ModelPolicy`), or a strategy spec.
-    :param rules: the table (a preset or ``rigged-<preset>``); default: the one a model was trained
-        on, else ``classic``.
+    :param venue: the table (:func:`~experiments.rl.rig.parse_venue` of ``--rules``); default: the one
+        a model was trained on (its ``model.json``), else ``classic``.
     :param plan: the sessions: how many, how long, on which shoes (default :data:`~trente_env.plan.EVAL_PLAN`:
         200 sessions x 1,000 coups on seed 10,000, away from training seeds).
     :param training_seed: the seed the model was trained with, for a plan whose shoes derive from it.
@@ -331,14 +330,13 @@ def evaluate_model(
         policy = ModelPolicy(model.strip().removeprefix("model:"), algo=algo)  # unpickled only if trusted
         meta = policy.meta
         trained_on = meta.get("table")
-        name = rules if rules is not None else trained_on or "classic"  # an empty --rules is refused, not defaulted
+        recorded = trained_on or "classic"
         bankroll = float(meta.get("bankroll", DEFAULT_BANKROLL))
     else:
         if algo is not None:
             raise RLError(f"--algo is for a model file; {model!r} is a strategy")
-        name = rules if rules is not None else "classic"
-        policy, meta, trained_on, bankroll = None, {}, None, DEFAULT_BANKROLL
-    venue = parse_venue(name, rigged)
+        policy, meta, trained_on, bankroll, recorded = None, {}, None, DEFAULT_BANKROLL, "classic"
+    venue = venue if venue is not None else parse_venue(recorded)
     if policy is None:
         try:
             policy = make_strategy(model, venue.rules)

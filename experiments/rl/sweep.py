@@ -35,11 +35,11 @@ import itertools
 import json
 import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from experiments.backends import LOCAL, Backend, dask_client, run_in_processes, run_on_dask
+from experiments.backends import LOCAL, Backend, dask_client, run_on_dask
 from experiments.console import progress_bar
 from experiments.errors import RLError
 from experiments.files import (
@@ -56,7 +56,8 @@ from experiments.files import (
 )
 from experiments.rl.algorithms import TRAINABLE
 from experiments.rl.config import DEFAULT_CONFIG, algo_class
-from experiments.rl.rig import parse_venue
+from experiments.rl.rig import Venue, parse_venue
+from experiments.workers import run_in_processes
 from trente_env.plan import EVAL_PLAN, EvalPlan
 from trente_env.whole import checked_whole, is_whole
 
@@ -77,7 +78,7 @@ class SweepRun:
     """One training run of a sweep and its evaluation."""
 
     algo: str
-    table: str
+    venue: Venue  #: the table (a preset, ``rigged-<preset>`` or a level: :func:`~experiments.rl.rig.parse_venue`)
     seed: int
     timesteps: int
     hyper: tuple[tuple[str, Any], ...] = ()  #: overrides of the algorithm's hyper-parameters
@@ -85,7 +86,12 @@ class SweepRun:
     @property
     def name(self) -> str:
         extra = "".join(f"-{k}={v}" for k, v in self.hyper)
-        return f"{self.algo}-{self.table}-seed{self.seed}{extra}"
+        return f"{self.algo}-{self.venue.name}-seed{self.seed}{extra}"
+
+    def record(self) -> dict[str, Any]:
+        """The run's settings as saved runs are identified by (the table by its name)."""
+        return {"algo": self.algo, "table": self.venue.name, "seed": self.seed, "timesteps": self.timesteps,
+                "hyper": self.hyper}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -107,7 +113,7 @@ class Sweep:
 
         config_text = read_input_text(self.config or DEFAULT_CONFIG, "config", CONFIG_BYTES, RLError)
         plan = self.plan
-        settings = {"run": asdict(run), "episodes": plan.sessions, "coups": plan.coups, "eval_seed": plan.seed}
+        settings = {"run": run.record(), "episodes": plan.sessions, "coups": plan.coups, "eval_seed": plan.seed}
         if self.source.get("kind", "sweep") != "sweep":  # a benchmark's run: other settings, other files
             # but not the plan around it: a benchmark grown by a seed or a level keeps the runs it has
             settings["source"] = {k: v for k, v in self.source.items() if k != "benchmark"}
@@ -153,8 +159,7 @@ def load_sweep(path: str | Path) -> Sweep:
     tables = table.get("tables", ["classic"])
     if not isinstance(tables, list) or not tables or not all(isinstance(t, str) for t in tables):
         raise RLError(f"{where}: tables must be a list of presets (or rigged-<preset>), got {tables!r}")
-    for name in tables:
-        parse_venue(name)  # an unknown preset is refused here, before any work
+    venues = [parse_venue(name) for name in tables]  # an unknown preset is refused here, before any work
     seeds = parse_seeds(table.get("seeds", [0]), where)
     timesteps = table.get("timesteps", 100_000)
     message = f"{where}: timesteps must be a whole number from 1 to 10**12, got {timesteps!r}"
@@ -179,7 +184,7 @@ def load_sweep(path: str | Path) -> Sweep:
     for algo in algos:
         grid = {k: (v if isinstance(v, list) else [v]) for k, v in grids.get(algo, {}).items()}
         combos = [tuple(zip(grid, values)) for values in itertools.product(*grid.values())] or [()]
-        runs += [SweepRun(algo, t, s, timesteps, combo) for t in tables for s in seeds for combo in combos]
+        runs += [SweepRun(algo, v, s, timesteps, combo) for v in venues for s in seeds for combo in combos]
         if len(runs) > MAX_RUNS:
             raise RLError(f"{where}: more than {MAX_RUNS:,} runs; split the sweep")
     plan = EvalPlan(settings["episodes"], settings["coups"], settings["seed"])
@@ -198,14 +203,14 @@ def play_run(sweep: Sweep, run: SweepRun) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="trente-lab-sweep-") as scratch:
         folder = Path(scratch) / run.name
         summary = train_agent(
-            run.algo, run.timesteps, rules=run.table, seed=run.seed, out_dir=folder,
+            run.algo, run.timesteps, rules=run.venue.name, seed=run.seed, out_dir=folder,
             config_path=sweep.config, hyper=dict(run.hyper),
         )  # fmt: skip
         report = evaluate_model(str(folder / "model.zip"), sweep.plan, training_seed=run.seed)
         files = {name: (folder / name).read_bytes() for name in RUN_FILES if (folder / name).exists()}
     estimate = report["return_per_unit_staked"]
     row = {
-        "name": run.name, "algo": run.algo, "table": run.table, "seed": run.seed,
+        "name": run.name, "algo": run.algo, "table": run.venue.name, "seed": run.seed,
         "hyper": ";".join(f"{k}={v}" for k, v in run.hyper), "timesteps": summary["timesteps"],
         "return_per_unit": estimate["ratio"], "ci_low": estimate["ci_low"], "ci_high": estimate["ci_high"],
         "expected_return_per_unit": report["expected_return_per_unit"], "p_value": report.get("p_value"),
@@ -285,7 +290,7 @@ def play_runs(
             for run, arguments in tasks:
                 done(run, play(*arguments))
         else:  # one run a process at a time: after Ctrl-C no queued run starts
-            run_in_processes(play, tasks, done, workers, workers)
+            run_in_processes(play, tasks, done, min(workers, len(todo)))
     return [rows[run.name] for run in sweep.runs]
 
 

@@ -59,7 +59,8 @@ from experiments.rl.config import (
 from experiments.rl.evaluate import evaluation_report, watch_sessions
 from experiments.rl.rig import Venue, parse_venue, sb3_env
 from experiments.rl.score import optimum, score
-from strategies.model import ModelPolicy, lab_network, load_weights, trusted
+from strategies.model import ModelPolicy, trusted
+from strategies.model_file import lab_network, load_weights
 from trente_env.layout import ACTION_FORMS, Layout
 from trente_env.odds import house_edges
 from trente_env.plan import EvalPlan

@@ -15,7 +15,7 @@ from typing import Any
 from experiments.errors import TournamentError
 from experiments.files import read_toml
 from experiments.limits import MAX_MONEY, MAX_SEED, MAX_SESSION_COUPS, MAX_SESSIONS, MAX_WORKERS
-from experiments.rules import rules_name
+from experiments.rules import rules_name, table_name
 from experiments.tournament.defaults import (
     DEFAULT_BANKROLL,
     DEFAULT_BLOCK,
@@ -25,8 +25,11 @@ from experiments.tournament.defaults import (
 )
 from strategies.registry import COUNTERS, LINEUP, StrategyError, make_strategy, parse_spec
 from strategies.sessions import is_compiled
-from trente_env.rules import RuleSet, get_rules
+from trente_env.rules import PRESETS, RIGGED_PRESETS, RuleSet, get_rules
 from trente_env.whole import checked_whole, is_whole
+
+#: The names a table may be recorded under besides ``"custom"``: the presets'.
+NAMED = frozenset({*PRESETS, *RIGGED_PRESETS})
 
 #: At most this many bankroll values per strategy are kept for the trajectory plot (memory bound).
 TRAJECTORY_VALUES = 4_000_000
@@ -38,8 +41,9 @@ class TournamentConfig:
 
     :param strategies: the labels shown in the table (the spec strings as written).
     :param specs: the resolved spec strings the systems are made from (``unit`` applied).
-    :param rules: the rules preset name.
-    :param rule_values: every field of the rule set (the preset with any overrides).
+    :param name: what the table is called: the preset it was made from (``"custom"`` for rules no
+        preset is the base of), recorded as the manifest's and ``results.json``'s ``rules``.
+    :param rule_values: every field of the rule set (the table itself: :meth:`ruleset`).
     :param sessions: sessions per system (the independent units of the statistics).
     :param coups: coups per session at most.
     :param bankroll: starting bankroll of every session, units.
@@ -51,7 +55,7 @@ class TournamentConfig:
 
     strategies: tuple[str, ...]
     specs: tuple[str, ...]
-    rules: str = "classic"
+    name: str = "classic"
     rule_values: Mapping[str, Any] = field(default_factory=dict)
     sessions: int = DEFAULT_SESSIONS
     coups: int = DEFAULT_COUPS
@@ -62,7 +66,8 @@ class TournamentConfig:
     trajectories: int = DEFAULT_TRAJECTORIES
 
     def as_dict(self) -> dict[str, Any]:
-        data = dataclasses.asdict(self)
+        """The configuration as the manifest records it (the name under its key ``rules``)."""
+        data = {("rules" if k == "name" else k): v for k, v in dataclasses.asdict(self).items()}
         data["strategies"] = list(self.strategies)
         data["specs"] = list(self.specs)
         data["rule_values"] = dict(self.rule_values)
@@ -73,7 +78,7 @@ class TournamentConfig:
 
     def rules_name(self) -> str:
         """The game played, named: the preset, with the rules changed from it if any (:func:`rules_name`)."""
-        return rules_name(self.rules, self.ruleset())
+        return rules_name(self.name, self.ruleset()) if self.name in NAMED else self.name
 
     @property
     def n_blocks(self) -> int:
@@ -184,37 +189,48 @@ def make_config(
     coups: int = DEFAULT_COUPS,
     bankroll: float = DEFAULT_BANKROLL,
     unit: int = 1,
-    rules: str = "classic",
+    rules: RuleSet | None = None,
     seed: int = 0,
     block: int = DEFAULT_BLOCK,
     trajectories: int = DEFAULT_TRAJECTORIES,
     rule_changes: Mapping[str, Any] | None = None,
+    name: str | None = None,
 ) -> TournamentConfig:
     """A validated configuration. Every mistake is a :class:`TournamentError` with one line.
 
     :param strategies: specs (``"all"`` or None for the default line-up :data:`strategies.LINEUP`),
         a comma-separated string, or a list of specs and ``{"name": ..., param: value}`` mappings.
-    :param rule_changes: rule-set fields overriding the preset's (e.g. ``{"table_max": 500}``).
+    :param rules: the table (the command resolves ``--rules``: :func:`experiments.rules.load_rules`);
+        default: the classic preset's.
+    :param rule_changes: rule-set fields overriding those of ``rules`` (e.g. ``{"table_max": 500}``).
+    :param name: what the table is called (:attr:`TournamentConfig.name`: a preset's name, or
+        ``"custom"``); default: the name of the preset ``rules`` are (before ``rule_changes``), else ``"custom"``.
     """
-    for name, value in (("sessions", sessions), ("coups", coups), ("block", block)):
-        checked_whole(value, f"{name} must be a whole number, got {value!r}", error=TournamentError)
+    for key, value in (("sessions", sessions), ("coups", coups), ("block", block)):
+        checked_whole(value, f"{key} must be a whole number, got {value!r}", error=TournamentError)
         if value < 1:
-            raise TournamentError(f"{name} must be at least 1, got {value}")
+            raise TournamentError(f"{key} must be at least 1, got {value}")
     whole = {
         "trajectories": (trajectories, "a whole number >= 0", 0),
         "unit": (unit, "a whole number of units >= 1", 1),
         "seed": (seed, "a whole number >= 0", 0),
     }
-    for name, (value, what, low) in whole.items():
-        checked_whole(value, f"{name} must be {what}, got {value!r}", low, error=TournamentError)
+    for key, (value, what, low) in whole.items():
+        checked_whole(value, f"{key} must be {what}, got {value!r}", low, error=TournamentError)
     if seed > MAX_SEED:  # the engine's seeds are int64
         raise TournamentError(f"seed must be at most {MAX_SEED:,}, got {seed}")
     try:
         bankroll = float(bankroll)
     except (TypeError, ValueError):
         raise TournamentError(f"bankroll must be a number, got {bankroll!r}") from None
+    base = PRESETS["classic"] if rules is None else rules
+    if not isinstance(base, RuleSet):
+        raise TournamentError(f"rules must be a rule set (resolve a preset's name with load_rules), got {rules!r}")
+    name = table_name(base) if name is None else name
+    if not isinstance(name, str) or (name not in NAMED and name != "custom"):
+        raise TournamentError(f"rules must be named by a preset (or custom), got {name!r}")
     try:
-        ruleset = get_rules(rules, **dict(rule_changes or {}))
+        ruleset = get_rules(base, **dict(rule_changes or {}))
     except (ValueError, TypeError) as exc:
         raise TournamentError(str(exc)) from None
     if math.isnan(bankroll):
@@ -248,7 +264,7 @@ def make_config(
     return TournamentConfig(
         strategies=tuple(labels),
         specs=tuple(specs),
-        rules=rules,
+        name=name,
         rule_values=values,
         sessions=int(sessions),
         coups=int(coups),

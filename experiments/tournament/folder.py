@@ -3,7 +3,6 @@ what the run is and how far it got, and a new folder when none is given."""
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import itertools
 import json
@@ -102,7 +101,7 @@ def manifest_config(folder: str | Path) -> TournamentConfig:
     """
     where = f"{Path(folder) / 'manifest.json'}"
     data = read_manifest(folder)["config"]
-    names = [f.name for f in dataclasses.fields(TournamentConfig)]
+    names = list(TournamentConfig((), ()).as_dict())
     if not isinstance(data, dict):
         raise TournamentError(f"{where}: config is not a table")
     unknown, missing = sorted(set(data) - set(names)), [k for k in names if k not in data]
@@ -119,9 +118,9 @@ def manifest_config(folder: str | Path) -> TournamentConfig:
     check_ranges({k: data[k] for k in ("sessions", "coups", "unit", "seed", "block", "trajectories")}, where)
     try:
         config = make_config(
-            strategies, data["sessions"], data["coups"], data["bankroll"], data["unit"], data["rules"], data["seed"],
-            data["block"], data["trajectories"], rule_values,
-        )  # fmt: skip
+            strategies, data["sessions"], data["coups"], data["bankroll"], data["unit"], None, data["seed"],
+            data["block"], data["trajectories"], rule_values, name=data["rules"],
+        )  # fmt: skip  # the table is its every value (on the classic preset's), named as recorded
     except TournamentError as exc:
         raise TournamentError(f"{where}: {exc}") from None
     rebuilt = json.loads(json.dumps(config.as_dict(), default=json_default))

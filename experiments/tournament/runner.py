@@ -23,15 +23,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from experiments.backends import (
-    LOCAL,
-    Backend,
-    dask_client,
-    follow_parent,
-    run_in_processes,
-    run_on_dask,
-    warm_workers,
-)
+from experiments.backends import LOCAL, Backend, dask_client, run_on_dask, warm_workers
 from experiments.console import progress_bar, say, status
 from experiments.errors import TournamentError
 from experiments.files import MANIFEST_BYTES, read_json
@@ -49,6 +41,7 @@ from experiments.tournament.drawing import Drawers
 from experiments.tournament.folder import claim_folder, default_out_dir, manifest_config, read_manifest, write_manifest
 from experiments.tournament.output import write_outputs
 from experiments.tournament.summary import summarize
+from experiments.workers import follow_parent, run_in_processes
 from strategies.registry import make_strategy
 from strategies.results import SessionResults
 from strategies.runner import SESSION_FIELDS, play, session_seeds
@@ -93,7 +86,7 @@ def _task_worker(config: TournamentConfig, identity: RunIdentity, out: str, b: i
 
 def _init_worker() -> None:
     """Worker processes: Ctrl-C is the parent's business (they leave if it is gone:
-    :func:`~experiments.backends.follow_parent`), and one thread each (the processes are the
+    :func:`~experiments.workers.follow_parent`), and one thread each (the processes are the
     parallelism; numba's own threads on top would fight over the cores)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     follow_parent()
@@ -231,9 +224,9 @@ def run_tasks(
                 blocks.save(b, run_task(config, b, groups[i], threads))
                 finish(b, i)
         else:
-            # at most two tasks queued a process; each saves its own block (_task_worker)
+            # one task a process at a time; each saves its own block (_task_worker)
             tasks = (((b, i), (config, blocks.identity, str(blocks.out), b, groups[i])) for b, i in todo)
-            run_in_processes(_task_worker, tasks, lambda task, _: finish(*task), workers, 2 * workers, _init_worker)
+            run_in_processes(_task_worker, tasks, lambda task, _: finish(*task), min(workers, limit), _init_worker)
     except KeyboardInterrupt:
         raise TournamentInterrupted(blocks.out, count, total) from None
     if count < total:

@@ -87,7 +87,7 @@ def summarize(
     document = {
         "schema": RESULTS_SCHEMA,
         "version": version(),
-        "rules": config.rules,
+        "rules": config.name,
         "rules_played": config.rules_name(),
         "description": rules.describe(),
         "rule_values": dict(config.rule_values),
