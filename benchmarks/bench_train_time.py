@@ -38,11 +38,14 @@ def run_seconds(timesteps: int, hyper: dict[str, Any] | None = None, seed: int =
     """Wall and CPU seconds of one ``train_agent`` run of PPO on the fair level (``hyper`` overrides
     the shipped configuration), with a learning-curve point as often as the benchmark takes one."""
     from experiments.rl.benchmark import CURVE_EVERY
+    from experiments.rl.rig import parse_venue
     from experiments.rl.train import train_agent
 
     with tempfile.TemporaryDirectory(prefix="trente-lab-bench-train-") as scratch:
         wall, cpu = time.perf_counter(), time.process_time()
-        train_agent("ppo", timesteps, rules="fair", seed=seed, out_dir=scratch, eval_every=CURVE_EVERY, hyper=hyper)
+        train_agent(
+            "ppo", timesteps, venue=parse_venue("fair"), seed=seed, out_dir=scratch, eval_every=CURVE_EVERY, hyper=hyper
+        )
         return time.perf_counter() - wall, time.process_time() - cpu
 
 

@@ -272,8 +272,8 @@ def test_dict_observations_flatten_as_the_env_flattens_them() -> None:
 def _train(tmp_path: Path, algo: str, timesteps: int, rules: str = "classic", seed: int = 0) -> dict:
     from experiments.rl.train import train_agent
 
-    return train_agent(algo, timesteps, rules, seed=seed, out_dir=tmp_path / f"{algo}-{rules}-{seed}", n_envs=4,
-                       eval_every=10**9)  # fmt: skip
+    out = tmp_path / f"{algo}-{rules}-{seed}"
+    return train_agent(algo, timesteps, parse_venue(rules), seed=seed, out_dir=out, n_envs=4, eval_every=10**9)
 
 
 @pytest.mark.slow

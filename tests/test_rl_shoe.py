@@ -24,7 +24,14 @@ def test_an_agent_trains_on_the_shoe_and_plays_where_the_shoe_is_observed(tmp_pa
     from trente_env.rules import get_rules
 
     summary = train_agent(
-        "ppo", 2048, "exhaustion", seed=3, out_dir=tmp_path / "ppo", n_envs=4, eval_every=10**9, observe_shoe=True
+        "ppo",
+        2048,
+        parse_venue("exhaustion"),
+        seed=3,
+        out_dir=tmp_path / "ppo",
+        n_envs=4,
+        eval_every=10**9,
+        observe_shoe=True,
     )
     files = summary["files"]
     meta = json.loads(Path(files["metadata"]).read_text())
@@ -41,4 +48,4 @@ def test_an_agent_trains_on_the_shoe_and_plays_where_the_shoe_is_observed(tmp_pa
     assert (report["net"], report["total_staked"]) == (model["net"], model["total_staked"])
     assert doc["strategies"]["counter"]["sessions"] == 6
     with pytest.raises(RLError, match="another observation"):
-        train_agent("ppo", 64, "exhaustion", out_dir=tmp_path / "again", start_from=files["model"])
+        train_agent("ppo", 64, parse_venue("exhaustion"), out_dir=tmp_path / "again", start_from=files["model"])

@@ -82,11 +82,12 @@ def test_train_plays_the_tables_an_override_names_on_one_torch_thread(tmp_path: 
 
     import torch
 
+    from experiments.rl.rig import parse_venue
     from experiments.rl.train import train_agent
 
     torch.set_num_threads(2)
     summary = train_agent(
-        "ppo", 256, "fair", out_dir=tmp_path / "run", eval_every=10**9,
+        "ppo", 256, parse_venue("fair"), out_dir=tmp_path / "run", eval_every=10**9,
         hyper={"n_envs": 4, "n_steps": 64, "batch_size": 64, "n_epochs": 1},
     )  # fmt: skip
     assert summary["n_envs"] == 4 and summary["timesteps"] == 256

@@ -19,11 +19,7 @@ RESOLVERS = ("experiments/cli/", "experiments/rules.py")
 NAMES = ("preset", "rules", "table")
 
 #: Libraries that still take a name, each with its reason (the list only shrinks).
-ALLOWED = {
-    # TODO: the RL side names a venue ("rigged-classic", a level), resolved by rl.rig.parse_venue; a
-    # Venue travels in their place once the level record and train's signature land (other branches).
-    ("experiments/rl/train.py", "_train_agent.rules"),  # the run behind train_agent (which holds --out)
-}
+ALLOWED: set[tuple[str, str]] = set()
 
 
 def _takes_a_name(annotation: ast.expr | None, name: str) -> bool:

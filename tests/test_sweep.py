@@ -133,7 +133,9 @@ def test_each_run_is_the_same_run_done_alone_and_is_kept(
         assert (tmp_path / "out" / name).is_file()
 
     # seed 1 alone, as `trente-lab train` then `trente-lab evaluate` would play it
-    train_agent("ppo", 128, rules="classic", seed=1, out_dir=tmp_path / "alone", config_path=tmp_path / "tiny.toml")
+    train_agent(
+        "ppo", 128, venue=parse_venue("classic"), seed=1, out_dir=tmp_path / "alone", config_path=tmp_path / "tiny.toml"
+    )
     alone = evaluate_model(str(tmp_path / "alone" / "model.zip"), EvalPlan(6, 20, 10_000))
     row = document["runs"][1]
     assert row["return_per_unit"] == alone["return_per_unit_staked"]["ratio"]

@@ -122,13 +122,13 @@ def command(
     so share and load only files you trust. Ctrl-C saves the model of the steps done (partial).
     """
     from experiments.rl import train
+    from experiments.rl.rig import parse_venue
 
     try:
         summary = train.train_agent(
-            algo.value, timesteps, rules, action_form and action_form.value, n_envs, seed, out_dir, tensorboard, rigged,
-            config,
-            progress=not as_json, eval_every=eval_every, hyper=parse_settings(settings or []), force=force,
-            start_from=start_from, device=device.value, observe_shoe=observe_shoe, warn=say,
+            algo.value, timesteps, parse_venue(rules, rigged), action_form and action_form.value, n_envs, seed, out_dir,
+            tensorboard, config, progress=not as_json, eval_every=eval_every, hyper=parse_settings(settings or []),
+            force=force, start_from=start_from, device=device.value, observe_shoe=observe_shoe, warn=say,
         )  # fmt: skip
     except train.TrainingInterrupted as exc:
         say(

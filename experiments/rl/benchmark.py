@@ -187,7 +187,7 @@ def play_benchmark_run(sweep: Sweep, run: SweepRun) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="trente-lab-benchmark-") as scratch:
         folder = Path(scratch) / run.name
         summary = train_agent(
-            run.algo, run.timesteps, rules=venue.name, seed=run.seed, out_dir=folder, eval_every=curve_every,
+            run.algo, run.timesteps, venue=venue, seed=run.seed, out_dir=folder, eval_every=curve_every,
             config_path=sweep.config, observe_shoe=observe_shoe,
         )  # fmt: skip
         report = evaluate_model(str(folder / "model.zip"), sweep.plan, training_seed=run.seed)

@@ -141,7 +141,7 @@ def run_control(
     curves = {}
     for table in TABLES:
         summary = train_agent(
-            algo, timesteps, table, seed=seed, out_dir=out / table, progress=progress, force=force,
+            algo, timesteps, parse_venue(table), seed=seed, out_dir=out / table, progress=progress, force=force,
             eval_every=eval_every,
         )  # fmt: skip
         venue = parse_venue(table)

@@ -203,7 +203,7 @@ def play_run(sweep: Sweep, run: SweepRun) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="trente-lab-sweep-") as scratch:
         folder = Path(scratch) / run.name
         summary = train_agent(
-            run.algo, run.timesteps, rules=run.venue.name, seed=run.seed, out_dir=folder,
+            run.algo, run.timesteps, venue=run.venue, seed=run.seed, out_dir=folder,
             config_path=sweep.config, hyper=dict(run.hyper),
         )  # fmt: skip
         report = evaluate_model(str(folder / "model.zip"), sweep.plan, training_seed=run.seed)

@@ -262,13 +262,12 @@ def build_model(config: RLConfig, venv: Any, seed: int, tensorboard: str | None 
 def _train_agent(
     algo: str = "ppo",
     timesteps: int = 200_000,
-    rules: str = "classic",
+    venue: Venue | None = None,
     action_form: str | None = None,
     n_envs: int | None = None,
     seed: int = 0,
     out_dir: str | Path | None = None,
     tensorboard: bool = False,
-    rigged: bool = False,
     config_path: str | Path | None = None,
     progress: bool = False,
     eval_every: int | None = None,
@@ -283,10 +282,10 @@ def _train_agent(
 ) -> dict[str, Any]:
     """Train ``algo`` for ``timesteps`` steps (coups, summed over tables) and save model, curve, plot.
 
-    :param rules: the table: a preset, or ``rigged-<preset>`` for the positive control.
+    :param venue: the table (:func:`~experiments.rl.rig.parse_venue`: a preset, ``rigged-<preset>``
+        for the positive control, a graded table); default: the classic table.
     :param action_form: how the agent bets (``discrete``, ``factored`` or ``full``; default: the
         config's ``[train] action_form``, and ``discrete`` for DQN, which acts in no other).
-    :param rigged: rig the table (same as ``rules="rigged-<preset>"``).
     :param n_envs: tables played side by side (default from the config).
     :param out_dir: where to write (default ``runs/<algo>-<table>-seed<seed>``).
     :param progress: show a progress bar (with the last evaluation) on stderr.
@@ -305,7 +304,7 @@ def _train_agent(
         that another run holds: the folder is locked as a tournament's, until the run ends).
     """
     config = load_config(algo, config_path)
-    venue = parse_venue(rules, rigged)
+    venue = venue if venue is not None else parse_venue("classic")
     if eval_every is not None:
         config = RLConfig(config.algo, config.hyper, replace(config.train, eval_every=eval_every))
     if hyper:
