@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from experiments.cli import app
 from experiments.errors import RLError
-from experiments.rl.evaluate import MIN_STAKES, evaluation_report, honest_interval, watch_sessions
+from experiments.rl.evaluate import MIN_STAKES, evaluation_report, watch_sessions
 from experiments.rl.rig import parse_venue
 from experiments.rl.score import gambler_horizon, headline, iqm, optimum, score, summarise
 from experiments.stats import Z95
@@ -211,11 +211,16 @@ def test_the_gamblers_horizon_is_the_sample_size_of_a_one_sided_test() -> None:
 # -- one honest interval ------------------------------------------------------------------------
 
 
-def test_the_interval_is_the_wider_of_the_sessions_and_the_stakes_noise_and_none_below_min_stakes() -> None:
-    se, low, high = honest_interval(0.1, 0.01, 0.03, MIN_STAKES)
-    assert se == 0.03 and (low, high) == pytest.approx((0.1 - Z95 * 0.03, 0.1 + Z95 * 0.03))
-    assert honest_interval(0.1, 0.05, 0.03, MIN_STAKES)[0] == 0.05
-    assert all(math.isnan(x) for x in honest_interval(1.0, 0.0, 0.0, MIN_STAKES - 1))
+def test_the_interval_is_the_wider_of_the_sessions_and_the_stakes_noise() -> None:
+    from trente_env.estimate import honest_se
+
+    assert honest_se(0.01, 0.03) == 0.03 and honest_se(0.05, 0.03) == 0.05
+    assert honest_se(0.01, float("nan")) == 0.01 and math.isnan(honest_se(float("nan"), 0.03))
+    # evaluate's report: one home for the rule, the verdict's s the interval's s
+    report = _report(make_strategy("martingale"), FAIR, sessions=20, coups=200)
+    r = report["return_per_unit_staked"]
+    assert r["estimable"] and r["se"] == max(r["se_sessions"], r["se_stakes"]) == report["p_value_se"]
+    assert (r["ci_low"], r["ci_high"]) == pytest.approx((r["ratio"] - Z95 * r["se"], r["ratio"] + Z95 * r["se"]))
 
 
 def test_a_handful_of_stakes_gets_no_interval_and_says_so() -> None:

@@ -55,7 +55,7 @@ def replayed_counter(rules, seeds, coups: int) -> tuple[float, float]:  # noqa: 
 def test_evaluate_sets_a_counter_beside_the_exact_odds_of_its_own_stakes() -> None:
     # a shoe dealt to the end: the counter stakes only on the coups its count favours
     plan = EvalPlan(sessions=24, coups=300, seed=11)
-    report = evaluate_model("counter", plan=plan, rules="exhaustion")
+    report = evaluate_model("counter", plan=plan, venue=parse_venue("exhaustion"))
     expected_sum, staked = replayed_counter(get_rules("exhaustion"), session_seeds(11, 24), 300)
     assert report["total_staked"] == staked > 100  # enough stakes for an interval (MIN_STAKES)
     assert report["expected_return_per_unit"] == pytest.approx(expected_sum / staked, rel=1e-9, abs=1e-12)

@@ -315,7 +315,7 @@ def test_every_algorithm_trains_saves_and_is_accepted_by_evaluate_and_the_strate
         assert r["se_stakes"] == model["se_stakes"]  # the same noise of the same stakes
         # one interval everywhere: the larger of the two (trente_env.estimate.honest_return)
         assert model["se"] == max(model["se_sessions"], model["se_stakes"])
-        if r["estimable"]:  # evaluate gives none below MIN_STAKES stakes (experiments.rl.evaluate.honest_interval)
+        if r["estimable"]:  # evaluate gives none below MIN_STAKES stakes (experiments.rl.evaluate.evaluation_report)
             assert r["se"] == model["se"]
         assert report["edge"] == model["edge"]
 

@@ -117,10 +117,16 @@ def stake_noise(square_stakes: float, staked: float, p_decided: float) -> float:
     return float(math.sqrt(p_decided * square_stakes) / staked)
 
 
+def honest_se(se: float, noise: float) -> float:
+    """The standard error every interval and verdict of a return per unit staked uses: the larger of
+    the sessions' ``se`` (delta method) and the stakes' own ``noise`` (:func:`stake_noise`), so a few
+    lucky sessions of heavy-tailed stakes cannot look precise; ``se`` when either is unknown (NaN)."""
+    return noise if noise > se else se
+
+
 def honest_estimate(estimate: RatioEstimate, noise: float) -> RatioEstimate:
-    """``estimate`` with the standard error every interval of a return per unit staked uses: the
-    larger of the sessions' (delta method) and the stakes' own ``noise`` (:func:`stake_noise`)."""
-    if noise != noise or not noise > estimate.se:
+    """``estimate`` with the standard error of :func:`honest_se` and its interval."""
+    if not honest_se(estimate.se, noise) > estimate.se:
         return estimate
     if estimate.note == DENOMINATOR_NEAR_ZERO:
         return dataclasses.replace(estimate, se=noise)

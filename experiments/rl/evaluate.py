@@ -7,21 +7,23 @@ coups, seed) through the session runner shared by every command (:mod:`strategie
 states the accounting convention): session ``i`` is a table seeded
 :func:`~strategies.runner.session_seed` ``(seed, i)``; after the last coup, ruin or walk-away no new
 stake is placed and prisoners settle on the following coups. Per session we add up the new stakes
-``x_i`` and the net result ``y_i``; the headline is ``R = sum(y) / sum(x)`` (:func:`experiments.stats.ratio_estimate`)
-with one honest 95% interval, ``R +- z s`` (:func:`honest_interval`): ``s`` is the larger of the
-delta-method standard error over sessions and the noise the stakes themselves imply
-(``SessionResults.stake_noise``), the very ``s`` the verdict's p-value uses; with fewer than :data:`MIN_STAKES`
-stakes there is no interval ("too few stakes to estimate"). It is set beside what exact odds expect
-for the very stakes the policy placed (``SessionResults.expected_return``). Where the odds of a stake
-depend on the cards left (a policy that reads the shoe, as the card counters, or a table dealt to the
-end of the shoe), that is the expected gain of each stake given the cards unseen when it was placed,
-summed over the stakes and divided by the units staked (:class:`~strategies.runner.ExactGains`): a
-counter that stakes only when the count favours it expects a gain, and its return is judged against
-that. Elsewhere it is ``-edge`` of :func:`trente_env.odds.stake_weighted_edge`, each box's edge at the
-first coup of a full shoe (on the positive control the Noir units staked right after a Noir win count
-at their own payout), the same in expectation for a policy blind to the cards. The same system on the
-same shoes gives the same numbers here as in ``trente-lab tournament`` and in the fallacy companion
-game (the tournament and the fallacy game set every system beside the stake-weighted edge).
+``x_i`` and the net result ``y_i``; the headline is ``R = sum(y) / sum(x)``
+(:func:`experiments.stats.ratio_estimate`) with the lab's one honest 95% interval
+(``SessionResults.return_per_unit``): its standard error ``s`` is
+:func:`trente_env.estimate.honest_se`, the larger of the delta-method standard error over sessions
+and the noise the stakes themselves imply, the very ``s`` the verdict's p-value uses; with fewer
+than :data:`MIN_STAKES` stakes, or units staked not distinguishable from 0, there is no interval. It
+is set beside what exact odds expect for the very stakes the policy placed
+(``SessionResults.expected_return``). Where the odds of a stake depend on the cards left (a policy
+that reads the shoe, as the card counters, or a table dealt to the end of the shoe), that is the
+expected gain of each stake given the cards unseen when it was placed, summed over the stakes and
+divided by the units staked (:class:`~strategies.runner.ExactGains`): a counter that stakes only
+when the count favours it expects a gain, and its return is judged against that. Elsewhere it is
+``-edge`` of :func:`trente_env.odds.stake_weighted_edge`, each box's edge at the first coup of a
+full shoe (on the positive control the Noir units staked right after a Noir win count at their own
+payout), the same in expectation for a policy blind to the cards. The same system on the same shoes
+gives the same numbers here as in ``trente-lab tournament`` and in the fallacy companion game (the
+tournament and the fallacy game set every system beside the stake-weighted edge).
 
 **The verdict** says how unlikely the result is, never "bug" for sampling noise: with
 ``z = (R - expected) / se``, a return above 0 on a fair table whose stakes expect a loss comes with
@@ -47,12 +49,13 @@ from experiments.console import out
 from experiments.errors import RLError
 from experiments.rl.config import set_threads
 from experiments.rl.rig import Venue, parse_venue
-from experiments.stats import Z95, ratio_estimate, z_pvalue
+from experiments.stats import ratio_estimate, z_pvalue
 from strategies.model import ModelPolicy
 from strategies.registry import StrategyError, make_strategy
 from strategies.results import SessionResults
 from strategies.runner import CoupView, play_on_env, session_seeds
 from trente_env.codes import BOXES, NO_COUP, NOIR, RESULT_CODES, Result
+from trente_env.estimate import honest_se
 from trente_env.odds import house_edges, rig_expectations
 from trente_env.plan import EVAL_PLAN, EvalPlan
 
@@ -164,7 +167,9 @@ def evaluation_report(watched: Watched, venue: Venue) -> dict[str, Any]:
     per_coup_se = ratio_estimate(results.net, results.coups).se if coups else float("nan")
     noise = results.stake_noise()
     n_stakes = sum(b.stakes.values())
-    se, low, high = honest_interval(estimate.ratio, estimate.se, noise, n_stakes)
+    honest = results.return_per_unit()  # the lab's one interval: never narrower than the stakes' noise
+    nan = float("nan")
+    se, low, high = (honest.se, honest.ci_low, honest.ci_high) if n_stakes >= MIN_STAKES else (nan, nan, nan)
     judged = verdict(estimate.ratio, estimate.se, low, high, expected, staked, venue, noise, n_stakes)
     always_noir = rig_expectations(venue.rules).always_noir
     return {
@@ -187,6 +192,7 @@ def evaluation_report(watched: Watched, venue: Venue) -> dict[str, Any]:
             "level": estimate.level,
             "stakes": n_stakes,
             "estimable": n_stakes >= MIN_STAKES,
+            "note": honest.note if n_stakes >= MIN_STAKES else "too few stakes to estimate",
         },
         "house_edge": edge,
         "edge": results.edge(),
@@ -215,22 +221,6 @@ def noir_dependence(b: Behaviour) -> dict[str, float]:
     }
 
 
-def honest_interval(ratio: float, se: float, noise: float, stakes: int) -> tuple[float, float, float]:
-    """The standard error and 95% interval of a return per unit staked, the same everywhere
-    (``evaluate``, ``train``'s learning curve, ``control``, ``sweep``, ``benchmark``): ``s`` is the
-    larger of the ratio estimate's standard error over sessions ``se`` and the ``noise`` the stakes
-    imply (``SessionResults.stake_noise``), the ``s`` of the verdict's p-value, so a few lucky sessions of
-    heavy-tailed stakes cannot look precise; ``R +- z s``. NaN throughout with fewer than
-    :data:`MIN_STAKES` stakes (``stakes``)."""
-    nan = float("nan")
-    if stakes < MIN_STAKES or ratio != ratio:
-        return nan, nan, nan
-    s = max(se, noise) if noise == noise else se
-    if s != s:
-        return nan, nan, nan
-    return s, ratio - Z95 * s, ratio + Z95 * s
-
-
 def verdict(
     ratio: float,
     se: float,
@@ -252,7 +242,7 @@ def verdict(
         ``p_value_test`` (what it measures), ``p_value_se`` (``s``) and ``suspicious``
         (``p_value`` < :data:`SUSPICIOUS_P`).
     """
-    s = max(se, noise) if noise == noise else se
+    s = honest_se(se, noise)
 
     def judged(text: str, p: float | None = None, test: str | None = None, fair: bool = True) -> dict[str, Any]:
         suspicious = fair and p is not None and p < SUSPICIOUS_P  # finding the rig is the point, not a bug
@@ -400,6 +390,8 @@ def print_report(report: dict[str, Any]) -> None:
     ci = f"{r['ci_low']:+.3%} to {r['ci_high']:+.3%}" if r["ci_low"] == r["ci_low"] else "-"
     if report["total_staked"] and not r.get("estimable", True):
         ci = f"too few stakes to estimate ({r['stakes']} < {MIN_STAKES})"
+    elif r.get("note") and r["ci_low"] != r["ci_low"]:
+        ci = r["note"]
     ratio = f"{r['ratio']:+.3%}" if r["ratio"] == r["ratio"] else "nothing staked"
     money.add_row(ratio, ci, f"{report['expected_return_per_unit']:+.3%}", f"-{report['house_edge']:.3%}")
     out.print(money)
@@ -428,7 +420,6 @@ def print_report(report: dict[str, Any]) -> None:
 __all__ = [
     "MIN_STAKES",
     "SUSPICIOUS_P",
-    "honest_interval",
     "Behaviour",
     "Watched",
     "evaluate_model",
