@@ -314,7 +314,8 @@ class _Chain:
 
     def check_bytes(self, c: int, rows: int, floats: int, extra: int = 0) -> None:
         """Refuse, before they are allocated, ``rows`` states of this chain (each its key, ``floats``
-        numbers and a slot or two of hashing) and ``extra`` more bytes when they pass :data:`MAX_BYTES`."""
+        numbers and a slot or two of hashing) and ``extra`` more bytes (the rest of the coup's arrays,
+        and the states held from the coup before) when they pass :data:`MAX_BYTES`."""
         need = rows * 8 * (self.width + 1 + floats + 4) + extra
         if need > MAX_BYTES:
             raise RiskError(
@@ -344,7 +345,7 @@ class _Chain:
             size = 16
             while size < 2 * room:
                 size *= 2
-            self.check_bytes(c, room, N_FLOATS + 3, 8 * size)
+            self.check_bytes(c, room, N_FLOATS + 3, 8 * size + keys.nbytes + values.nbytes + probs.nbytes)  # + held
             new_keys = np.empty((room, width + 1), np.int64)
             new_values = np.empty((room, N_FLOATS))
             new_probs = np.empty(room)
@@ -391,7 +392,8 @@ class _Chain:
                 size = 16
                 while size < 2 * classes:
                     size *= 2
-                self.check_bytes(c, classes, grid_chain.CLASS_FLOATS + 2, 8 * size + 48 * room + 8 * pool.size)
+                before = keys.nbytes + values.nbytes + pool.nbytes + pref.nbytes + 3 * 8 * n  # the coup before's
+                self.check_bytes(c, classes, grid_chain.CLASS_FLOATS + 2, 8 * size + 48 * room + 8 * pool.size + before)
                 new_keys = np.empty((classes, width + 1), np.int64)
                 new_values = np.empty((classes, grid_chain.CLASS_FLOATS))
                 new_lo = np.empty(classes, np.int64)
