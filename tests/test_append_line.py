@@ -14,26 +14,9 @@ import pytest
 
 from experiments.errors import LabError
 from experiments.files import append_line
+from tests._patience import patience
 
 posix_only = pytest.mark.skipif(not hasattr(os, "mkfifo") or not hasattr(signal, "SIGALRM"), reason="POSIX only")
-
-
-class Hung(BaseException):
-    """Still appending after the alarm: the append blocked."""
-
-
-@contextlib.contextmanager
-def patience(seconds: int = 10):
-    def stop(signum, frame):
-        raise Hung(f"still appending after {seconds} s")
-
-    before = signal.signal(signal.SIGALRM, stop)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, before)
 
 
 @contextlib.contextmanager

@@ -17,6 +17,7 @@ from experiments.classroom import store
 from experiments.classroom.state import Classroom, ClassroomError
 from experiments.cli import app
 from tests._classroom import free_port
+from tests._patience import patience
 from trente_env.rules import get_rules
 
 CLASSIC = get_rules("classic")
@@ -60,12 +61,7 @@ def test_a_journal_that_is_not_a_regular_file_is_refused_in_one_line(tmp_path: P
         journal.unlink(missing_ok=True)
         os.mkfifo(journal) if kind == "FIFO" else journal.symlink_to(elsewhere)
 
-    def hung(signum, frame):
-        raise TimeoutError("blocked on the journal")
-
-    before = signal.signal(signal.SIGALRM, hung)
-    signal.alarm(10)  # a refusal reads and writes nothing: any longer is a hang
-    try:
+    with patience():  # a refusal reads and writes nothing: any longer is a hang
         plant()
         with pytest.raises(ClassroomError, match=f"s.json.journal is a {kind}.*, not a regular file"):
             Classroom.open(path, CLASSIC)
@@ -76,9 +72,6 @@ def test_a_journal_that_is_not_a_regular_file_is_refused_in_one_line(tmp_path: P
             room.join("Ann", room.join_code)  # journaled
         with pytest.raises(ClassroomError, match="not a regular file"):
             Classroom.load(path)  # resumed: the journal is read back
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, before)
     assert not elsewhere.exists()
 
 

@@ -17,33 +17,13 @@ from typer.testing import CliRunner
 
 from experiments.cli import app
 from experiments.errors import LabError, TournamentError
+from tests._patience import patience
 
 runner = CliRunner()
 posix_only = pytest.mark.skipif(not hasattr(os, "mkfifo") or not hasattr(signal, "SIGALRM"), reason="POSIX only")
 
+
 #: Seconds a refusal may take: it reads nothing, so any longer is a hang or a read of an endless file.
-PATIENCE = 10
-
-
-class Hung(BaseException):
-    """A command still running after :data:`PATIENCE` seconds (a BaseException: no handler of the
-    command turns it into a line)."""
-
-
-@contextlib.contextmanager
-def patience(seconds: int = PATIENCE):
-    def stop(signum, frame):
-        raise Hung(f"still running after {seconds} s")
-
-    before = signal.signal(signal.SIGALRM, stop)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, before)
-
-
 def one_line(result, code: int = 2) -> str:
     assert result.exit_code == code, (result.exit_code, result.output, result.exception)
     lines = result.stderr.splitlines()
