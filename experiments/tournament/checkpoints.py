@@ -3,7 +3,9 @@
 Every block file (``OUT/blocks/b{block}-s{strategy}.npz``, ``docs/tournament-files.md``) records
 the run it belongs to (:class:`RunIdentity`), its block, its system, the type and shape of every
 array and a sha256 of the arrays bound to that block and system (:func:`arrays_digest`);
-:class:`Checkpoints` reads one back only when it proves to be this block of this run, whole.
+:class:`Checkpoints` reads one back only when its note matches this block of this run and its
+arrays are whole. The hash guards against accidents (a torn write, a flipped byte, another run's
+file in the folder), not against forgery: anyone who can write the folder can write a matching note.
 """
 
 from __future__ import annotations
@@ -176,8 +178,8 @@ class Checkpoints:
     A block file holds one system's results over one block of sessions (:data:`BLOCK_ARRAYS`) and
     a note (:meth:`note`) of what they are: the run's :class:`RunIdentity`, the block, the system,
     its sessions, the type and shape of every array and their hash (:func:`arrays_digest`). A file
-    is read back only when it proves that it is this block of this run, with every array whole, no
-    NaN and the hash of its note.
+    is read back only when its note matches this block of this run, with every array whole, no NaN
+    and the hash of its note (a check against accidents, not forgery).
     """
 
     def __init__(
