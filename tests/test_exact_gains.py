@@ -155,3 +155,23 @@ def test_a_return_above_0_where_the_stakes_expect_a_gain_is_no_surprise() -> Non
     # where the stakes expect a loss, a result far above 0 is still called what it is
     far = verdict(0.2, 0.02, 0.16, 0.24, -0.011, 500.0, venue, 0.02, 500)
     assert far["verdict"].startswith("above 0 on a fair table") and far["suspicious"]
+
+
+def test_the_tournament_calls_a_counter_above_zero_expected_and_a_blind_system_above_zero_a_bug(tmp_path) -> None:
+    # the conclusion's words for a return significantly above zero follow the stakes' exact expectation:
+    # a counter's (positive: it staked when the cards favoured it) is expected, a blind system's a bug
+    from experiments.tournament.config import make_config
+    from experiments.tournament.runner import run_tournament
+    from experiments.tournament.summary import conclusion
+
+    rules = get_rules("classic")
+    doc = run_tournament(make_config("flat,martingale", sessions=20, coups=20, rules=rules), tmp_path, plots=False)
+    table = doc["strategies"]
+    for name in ("flat", "martingale"):
+        table[name]["above_zero"] = True
+    table["flat"]["expected_return"] = 0.004
+    text = conclusion(doc, rules)
+    assert "flat came out significantly above zero, as the exact odds of its stakes" in text
+    assert "yet martingale came out significantly above zero, which would be a bug" in text
+    table["martingale"]["above_zero"] = False
+    assert "would be a bug" not in conclusion(doc, rules)

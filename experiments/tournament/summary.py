@@ -117,7 +117,8 @@ def sort_order(table: Mapping[str, Mapping[str, Any]]) -> list[str]:
 def _verdict_text(row: Mapping[str, Any]) -> str:
     """``= edge ±δ`` (proven by the TOST, Holm), ``undecided (N)`` (not yet: about N sessions would prove
     it) or ``OFF edge`` (told apart from it, Holm); then ``> 0`` where the return is significantly above
-    zero (Holm: a bug at a fair table). Whether the 95% interval reaches 0 the return's cell shows."""
+    zero (Holm: a bug at a fair table, unless the stakes' own exact odds expect a gain, as a card
+    counter's may on a shoe dealt far enough). Whether the 95% interval reaches 0 the return's cell shows."""
     if row["consistent_with_edge"] is None:
         return "no stakes"
     if not row["consistent_with_edge"]:
@@ -194,7 +195,16 @@ def conclusion(document: Mapping[str, Any], rules: RuleSet) -> str:
             f"; {', '.join(above)} came out significantly above zero, as only a system that reads the last coup can. "
         )
     elif above:
-        text += f", yet {', '.join(above)} came out significantly above zero, which would be a bug. "
+        counted = [k for k in above if table[k]["expected_return"] > 0]  # stakes placed when the cards favoured them
+        if counted:
+            text += (
+                f"; {', '.join(counted)} came out significantly above zero, as the exact odds of its stakes given the "
+                "cards unseen when they were placed expect (it reads the shoe)"
+            )
+        if len(counted) < len(above):
+            bugs = [k for k in above if k not in counted]
+            text += f", yet {', '.join(bugs)} came out significantly above zero, which would be a bug"
+        text += ". "
     elif len(below) == m:
         text += ", and every interval lies below zero. "
     else:
