@@ -112,8 +112,8 @@ class SessionResults(Mapping[str, Any]):
 
     def edge(self) -> float:
         """The exact house edge of the stakes placed, a fraction of the units staked; the Noir edge
-        when nothing was staked. Where :attr:`exact_gain` was computed (a policy that reads the shoe, a
-        table dealt to the end of the shoe): minus the expected gain of every stake given the cards
+        when nothing was staked. Where :attr:`exact_gain` was computed (a policy that reads the
+        shoe): minus the expected gain of every stake given the cards
         unseen when it was placed, over the units staked, what a counter's favourable stakes truly
         expect. Otherwise :func:`trente_env.odds.stake_weighted_edge`: each box's edge at the first coup
         of a full shoe weighted by its units, the same in expectation for a policy blind to the cards

@@ -20,7 +20,7 @@ through :func:`play`, so the numbers of a system do not depend on the command th
   units, with the delta-method interval of :func:`trente_env.estimate.ratio_estimate`, never
   narrower than the noise the stakes imply. Beside it stands the exact expectation of the very
   stakes placed: ``-``:func:`trente_env.odds.stake_weighted_edge`, or, where the odds of a stake
-  depend on the cards left (a policy reading the shoe, a table dealt to the end), the expected gain of
+  depend on the cards left (a policy reading the shoe), the expected gain of
   each stake given the cards unseen when it was placed (:class:`ExactGains`). Both are methods of the
   :class:`~strategies.results.SessionResults` every play path returns (``return_per_unit``,
   ``expected_return``).
@@ -149,17 +149,18 @@ def play_on_env(
 
     :param exact_odds: also add up, per session, the expected gain of every new stake given the cards
         unseen when it was placed (``exact_gain`` and ``exact_staked`` of the results: :class:`ExactGains`). None: on a
-        fair table, when the odds of the stakes depend on the cards left: the policy reads the shoe
-        (its env observes it), or the table deals to the end of the shoe (no cut card: the last coup
-        of a shoe can run out of cards and be void, every stake returned, which the first coup's edge
-        does not hold).
+        fair table, when the policy reads the shoe (its env observes it), so that its stakes' odds
+        depend on the cards left. A policy blind to the cards keeps the first coup's stake-weighted
+        edge, as the compiled session loop (the tournament) does, so the two agree; at a table dealt
+        to the end of the shoe (no cut card) that edge is about 3% too large (a coup in 32 is void,
+        every stake returned), which ``exact_odds=True`` shows.
     """
     n = len(seeds)
     if env_factory is None:
         from trente_env.vector import TrenteEtQuaranteVectorEnv as env_factory
     kwargs = observation_kwargs(policy)
     if exact_odds is None:
-        exact_odds = (bool(kwargs.get("observe_shoe")) or rules.cut_card == 0) and not rules.rigged
+        exact_odds = bool(kwargs.get("observe_shoe")) and not rules.rigged
     elif exact_odds and rules.rigged:
         raise ValueError("the expected gain of each stake given the cards is computed at a fair table only")
     gains = ExactGains(rules, n) if exact_odds else None

@@ -111,7 +111,9 @@ def test_dealt_to_the_end_a_blind_policy_expects_the_full_shoe_edge_but_on_its_v
     def voided(view) -> None:  # noqa: ANN001
         void[:] += view.stakes.sum(axis=1) * (view.info["result"] == Result.VOID)
 
-    r = play_on_env(make_strategy("flat", rules), rules, 1000.0, 300, seeds, observer=voided)
+    flat = make_strategy("flat", rules)
+    assert play_on_env(flat, rules, 1000.0, 3, seeds[:2]).exact_staked == 0  # blind: the compiled loop's edge
+    r = play_on_env(flat, rules, 1000.0, 300, seeds, observer=voided, exact_odds=True)
     assert r.exact_staked == r.staked.sum() > 0  # no cut card: the last coup of a shoe may run out of cards
     edge = stake_weighted_edge(rules, r.box_stakes)
     assert void.sum() > 0.02 * r.staked.sum()  # about one coup a shoe is void: every stake comes back

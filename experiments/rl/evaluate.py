@@ -15,7 +15,7 @@ and the noise the stakes themselves imply, the very ``s`` the verdict's p-value 
 than :data:`MIN_STAKES` stakes, or units staked not distinguishable from 0, there is no interval. It
 is set beside what exact odds expect for the very stakes the policy placed
 (``SessionResults.expected_return``). Where the odds of a stake depend on the cards left (a policy
-that reads the shoe, as the card counters, or a table dealt to the end of the shoe), that is the
+that reads the shoe, as the card counters), that is the
 expected gain of each stake given the cards unseen when it was placed, summed over the stakes and
 divided by the units staked (:class:`~strategies.runner.ExactGains`): a counter that stakes only
 when the count favours it expects a gain, and its return is judged against that. Elsewhere it is
