@@ -1,4 +1,4 @@
-"""The environments' performance table (issue 16), with its references measured in the same run.
+"""The environments' performance table, with its references measured in the same run.
 
 ``python -m benchmarks [--repeats 5] [--quick]`` prints a Markdown table:
 

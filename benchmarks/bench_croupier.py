@@ -1,4 +1,4 @@
-"""The cost of one coup's arithmetic at one table: shuffling, dealing, settling (issue 16).
+"""The cost of one coup's arithmetic at one table: shuffling, dealing, settling.
 
     python -m benchmarks.bench_croupier [--repeats 15] [--rules classic]
 

@@ -4,7 +4,7 @@ Medians of repeated runs, and ratios against references run alongside.
 
 * single env: steps/s of ``TrenteEtQuarante-v0`` against ``CartPole-v1`` and ``Blackjack-v1``,
   all through ``gymnasium.make``, stepped with random actions and reset at each episode end, measured
-  in alternation (target: at least 1.5x CartPole-v1, issue 16), in three forms and with
+  in alternation (target: at least 1.5x CartPole-v1), in three forms and with
   ``coup_info=True`` (the coup's details in ``info``, off by default);
 * vector env: table-steps/s at N = 1, 1,000 and 50,000 (target: 2 million at 50,000);
 * PPO: training steps/s on our env against CartPole-v1 with the same settings (target: ratio >= 0.9).

@@ -1,4 +1,4 @@
-"""The vector env's cost per table-step, the tables' kernel apart from the env around it (issue 16).
+"""The vector env's cost per table-step, the tables' kernel apart from the env around it.
 
 ``python -m benchmarks.bench_kernel [--tables 1000 10000] [--calls 200]`` prints, for each number of
 tables, form (full/dict, discrete/flat) and threading (one thread, numba's threads), the cost of one

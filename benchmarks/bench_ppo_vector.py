@@ -1,5 +1,5 @@
 """PPO's training speed on the native vector env against the same PPO on gymnasium's
-``CartPoleVectorEnv``, both as stable-baselines3 ``VecEnv`` s of the same number of envs (issue 16).
+``CartPoleVectorEnv``, both as stable-baselines3 ``VecEnv`` s of the same number of envs.
 
 Ours is :func:`trente_env.wrappers.sb3_vec_env` (discrete/flat, ``MlpPolicy``); the reference is
 ``CartPoleVectorEnv`` behind :class:`GymVectorToSB3`, a minimal adapter (it hands SB3 the vector

@@ -1,4 +1,4 @@
-"""Strategy speed (issue 4): session-coups per second for every strategy at 10,000 sessions.
+"""Strategy speed: session-coups per second for every strategy at 10,000 sessions.
 
 For each strategy of :data:`strategies.registry.LINEUP`, two figures, each the median of
 ``--repeats`` runs:

@@ -1,4 +1,4 @@
-"""Tournament speed (issue 5, docs/rules.md#speed-is-measured-by-benchmarks).
+"""Tournament speed (docs/rules.md#speed-is-measured-by-benchmarks).
 
 Session-coups per second and the wall time of the default run.
 
