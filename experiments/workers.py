@@ -109,7 +109,19 @@ def serve() -> None:
 
 
 class WorkerDied(RuntimeError):
-    """A worker process ended before it answered (killed, out of memory, or it could not start)."""
+    """A worker process ended before it answered (killed, out of memory, or it could not start). The
+    machine failed, not the input: the command line shows its one line and exits with code 1."""
+
+
+def ending(code: int) -> str:
+    """How a process ended, from its return code: ``exit code 3``, or ``killed by SIGKILL`` (a
+    negative code: the signal that ended it; SIGKILL is also what the system's out-of-memory killer sends)."""
+    if code >= 0:
+        return f"exit code {code}"
+    try:
+        return f"killed by {signal.Signals(-code).name}"
+    except ValueError:
+        return f"killed by signal {-code}"
 
 
 class Answer(NamedTuple):
@@ -204,7 +216,7 @@ class Workers:
                 _LIVE.discard(self.children[index].pid)
                 self.gone.add(index)
                 self.busy.discard(index)
-                error = WorkerDied(f"a worker process ended before its task did (exit code {code})")
+                error = WorkerDied(f"a worker process ended before its task did ({ending(code)})")
                 return Answer(index, False, error, str(error))
             if index not in self.ready:  # the initializer's answer comes first
                 self.ready.add(index)
@@ -297,6 +309,7 @@ __all__ = [
     "SERVE",
     "Answer",
     "WorkerDied",
+    "ending",
     "Workers",
     "first_line",
     "follow_parent",

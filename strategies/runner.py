@@ -293,9 +293,11 @@ class ExactGains:
     shoe, else the fast approximation). Call :meth:`before` before each coup and :meth:`placed` after it."""
 
     def __init__(self, rules: RuleSet, n: int) -> None:
-        from trente_env.counting.counters import bet_rules
+        # imported here, once (the counting engine is loaded only by the runs that need it), not at every coup
+        from trente_env.counting.counters import bet_rules, placed_gains
         from trente_env.odds import COUPLED_CARDS, EXACT_BOX, nodes
 
+        self._placed_gains = placed_gains
         self.odds = (EXACT_BOX, COUPLED_CARDS, nodes().model())
         self.rules = bet_rules(rules)
         self.total = np.zeros(n)
@@ -310,12 +312,10 @@ class ExactGains:
     def placed(self, tables: Any, stakes: np.ndarray, insured: np.ndarray, actions: np.ndarray) -> None:
         """Add the expected gain of the coup's new ``stakes`` ((n, 4) units, ``insured`` (n, 4) bool),
         with the prison choice of the full-form ``actions`` that placed them."""
-        from trente_env.counting.counters import placed_gains
-
         to_prison = np.ascontiguousarray(np.asarray(actions)[:, PRISON : PRISON + 4] > 0.5)
         slips = (np.ascontiguousarray(stakes, dtype=np.float64), np.ascontiguousarray(insured), to_prison)
         before = (self._pos, self._fresh)
-        placed_gains(tables.shoes, before, tables.table_rules, slips, self.odds, self.rules, self.total)
+        self._placed_gains(tables.shoes, before, tables.table_rules, slips, self.odds, self.rules, self.total)
 
 
 def _prison(obs: Any, venv: Any) -> np.ndarray:

@@ -294,6 +294,65 @@ def test_a_system_plays_the_dealt_coups_as_the_session_runner_plays_them(preset:
     assert any(room.record(s)["system"]["net"] != 0 for s in students)
 
 
+@pytest.mark.parametrize("preset", ["classic", "partage", "choice", "family", "main-bets", "rigged-classic"])
+def test_a_seat_sees_and_keeps_what_the_env_shows_on_the_same_coups(preset: str) -> None:
+    """One home for a seat's table: before every coup each seat's observation is the vector env's for
+    the same system on the same coups (the env seeded as the classroom's first table), part by part, and
+    after it the seat's money (float64, to the chip: not the runner's float32 trajectory) and prisoners
+    are the env's. An observation or a settlement built apart would differ here (the prisoners' order,
+    the coups since the seat sat down, a premium, a stake cut to the money in hand)."""
+    import numpy as np
+
+    from experiments.classroom.systems import BANKROLL, SYSTEMS
+    from strategies.registry import make_strategy
+    from trente_env.vector import TrenteEtQuaranteVectorEnv
+
+    seed, coups = 5, 300
+    room = Classroom(get_rules(preset), seed=seed)
+    students = [room.join(f"s{i}", room.join_code) for i in range(len(SYSTEMS))]
+    tables = {}
+    for student, system in zip(students, SYSTEMS):
+        room.pick_system(student.key, system)
+        policy = make_strategy(system, room.rules)
+        venv = TrenteEtQuaranteVectorEnv(1, rules=room.rules, bankroll=BANKROLL)
+        obs, _ = venv.reset(seed=[seed])  # the classroom's first table (see the test above)
+        tables[system] = [policy, venv, obs, policy.initial_state(1)]
+    compared, prisoners, moved = 0, 0, 0
+    for _ in range(coups):
+        seen = room.books.observe()
+        for student, system in zip(students, SYSTEMS):
+            if system not in tables:
+                continue
+            row = room.books.seats[student.index].row
+            policy, venv, obs, state = tables[system]
+            k = seen["results"].shape[1]  # the seat keeps what the rig reads; the env 10 coups
+            assert set(seen) == set(obs), system
+            for part in ("bankroll", "coups", "prison"):
+                assert seen[part].dtype == obs[part].dtype and np.array_equal(seen[part][row], obs[part][0]), part
+            for part in ("results", "couleur"):
+                assert np.array_equal(seen[part][row], obs[part][0, :k]), part
+            actions, state = policy.act(obs, state, money=venv.bankroll)
+            obs, _, terminated, _, _ = venv.step(actions)
+            tables[system][2:] = [obs, state]
+        room.deal()
+        for student, system in zip(students, SYSTEMS):
+            if system not in tables:
+                continue
+            row = room.books.seats[student.index].row
+            venv = tables[system][1]
+            assert room.books.money[row] == venv.tables.bankroll[0], system
+            assert np.array_equal(room.books.prison[row], venv.tables.prison[0]), system
+            compared += 1
+            prisoners += bool(room.books.prison[row].any())
+            moved += room.books.money[row] != BANKROLL
+            if venv.tables.terminated[0]:  # ruined: the env starts a new session, the seat stakes no more
+                assert room.books.ruined[row], system
+                del tables[system]
+    assert compared > coups and moved > coups  # the comparisons ran, on money that moved
+    if room.rules.refait.name == "PRISON":  # (under the choice rule the systems take the partage)
+        assert prisoners, "no seat held a prisoner: the prisoners' order went unchecked"
+
+
 def test_a_system_sits_down_on_the_next_coup_and_a_new_pick_starts_afresh() -> None:
     from experiments.classroom.systems import BANKROLL
 

@@ -178,3 +178,75 @@ def test_only_requests_being_served_count_against_the_limit() -> None:
         return statuses
 
     assert asyncio.run(lesson()) == [503, 200, 200]
+
+
+class _Transport:
+    """Enough of an asyncio transport for uvicorn's H11Protocol: a peer's address, what is written."""
+
+    def __init__(self, peer: tuple[str, int]) -> None:
+        self.peer, self.written, self.closed, self.protocol = peer, b"", False, None
+
+    def get_extra_info(self, name: str, default=None):  # noqa: ANN001, ANN201
+        return {"peername": self.peer, "sockname": ("127.0.0.1", 8000)}.get(name, default)
+
+    def write(self, data: bytes) -> None:
+        self.written += data
+
+    def close(self) -> None:
+        self.closed = True
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def get_protocol(self):  # noqa: ANN201
+        return self.protocol
+
+    def set_protocol(self, protocol) -> None:  # noqa: ANN001
+        self.protocol = protocol
+
+    def pause_reading(self) -> None: ...
+
+    def resume_reading(self) -> None: ...
+
+
+def test_uvicorn_still_has_what_the_guarded_protocol_relies_on() -> None:
+    """``serve.guarded_protocol`` subclasses uvicorn's private ``H11Protocol`` (no public setting times a
+    request's headers and body, nor caps one address's connections: see its comment) and reads its
+    ``loop``, ``client``, ``conn``, ``cycle.response_complete`` and ``transport``, and overrides its
+    ``handle_events``. A uvicorn that renames one fails here, by name, not as a flood test's timeout:
+    one request, then the next on the same kept-alive connection, through the guarded protocol."""
+    import asyncio
+
+    from uvicorn.config import Config
+    from uvicorn.protocols.http import h11_impl
+    from uvicorn.server import ServerState
+
+    from experiments.classroom.serve import guarded_protocol
+
+    for method in ("connection_made", "data_received", "handle_events", "connection_lost"):
+        assert callable(getattr(h11_impl.H11Protocol, method, None)), f"uvicorn's H11Protocol has no {method}()"
+
+    async def app(scope, receive, send) -> None:  # noqa: ANN001
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    async def lesson() -> None:
+        config = Config(app=app, log_level="warning")
+        protocol = guarded_protocol()(config, ServerState(), {}, _loop=asyncio.get_running_loop())
+        transport = _Transport(("192.0.2.1", 5000))
+        transport.protocol = protocol
+        protocol.connection_made(transport)
+        for name in ("loop", "client", "conn", "cycle", "transport"):
+            assert hasattr(protocol, name), f"uvicorn's H11Protocol no longer sets self.{name}"
+        assert protocol.client == ("192.0.2.1", 5000) and protocol._timer is not None  # the first request's clock
+        protocol.data_received(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert protocol._timer is None  # the whole request arrived (conn.their_state): its clock stopped
+        await asyncio.sleep(0.05)  # the app answers
+        assert transport.written.startswith(b"HTTP/1.1 200"), transport.written
+        assert protocol.cycle.response_complete is True, "uvicorn's request cycle has no response_complete"
+        protocol.data_received(b"GET / HTTP/1.1\r\n")  # the next request on the kept-alive connection, half sent
+        assert protocol._timer is not None  # its own clock
+        protocol.connection_lost(None)
+        assert protocol._timer is None and protocol._address is None  # its clock and its address's share freed
+
+    asyncio.run(lesson())

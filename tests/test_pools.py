@@ -103,3 +103,41 @@ def test_a_script_without_a_main_guard_runs_its_tasks_in_the_pool(tmp_path: Path
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=240, env=env)
     assert done.returncode == 0 and not done.stderr.strip(), done.stderr
     assert done.stdout.strip() == str([(i, i * i) for i in range(5)])
+
+
+DYING_PLUGIN = """
+import os
+import signal
+from dataclasses import dataclass
+from typing import ClassVar
+
+from strategies.progressions import Progression
+
+
+@dataclass(frozen=True)
+class Dying(Progression):
+    \"\"\"Flat betting whose process ends on its first stake: by os._exit(1), or SIGKILL (as the
+    system's out-of-memory killer ends a process).\"\"\"
+
+    name: ClassVar[str] = "dying"
+
+    def _bet(self, state):
+        if os.environ.get("DYING_BY") == "SIGKILL":
+            os.kill(os.getpid(), signal.SIGKILL)
+        os._exit(1)
+"""
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(("by", "ending"), [("exit", "exit code 1"), ("SIGKILL", "killed by SIGKILL")])
+def test_a_worker_that_dies_under_a_command_is_one_line_and_exit_code_1(tmp_path: Path, by: str, ending: str) -> None:
+    """A tournament whose plugin's worker process dies: one line on stderr, no traceback, exit code 1
+    (the machine failed, not the input: 2 is for input refused)."""
+    (tmp_path / "dying.py").write_text(DYING_PLUGIN)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(tmp_path)]), "DYING_BY": by}
+    command = [sys.executable, "-m", "experiments.cli", "tournament", "--strategies", "dying:Dying,flat"]
+    options = ["--sessions", "4", "--coups", "3", "--workers", "2", "--out", str(tmp_path / "out"), "--no-plots"]
+    done = subprocess.run(command + options, capture_output=True, text=True, timeout=240, env=env, cwd=tmp_path)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 1, done.stderr
+    assert lines == [f"trente-lab: error: a worker process ended before its task did ({ending})"], done.stderr

@@ -31,7 +31,7 @@ from trente_env.codes import (
     parts,
 )
 from trente_env.rules import Refait, RuleSet
-from trente_env.tables import Tables
+from trente_env.tables import Tables, TableState, observe_state
 
 ActionForm = Literal["full", "discrete", "factored"]
 ObservationForm = Literal["dict", "flat"]
@@ -308,6 +308,14 @@ class Layout:
         obs["couleur"] = tables.couleurs.copy()
         obs["results"] = tables.results.copy()
         return obs
+
+    def observe_state(self, state: TableState) -> np.ndarray | dict[str, np.ndarray]:
+        """The observations, with a leading table axis, of tables in ``state`` whose coups were played
+        outside :class:`Tables` (the classroom's seats), as fresh arrays: the numbers written by the
+        tables' own kernel (:func:`~trente_env.tables.observe_state`), laid out as :meth:`observe`
+        lays them out. Without the shoe (such tables keep none)."""
+        flat = observe_state(self.rules, state, self.offsets, self.flat_size, self.observation == "flat")
+        return self.views(flat, state.results.copy(), state.couleurs.copy())
 
     def observer(self, tables: Tables) -> Callable[[], np.ndarray | dict[str, np.ndarray]]:
         """A function giving the observation of the only table of ``tables`` (no table axis) as fresh

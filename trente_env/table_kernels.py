@@ -374,6 +374,13 @@ def _restart_row(t, state, bankroll0):  # fmt: skip
     state.pos[t] = state.shoes.shape[1]
 
 
+def _observe_tables(state, view, at, burn, dead_cards):  # fmt: skip
+    """Write every table's whole observation (:func:`_observe_row`): for tables whose coups were
+    played outside the coup loop (the classroom's seats, :meth:`~trente_env.layout.Layout.observe_state`)."""
+    for t in range(state.bankroll.shape[0]):
+        _observe_row(t, state, view, at, burn, dead_cards)
+
+
 # What every coup of every table runs stays inlined (called, they cost 10 to 25% of a vector step);
 # what runs when a session ends is called.
 _prefetch_rows = jit.inline(_prefetch_rows)
@@ -493,3 +500,4 @@ play_held = jit.kernel(_play_held)
 play_serial = jit.kernel(_play)
 play_parallel = jit.parallel(_play_threads)
 restart_serial = jit.kernel(_restart)
+observe_tables = jit.kernel(_observe_tables)

@@ -62,6 +62,7 @@ from trente_env.table_kernels import (
     PlayCall,
     TableState,
     hold,
+    observe_tables,
     play_held,
     play_parallel,
     play_serial,
@@ -190,7 +191,6 @@ class Tables:
         _check_layout(offsets, width, history, one_hot)
         self.one_hot = one_hot
         self.table_rules = table_rules(rules)
-        full = composition(rules.decks) // 2  # half of each value is black, half red
         self.state = TableState(
             shoes=np.tile(self.table_rules.base, (n, 1)),
             pos=np.full(n, rules.n_cards, dtype=np.int64),
@@ -215,13 +215,7 @@ class Tables:
             played=np.zeros(n, dtype=np.bool_),
             ended=np.zeros(n, dtype=np.bool_),
         )
-        self.at = FlatOffsets(*(int(offsets.get(part, -1)) for part in OBS_PARTS))
-        self.view = ObservationRows(
-            flat=np.zeros((n, width), dtype=np.float32),
-            one_hot=one_hot,
-            full_shoe=np.concatenate([full, full]).astype(np.int64),
-            track_shoe=track_shoe,
-        )
+        self.at, self.view = observation_rows(rules, n, offsets, width, one_hot, track_shoe)
         self.final = FinalObservation(
             flat=np.zeros((n, width), dtype=np.float32),
             results=np.full((n, history), NO_COUP, dtype=np.int64),
@@ -443,6 +437,35 @@ class Tables:
         return cards[: middle - start], cards[middle - start :]
 
 
+def observation_rows(
+    rules: RuleSet, n: int, offsets: dict[str, int], width: int, one_hot: bool, track_shoe: bool
+) -> tuple[FlatOffsets, ObservationRows]:
+    """Where the kernels write ``n`` tables' observations: each part's offset (``offsets``, -1 for a
+    part left out) and the rows of ``width`` numbers (see :class:`Tables` for the arguments)."""
+    full = composition(rules.decks) // 2  # half of each value is black, half red
+    at = FlatOffsets(*(int(offsets.get(part, -1)) for part in OBS_PARTS))
+    rows = ObservationRows(
+        flat=np.zeros((n, width), dtype=np.float32),
+        one_hot=one_hot,
+        full_shoe=np.concatenate([full, full]).astype(np.int64),
+        track_shoe=track_shoe,
+    )
+    return at, rows
+
+
+def observe_state(rules: RuleSet, state: TableState, offsets: dict[str, int], width: int, one_hot: bool) -> np.ndarray:
+    """The observation rows, (n, ``width``) float32, of tables in ``state`` whose coups were played
+    elsewhere (the classroom's seats: the teacher deals, the settlement is the croupier's), written by
+    the kernel that writes every table's observation (parts placed by ``offsets``; the shoe's parts
+    need the shoe's state, which such tables do not keep: leave them out)."""
+    _check_layout(offsets, width, state.results.shape[1], one_hot)
+    if any(part in offsets for part in SHOE_PARTS):
+        raise ValueError("tables played elsewhere keep no shoe: leave the shoe out of their observation")
+    at, rows = observation_rows(rules, state.bankroll.shape[0], offsets, width, one_hot, False)
+    observe_tables(state, rows, at, rules.burn, rules.dead_cards)
+    return rows.flat
+
+
 def _of_one_type(a: np.ndarray, dtype: type) -> np.ndarray:
     """``a`` as a C-contiguous, writable and aligned array of ``dtype``: one numba type for any input
     of that dtype and number of dimensions (a copy only when ``a`` is not such an array already)."""
@@ -480,5 +503,7 @@ __all__ = [
     "PlayArgs",
     "TableState",
     "Tables",
+    "observation_rows",
+    "observe_state",
     "shuffling_generators",
 ]

@@ -6,11 +6,12 @@ plays. It sits down with :data:`BANKROLL` units on the next coup dealt after the
 new pick sits down afresh) and plays every coup from then on, as a session of the session runner
 would (:mod:`strategies.runner`): its policy reads what a table's observation shows (the money in
 hand, exact; the coups of its session; the last coup's result and Couleur; its prisoners) through
-:meth:`strategies.base.Strategy.act`, and the engine settles its stakes
-(:func:`trente_env.settle.settle`, as ``trente-lab play`` does: the rules of
-:func:`~trente_env.settle.settle_box`, by which every table of the lab settles). Nothing here decides
-what a coup pays; a test checks every system's bankroll, coup by coup, against the session runner on
-the same coups. A system whose money falls below the table minimum with
+:meth:`strategies.base.Strategy.act`, an observation written by the environments' own kernel
+(:meth:`trente_env.layout.Layout.observe_state`), and the croupier takes and settles its stakes as at
+every table of the lab (:func:`trente_env.croupier.bet_and_settle`: the stakes made legal, their cost
+with the premium, :func:`~trente_env.settle.settle_box`). Nothing here decides what a coup pays or what
+a seat sees; tests check every system's observation, money and prisoners, coup by coup, against the
+vector env's and the session runner's on the same coups. A system whose money falls below the table minimum with
 nothing in prison is ruined and stakes no more: the ruin rule of every session loop
 (:func:`trente_env.croupier.is_ruined`).
 
@@ -30,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from trente_env.codes import INSURE, NO_COUP, NOIR, PRISON, UNDECIDED, Result, scoreboard_couleur
+from trente_env.codes import ACTION_WIDTH, NO_COUP, NOIR, UNDECIDED, Result, scoreboard_couleur
 from trente_env.rules import RuleSet
 
 #: The systems a student may pick (the registry's names), in the order the pages offer them.
@@ -76,6 +77,8 @@ class Books:
     seat, and for each system its policy's state over its seats (in the order of their rows)."""
 
     def __init__(self, rules: RuleSet) -> None:
+        from trente_env.croupier import table_rules
+        from trente_env.layout import DEFAULT_STAKE_LEVELS, Layout
         from trente_env.settle import rig_codes
 
         self.rules = rules
@@ -85,16 +88,18 @@ class Books:
         self._groups: dict[str, tuple[list[int], Any]] = {}  # system -> (its rows, its policy's state)
         self._edges = unit_edges(rules)
         self._history = max(1, rig_codes(rules).size)  # the scoreboard a seat keeps: what the rig reads
+        self._layout = Layout(rules, "full", "dict", self._history, False, DEFAULT_STAKE_LEVELS)  # what a seat sees
+        self._table = table_rules(rules)  # the rules as the croupier reads them
         n = 0
         self.money = np.zeros(n)
         self.prison = np.zeros((n, 4, 2))
         self.staked = np.zeros(n)
         self.expected = np.zeros(n)  #: the exact expectation of the stakes placed (negative: a loss)
         self.board = np.zeros((n, self._history), dtype=np.int64)  #: each seat's results, most recent first
-        self.couleur = np.zeros(n, dtype=np.int64)  #: each seat's last Couleur code
+        self.couleurs = np.zeros((n, self._history), dtype=np.int64)  #: each seat's Couleur codes, most recent first
         self.ruined = np.zeros(n, dtype=np.bool_)
 
-    _ROWS = ("money", "prison", "staked", "expected", "board", "couleur", "ruined")  # one row a seat
+    _ROWS = ("money", "prison", "staked", "expected", "board", "couleurs", "ruined")  # one row a seat
 
     def strategy(self, system: str) -> Any:
         """The registry's ``system`` at this table (made once). The caller checks the name first:
@@ -119,7 +124,7 @@ class Books:
         self.staked = np.append(self.staked, 0.0)
         self.expected = np.append(self.expected, 0.0)
         self.board = np.concatenate([self.board, np.full((1, self._history), NO_COUP, dtype=np.int64)])
-        self.couleur = np.append(self.couleur, UNDECIDED)
+        self.couleurs = np.concatenate([self.couleurs, np.full((1, self._history), UNDECIDED, dtype=np.int64)])
         self.ruined = np.append(self.ruined, False)
         rows, state = self._groups.get(system, ([], None))
         grown = strategy.initial_state(len(rows) + 1)
@@ -149,46 +154,54 @@ class Books:
             other.row -= other.row > gone
         self._groups = {s: ([r - (r > gone) for r in rows], st) for s, (rows, st) in self._groups.items()}
 
-    def step(self, record: dict[str, Any]) -> None:
-        """Play one coup (the classroom's record of it) with every live system."""
-        from trente_env.settle import rig_holds, settle
+    def observe(self) -> dict[str, np.ndarray]:
+        """Every seat's observation, one row a seat, as a table of the env shows it: written by the
+        tables' own kernel from the seats' money, prisoners, coups since they sat down and scoreboard
+        (:meth:`trente_env.layout.Layout.observe_state`)."""
+        from trente_env.tables import TableState
 
-        result, couleur = coup_codes(record)
         n = self.money.size
-        stakes = np.zeros((n, 4))
-        insured = np.zeros((n, 4), dtype=np.bool_)
-        to_prison = np.zeros((n, 4), dtype=np.bool_)
         starts = np.zeros(n, dtype=np.int64)
         for seat in self.seats.values():
             starts[seat.row] = seat.start
+        state = TableState(
+            shoes=np.zeros((n, 0), dtype=np.uint8), pos=np.zeros(n, dtype=np.int64),
+            needs_shuffle=np.zeros(n, dtype=np.bool_), bankroll=self.money, prison=self.prison,
+            coups=self.coups - starts,  # a seat that sits down now starts its session
+            results=self.board, couleurs=self.couleurs, seen=np.zeros((n, 0), dtype=np.int64),
+        )  # fmt: skip
+        return self._layout.observe_state(state)
+
+    def step(self, record: dict[str, Any]) -> None:
+        """Play one coup (the classroom's record of it) with every live system: each policy acts on
+        its seats' observations (:meth:`observe`), and the croupier takes and settles every seat's
+        bets as at every table (:func:`trente_env.croupier.bet_and_settle`)."""
+        from trente_env.croupier import bet_and_settle
+        from trente_env.settle import rig_holds
+
+        result, couleur = coup_codes(record)
+        n = self.money.size
+        actions = np.zeros((n, ACTION_WIDTH))
+        observation = self.observe()
         for system, (rows, state) in self._groups.items():
             r = np.array(rows)
-            observation = {
-                "bankroll": self.money[r, None],
-                "coups": (self.coups - starts[r])[:, None],  # a seat that sits down now starts its session
-                "results": self.board[r, :1],
-                "couleur": self.couleur[r, None],
-                "prison": self.prison[r].transpose(0, 2, 1).reshape(r.size, 8),  # first prison, then second
-            }
-            actions, state = self._strategies[system].act(observation, state, money=self.money[r])
+            seen = {part: value[r] for part, value in observation.items()}
+            chosen, state = self._strategies[system].act(seen, state, money=self.money[r])
             self._groups[system] = (rows, state)
-            stakes[r] = actions[:, :4]
-            insured[r] = actions[:, INSURE : INSURE + 4] > 0
-            to_prison[r] = actions[:, PRISON : PRISON + 4] > 0
-        stakes[self.ruined] = 0.0
-        insured &= stakes > 0
-        settled = settle(self.rules, stakes, result, couleur, insured=insured, prison=self.prison,
-                         to_prison=to_prison, last=self.board)  # fmt: skip
-        cost = stakes + np.where(insured, self.rules.insurance_rate * stakes, 0.0)  # settle.paid, per box
-        held = rig_holds(self.rules, self.board).astype(np.int64)
-        self.money = self.money - cost.sum(axis=1) + settled.back.sum(axis=1)
-        self.prison = np.array(settled.prison)
+            actions[r] = chosen
+        actions[self.ruined] = 0.0
+        stakes, insured, back = np.zeros((n, 4)), np.zeros((n, 4), dtype=np.bool_), np.zeros((n, 4))
+        held = rig_holds(self.rules, self.board).astype(np.int64)  # the scoreboard the stakes saw
+        for t in range(n):
+            self.money[t], _ = bet_and_settle(actions[t], self.money[t], self.prison[t], result, couleur, self.board[t],
+                                              self._table, (stakes[t], insured[t], back[t]))  # fmt: skip
         self.staked += stakes.sum(axis=1)
         unit = self._edges[held]  # (n, 2, 4): each seat's unit edges on this coup
         self.expected -= (stakes * np.where(insured, unit[:, 1], unit[:, 0])).sum(axis=1)
         self.board[:, 1:] = self.board[:, :-1]
         self.board[:, 0] = result
-        self.couleur[:] = scoreboard_couleur(result, couleur)
+        self.couleurs[:, 1:] = self.couleurs[:, :-1]
+        self.couleurs[:, 0] = scoreboard_couleur(result, couleur)
         self.ruined |= self.now_ruined()
         self.coups += 1
 

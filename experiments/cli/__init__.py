@@ -102,6 +102,13 @@ def refusal(exc: BaseException) -> bool:
     return isinstance(exc, tuple(kinds))
 
 
+def worker_died(exc: BaseException) -> bool:
+    """Whether ``exc`` is a worker process that ended before its task did
+    (:class:`experiments.workers.WorkerDied`; looked up only once the pool's module is loaded)."""
+    workers = sys.modules.get("experiments.workers")
+    return workers is not None and isinstance(exc, workers.WorkerDied)
+
+
 def os_error_message(exc: OSError) -> tuple[str, int]:
     """One line for an operating-system error, and the exit code: 1 when the machine failed
     (disk full, input/output error), 2 when the path given was wrong."""
@@ -135,6 +142,11 @@ class _Group(TyperGroup):
             if not refusal(exc):
                 raise
             raise BadInput(str(exc)) from None
+        except RuntimeError as exc:  # a worker process that died (killed, out of memory): the machine failed
+            if not worker_died(exc):
+                raise
+            typer.echo(f"trente-lab: error: {' '.join(str(exc).split())}", err=True)
+            raise typer.Exit(1) from None
 
     def main(self, *args, standalone_mode: bool = True, **kwargs):  # type: ignore[override]
         global _terminated

@@ -30,6 +30,7 @@ from experiments.console import say
 from experiments.errors import TournamentError
 from experiments.files import MODEL_BYTES, atomic_write_bytes, file_kind, json_default, open_input
 from experiments.tournament.config import TournamentConfig, trajectory_sessions
+from experiments.workers import first_line
 from strategies.registry import STRATEGIES, StrategyError, parse_spec, strategy_class
 from strategies.runner import SESSION_FIELDS
 
@@ -253,7 +254,9 @@ class Checkpoints:
                 text = str(data["note"][()]) if "note" in names else ""
                 arrays = {k: data[k] for k in BLOCK_ARRAYS if k in names}
         except Exception as exc:  # a damaged zip fails in many ways: BadZipFile, ValueError, EOFError, OSError...
-            raise DamagedBlock(f"block {path.stem} cannot be read ({type(exc).__name__}: {_first_line(exc)})") from None
+            what, detail = type(exc).__name__, first_line(exc)  # (the name alone for an error without a message)
+            why = what if detail == what else f"{what}: {detail}"
+            raise DamagedBlock(f"block {path.stem} cannot be read ({why})") from None
         try:
             note = json.loads(text)
         except ValueError:
@@ -332,11 +335,6 @@ class Checkpoints:
                     f"{path} is {kind}, not a block file: move it out of {self.out / 'blocks'} and run again "
                     "(its block is then played again)"
                 )
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else "no detail"
 
 
 __all__ = [
