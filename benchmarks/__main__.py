@@ -9,6 +9,10 @@
   (``gymnasium.make_vec("CartPole-v1", num_envs=N, vectorization_mode="vector_entry_point")``);
 * the single env through ``gymnasium.make`` (Gymnasium's default wrappers), both forms, against
   ``CartPole-v1`` through ``gymnasium.make``;
+* ``trente-lab simulate --coups 100000000`` as a whole process (start-up, kernels, deal, counts, JSON)
+  against the pure-Python dealer, each run right after a run of the dealer, the median of the paired
+  ratios beside the target (:func:`benchmarks.bench_dealer.simulate_row`; ``--quick``: 10,000,000
+  coups; ``--no-simulate`` leaves it out);
 * with ``--train``, the wall time of one witness run (PPO on the fair level, 1,000,000 steps, as
   ``trente-lab benchmark`` trains it) with today's settings against those before, in the same run
   (:mod:`benchmarks.bench_train_time`; ``--quick``: 100,000 steps);
@@ -81,6 +85,9 @@ def main() -> None:
     parser.add_argument(
         "--no-cold", action="store_true", help="leave out the first-use table (each command cold and warm)"
     )
+    parser.add_argument(
+        "--no-simulate", action="store_true", help="leave out simulate's whole process against the pure-Python dealer"
+    )
     args = parser.parse_args()
     with status() as doing:  # a status line on stderr: which row, which run
         _table(args, doing)
@@ -125,6 +132,11 @@ def _table(args: argparse.Namespace, doing: Callable[[str], None]) -> None:
             f"| {ratio:.2f}x |",
             flush=True,
         )
+    if not args.no_simulate:
+        from benchmarks.bench_dealer import simulate_row
+
+        doing("timing `trente-lab simulate` as a whole process, each run after a run of the pure-Python dealer")
+        print(simulate_row(10_000_000 if args.quick else 100_000_000, args.repeats), flush=True)
     if args.ppo:
         from benchmarks.bench_ppo_vector import rows
 
