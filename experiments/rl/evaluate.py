@@ -331,7 +331,7 @@ def evaluate_model(
         try:
             policy = make_strategy(model, venue.rules)
         except StrategyError:
-            if "/" in model or "\\" in model:  # a path to a file that is not there
+            if ("/" in model or "\\" in model) and not Path(model.split(":")[0]).exists():  # a file not there
                 raise RLError(f"model file {model!r} does not exist (nor is it a strategy spec)") from None
             raise
     else:
