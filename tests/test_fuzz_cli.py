@@ -539,3 +539,28 @@ def test_an_output_folder_that_is_a_fifo_is_one_line(tmp_path, command):
     line = one_line(runner.invoke(app, [*command, "--out", str(tmp_path / "pipe")]))
     assert line == f"trente-lab: error: --out {str(tmp_path / 'pipe')!r} is a FIFO (named pipe), not a folder"
     assert stat.S_ISFIFO(os.lstat(tmp_path / "pipe").st_mode)
+
+
+OUT_FOLDERS = {
+    "fallacy": ["fallacy", "-n", "1000", "--sessions", "0"],
+    "count": ["count", "-n", "1"],
+    "tournament": ["tournament", "--strategies", "flat", "-n", "10", "-m", "5", "--no-plots"],
+    "train": ["train", "--timesteps", "64", "--n-envs", "2"],
+    "control": ["control", "--timesteps", "64", "--episodes", "2"],
+}
+
+
+@pytest.mark.parametrize("kind", ["dangling symlink", "fifo", "regular"])
+@pytest.mark.parametrize("command", OUT_FOLDERS)
+def test_an_output_folder_that_is_a_link_to_nothing_a_fifo_or_a_file_is_named_so(tmp_path, command, kind):
+    """Said as what it is (not "File exists" from the folder's creation, nor a path below it), before
+    any work, and left as it was: a link to nothing is not followed to create its target."""
+    if command in ("train", "control"):
+        pytest.importorskip("stable_baselines3")
+    out = tmp_path / "out"
+    _make(kind, out)
+    before = os.lstat(out)
+    line = one_line(runner.invoke(app, [*OUT_FOLDERS[command], "--out", str(out)]))
+    said = {"dangling symlink": "a symbolic link", "fifo": "a FIFO (named pipe)", "regular": "a file"}[kind]
+    assert line.endswith(f"{str(out)!r} is {said}, not a folder"), line
+    assert os.lstat(out).st_mode == before.st_mode and not (tmp_path / "nowhere").exists()
