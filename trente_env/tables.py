@@ -127,6 +127,10 @@ def _address_space_left() -> int | None:
     return max(limit - mapped, 0)
 
 
+class TooManyTables(ValueError):
+    """More tables than this process's memory holds: refused before any is allocated."""
+
+
 def _is_number(value: Any) -> bool:
     """A real number of units (a bool, text, None or a list is not one, whatever it converts to)."""
     return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
@@ -186,7 +190,7 @@ class Tables:
             raise ValueError(f"this rigged table reads the last {rules.rig_memory} coups: history must keep as many")
         need, have = int(n) * table_bytes(rules, int(history), int(width)), machine_memory()
         if have is not None and need > have:
-            raise ValueError(
+            raise TooManyTables(
                 f"{int(n):,} tables would need about {_gigabytes(need)} of memory; this machine has {_gigabytes(have)}"
             )
         if not _is_number(bankroll):
@@ -500,5 +504,6 @@ __all__ = [
     "PlayArgs",
     "TableState",
     "Tables",
+    "TooManyTables",
     "shuffling_generators",
 ]
