@@ -564,3 +564,17 @@ def test_an_output_folder_that_is_a_link_to_nothing_a_fifo_or_a_file_is_named_so
     said = {"dangling symlink": "a symbolic link", "fifo": "a FIFO (named pipe)", "regular": "a file"}[kind]
     assert line.endswith(f"{str(out)!r} is {said}, not a folder"), line
     assert os.lstat(out).st_mode == before.st_mode and not (tmp_path / "nowhere").exists()
+
+
+@pytest.mark.parametrize("shoes", ["1", "2"])
+def test_count_draws_its_figures_where_a_gain_has_no_interval(tmp_path, shoes):
+    """Too few shoes for an interval (the report says so in words, low and high None): the figure
+    draws the mean alone, never a TypeError from the missing bounds."""
+    result = runner.invoke(app, ["count", "--shoes", shoes, "--out", str(tmp_path / "c")])
+    assert result.exit_code == 0, (result.output, result.exception)
+    report = json.loads((tmp_path / "c" / "count.json").read_text())
+    gains = [
+        rule[who]["expected_gain_per_shoe"] for rule in report["stop_rules"].values() for who in ("perfect", "linear")
+    ]
+    assert any(g["low"] is None for g in gains)  # the case the figure must draw
+    assert (tmp_path / "c" / "gain.png").stat().st_size > 0
