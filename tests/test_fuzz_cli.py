@@ -578,3 +578,11 @@ def test_count_draws_its_figures_where_a_gain_has_no_interval(tmp_path, shoes):
     ]
     assert any(g["low"] is None for g in gains)  # the case the figure must draw
     assert (tmp_path / "c" / "gain.png").stat().st_size > 0
+
+
+@pytest.mark.parametrize(("option", "value"), [("--levels", ""), ("--levels", " "), ("--levels", ","), ("--algos", "")])
+def test_a_benchmark_list_naming_nothing_is_refused_not_taken_for_the_default(tmp_path, option, value):
+    """An unset shell variable (``--levels "$LEVELS"``) would otherwise start the default benchmark."""
+    line = one_line(runner.invoke(app, ["benchmark", option, value, "--out", str(tmp_path / "b")]))
+    assert f"Invalid value for '{option}': {value!r} names nothing" in line
+    assert not (tmp_path / "b").exists()
