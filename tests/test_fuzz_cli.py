@@ -34,6 +34,7 @@ from experiments.tournament.config import make_config
 from experiments.tournament.output import verdict_table
 from experiments.tournament.plots import _title
 from experiments.tournament.runner import collect, resume_tournament, run_tournament
+from tests._patience import patience
 from trente_env.rules import PRESETS, Refait, SecondRefait, get_rules
 
 runner = CliRunner()
@@ -583,6 +584,7 @@ def test_count_draws_its_figures_where_a_gain_has_no_interval(tmp_path, shoes):
 @pytest.mark.parametrize(("option", "value"), [("--levels", ""), ("--levels", " "), ("--levels", ","), ("--algos", "")])
 def test_a_benchmark_list_naming_nothing_is_refused_not_taken_for_the_default(tmp_path, option, value):
     """An unset shell variable (``--levels "$LEVELS"``) would otherwise start the default benchmark."""
-    line = one_line(runner.invoke(app, ["benchmark", option, value, "--out", str(tmp_path / "b")]))
+    with patience():  # the default benchmark would train for minutes
+        line = one_line(runner.invoke(app, ["benchmark", option, value, "--out", str(tmp_path / "b")]))
     assert f"Invalid value for '{option}': {value!r} names nothing" in line
     assert not (tmp_path / "b").exists()
