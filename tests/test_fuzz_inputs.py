@@ -475,3 +475,22 @@ def test_a_strategies_config_that_is_not_a_regular_readable_file_is_refused(tmp_
         path = _make(kind, tmp_path / name, DEEP_JSON if name.endswith(".json") else DEEP_TOML)
         with patience(), pytest.raises(StrategyError, match=name):
             strategies_from_config(path)
+
+
+@posix_only
+@pytest.mark.parametrize("kind", ["fifo", "/dev/zero", "folder"])
+@pytest.mark.parametrize("option", ["--ssl-keyfile", "--ssl-certfile"])
+def test_a_tls_file_that_is_not_a_regular_file_is_named_so(tmp_path, monkeypatch, option, kind):
+    """It exists: never "no such file"; a FIFO is refused before the server would wait on it."""
+    pytest.importorskip("uvicorn")
+    pytest.importorskip("segno")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cert.pem").write_text("not a certificate")
+    path = _make(kind, tmp_path / "tls.pem", "")
+    other = "--ssl-certfile" if option == "--ssl-keyfile" else "--ssl-keyfile"
+    args = ["classroom", "--new", "--session", str(tmp_path / "s.json"), option, str(path), other, "cert.pem"]
+    with patience():
+        line = one_line(runner.invoke(app, args))
+    said = {"fifo": "a FIFO (named pipe)", "/dev/zero": "a character device", "folder": "a folder"}[kind]
+    assert f"{option} {str(path)!r} is {said}, not a regular file" in line
+    assert not (tmp_path / "s.json").exists()
