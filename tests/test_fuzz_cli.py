@@ -567,6 +567,7 @@ def test_an_output_folder_that_is_a_link_to_nothing_a_fifo_or_a_file_is_named_so
     assert os.lstat(out).st_mode == before.st_mode and not (tmp_path / "nowhere").exists()
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # numpy's warnings on one shoe would reach the user's terminal
 @pytest.mark.parametrize("shoes", ["1", "2"])
 def test_count_draws_its_figures_where_a_gain_has_no_interval(tmp_path, shoes):
     """Too few shoes for an interval (the report says so in words, low and high None): the figure
@@ -579,6 +580,9 @@ def test_count_draws_its_figures_where_a_gain_has_no_interval(tmp_path, shoes):
     ]
     assert any(g["low"] is None for g in gains)  # the case the figure must draw
     assert (tmp_path / "c" / "gain.png").stat().st_size > 0
+    json.loads((tmp_path / "c" / "count.json").read_text(), parse_constant=pytest.fail)  # no NaN: JSON has none
+    if shoes == "1":  # one shoe has no standard error: said as none, not numpy's NaN and its warnings
+        assert all(r["perfect"]["realised_minus_expected"][1] is None for r in report["stop_rules"].values())
 
 
 @pytest.mark.parametrize(("option", "value"), [("--levels", ""), ("--levels", " "), ("--levels", ","), ("--algos", "")])
