@@ -200,7 +200,7 @@ assert machine_memory() <= cap - mapped, (machine_memory(), cap - mapped)
 try:
     gym.make_vec("TrenteEtQuarante-v0", num_envs=n, vectorization_mode="vector_entry_point")
 except BaseException as error:
-    print(type(error).__name__, error)
+    print("ValueError" if isinstance(error, ValueError) else type(error).__name__, error)
 """
 
 
