@@ -215,7 +215,7 @@ def check_output_folder(path: Path, option: str = "--out") -> Path:
     through a file, or a place we may not write (a :class:`~experiments.errors.LabError` naming
     ``option``). Nothing is created."""
     path = _given(path, option)
-    if path.exists() and not path.is_dir():
+    if (path.exists() or path.is_symlink()) and not path.is_dir():  # a link to nothing too
         raise LabError(f"{option} {str(path)!r} is {file_kind(path) or 'a file'}, not a folder")
     _check_writable(path, option, str(path))
     return path
@@ -274,6 +274,8 @@ def claim_folder(out: Path, what: str = "tournament", error: type[LabError] | No
     if error is None:
         from experiments.errors import TournamentError as error
     out = Path(out)
+    if (out.exists() or out.is_symlink()) and not out.is_dir():  # a file, a FIFO, a link to nothing
+        raise error(f"{str(out)!r} is {file_kind(out) or 'a file'}, not a folder")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

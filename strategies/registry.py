@@ -239,7 +239,9 @@ def make_strategy(spec: str | Mapping[str, Any], rules: str | RuleSet = "classic
         return cls(rules=table, **values)
     except (ValueError, TypeError) as exc:
         raise StrategyError(f"{name}: {exc}") from None
-    except (Exception, SystemExit) as exc:  # a plugin may fail in any way when made, or exit
+    except KeyboardInterrupt:  # Ctrl-C while it is made
+        raise
+    except BaseException as exc:  # a plugin may fail in any way when made (GeneratorExit too), or exit
         failure = plugin_failure(cls, exc, "being made")
         if failure is None:
             raise

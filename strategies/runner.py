@@ -201,7 +201,9 @@ def play_on_env(
                     actions, state = policy.act(obs, state, money=venv.bankroll)
                 else:
                     actions, state = policy.act(obs, state)
-            except (Exception, SystemExit) as exc:  # a plugin failing or exiting: one line naming it (built-in: a bug)
+            except KeyboardInterrupt:  # Ctrl-C, or a plugin raising it: the run stops as at Ctrl-C
+                raise
+            except BaseException as exc:  # a plugin failing in any way or exiting: one line naming it (built-in: a bug)
                 from strategies.registry import plugin_failure
 
                 failure = plugin_failure(policy, exc, "playing")

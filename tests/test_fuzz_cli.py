@@ -34,6 +34,7 @@ from experiments.tournament.config import make_config
 from experiments.tournament.output import verdict_table
 from experiments.tournament.plots import _title
 from experiments.tournament.runner import collect, resume_tournament, run_tournament
+from tests._patience import patience
 from trente_env.rules import PRESETS, Refait, SecondRefait, get_rules
 
 runner = CliRunner()
@@ -539,3 +540,55 @@ def test_an_output_folder_that_is_a_fifo_is_one_line(tmp_path, command):
     line = one_line(runner.invoke(app, [*command, "--out", str(tmp_path / "pipe")]))
     assert line == f"trente-lab: error: --out {str(tmp_path / 'pipe')!r} is a FIFO (named pipe), not a folder"
     assert stat.S_ISFIFO(os.lstat(tmp_path / "pipe").st_mode)
+
+
+OUT_FOLDERS = {
+    "fallacy": ["fallacy", "-n", "1000", "--sessions", "0"],
+    "count": ["count", "-n", "1"],
+    "tournament": ["tournament", "--strategies", "flat", "-n", "10", "-m", "5", "--no-plots"],
+    "train": ["train", "--timesteps", "64", "--n-envs", "2"],
+    "control": ["control", "--timesteps", "64", "--episodes", "2"],
+}
+
+
+@pytest.mark.parametrize("kind", ["dangling symlink", "fifo", "regular"])
+@pytest.mark.parametrize("command", OUT_FOLDERS)
+def test_an_output_folder_that_is_a_link_to_nothing_a_fifo_or_a_file_is_named_so(tmp_path, command, kind):
+    """Said as what it is (not "File exists" from the folder's creation, nor a path below it), before
+    any work, and left as it was: a link to nothing is not followed to create its target."""
+    if command in ("train", "control"):
+        pytest.importorskip("stable_baselines3")
+    out = tmp_path / "out"
+    _make(kind, out)
+    before = os.lstat(out)
+    line = one_line(runner.invoke(app, [*OUT_FOLDERS[command], "--out", str(out)]))
+    said = {"dangling symlink": "a symbolic link", "fifo": "a FIFO (named pipe)", "regular": "a file"}[kind]
+    assert line.endswith(f"{str(out)!r} is {said}, not a folder"), line
+    assert os.lstat(out).st_mode == before.st_mode and not (tmp_path / "nowhere").exists()
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # numpy's warnings on one shoe would reach the user's terminal
+@pytest.mark.parametrize("shoes", ["1", "2"])
+def test_count_draws_its_figures_where_a_gain_has_no_interval(tmp_path, shoes):
+    """Too few shoes for an interval (the report says so in words, low and high None): the figure
+    draws the mean alone, never a TypeError from the missing bounds."""
+    result = runner.invoke(app, ["count", "--shoes", shoes, "--out", str(tmp_path / "c")])
+    assert result.exit_code == 0, (result.output, result.exception)
+    report = json.loads((tmp_path / "c" / "count.json").read_text())
+    gains = [
+        rule[who]["expected_gain_per_shoe"] for rule in report["stop_rules"].values() for who in ("perfect", "linear")
+    ]
+    assert any(g["low"] is None for g in gains)  # the case the figure must draw
+    assert (tmp_path / "c" / "gain.png").stat().st_size > 0
+    json.loads((tmp_path / "c" / "count.json").read_text(), parse_constant=pytest.fail)  # no NaN: JSON has none
+    if shoes == "1":  # one shoe has no standard error: said as none, not numpy's NaN and its warnings
+        assert all(r["perfect"]["realised_minus_expected"][1] is None for r in report["stop_rules"].values())
+
+
+@pytest.mark.parametrize(("option", "value"), [("--levels", ""), ("--levels", " "), ("--levels", ","), ("--algos", "")])
+def test_a_benchmark_list_naming_nothing_is_refused_not_taken_for_the_default(tmp_path, option, value):
+    """An unset shell variable (``--levels "$LEVELS"``) would otherwise start the default benchmark."""
+    with patience():  # the default benchmark would train for minutes
+        line = one_line(runner.invoke(app, ["benchmark", option, value, "--out", str(tmp_path / "b")]))
+    assert f"Invalid value for '{option}': {value!r} names nothing" in line
+    assert not (tmp_path / "b").exists()

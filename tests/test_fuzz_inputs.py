@@ -168,6 +168,20 @@ class Exits(Progression):
 
     def _update(self, state, win, loss, amount):
         raise SystemExit(self.code)
+
+
+@dataclass(frozen=True)
+class Closes(Progression):
+    """Raises GeneratorExit (a BaseException, as SystemExit is) from inside a coup, or when made."""
+
+    when = "playing"
+
+    def __post_init__(self):
+        if self.when == "made":
+            raise GeneratorExit("closed")
+
+    def _update(self, state, win, loss, amount):
+        raise GeneratorExit("closed")
 '''
 
 
@@ -211,6 +225,21 @@ def test_a_plugin_that_exits_while_playing_is_one_line_and_fails(plugin_file, co
     args = ["tournament", "--strategies", "flat,my.dir/myplugins.py:Exits", "-n", "40", "-m", "10", "--no-plots"]
     line = one_line(runner.invoke(app, [*args, "--out", "out"]))
     assert "myplugins.py:Exits' exited while playing" in line and f"SystemExit({code!r})" in line
+
+
+@pytest.mark.parametrize("when", ["playing", "made"])
+@pytest.mark.parametrize("command", ["tournament", "evaluate"])
+def test_a_plugin_raising_another_base_exception_is_one_line(plugin_file, when, command):
+    plugin_file.write_text(PLUGIN.replace('when = "playing"', f"when = {when!r}"))
+    spec = "my.dir/myplugins.py:Closes"
+    args = {
+        "tournament": ["tournament", "--strategies", f"flat,{spec}", "-n", "40", "-m", "9", "--no-plots", "-o", "out"],
+        "evaluate": ["evaluate", spec, "-n", "3", "--coups", "10"],
+    }[command]  # fmt: skip
+    with patience():
+        line = one_line(runner.invoke(app, args))
+    verb = "playing" if when == "playing" else "being made"
+    assert f"myplugins.py:Closes' failed while {verb}: GeneratorExit: closed" in line
 
 
 # -- train: its --out held as a tournament's, and nothing left behind -------------------------------
@@ -446,3 +475,22 @@ def test_a_strategies_config_that_is_not_a_regular_readable_file_is_refused(tmp_
         path = _make(kind, tmp_path / name, DEEP_JSON if name.endswith(".json") else DEEP_TOML)
         with patience(), pytest.raises(StrategyError, match=name):
             strategies_from_config(path)
+
+
+@posix_only
+@pytest.mark.parametrize("kind", ["fifo", "/dev/zero", "folder"])
+@pytest.mark.parametrize("option", ["--ssl-keyfile", "--ssl-certfile"])
+def test_a_tls_file_that_is_not_a_regular_file_is_named_so(tmp_path, monkeypatch, option, kind):
+    """It exists: never "no such file"; a FIFO is refused before the server would wait on it."""
+    pytest.importorskip("uvicorn")
+    pytest.importorskip("segno")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cert.pem").write_text("not a certificate")
+    path = _make(kind, tmp_path / "tls.pem", "")
+    other = "--ssl-certfile" if option == "--ssl-keyfile" else "--ssl-keyfile"
+    args = ["classroom", "--new", "--session", str(tmp_path / "s.json"), option, str(path), other, "cert.pem"]
+    with patience():
+        line = one_line(runner.invoke(app, args))
+    said = {"fifo": "a FIFO (named pipe)", "/dev/zero": "a character device", "folder": "a folder"}[kind]
+    assert f"{option} {str(path)!r} is {said}, not a regular file" in line
+    assert not (tmp_path / "s.json").exists()

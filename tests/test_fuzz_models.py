@@ -317,6 +317,17 @@ def _small_machine(monkeypatch: pytest.MonkeyPatch, size: int = 16 * 2**30) -> N
     monkeypatch.setattr(experiments.tournament.runner, "machine_memory", lambda: size)
 
 
+@pytest.mark.parametrize("spec", ["flat", "martingale"])
+def test_evaluate_refuses_sessions_beyond_the_memory_in_one_line(monkeypatch, spec: str) -> None:
+    """evaluate plays its --episodes at once, a table each: more than the memory holds is one line
+    naming the sessions and the option, not the vector env's ValueError as a traceback."""
+    import trente_env.tables
+
+    monkeypatch.setattr(trente_env.tables, "machine_memory", lambda: 2**20)  # a megabyte: not 10,000 tables
+    line = one_line_error(runner.invoke(app, ["evaluate", spec, "--episodes", "10000", "--coups", "5"]))
+    assert "10,000 sessions: 10,000 tables would need about" in line and "play fewer (--episodes)" in line
+
+
 @pytest.mark.needs_rl
 def test_train_refuses_tables_beyond_the_memory_before_allocating(tmp_path: Path, monkeypatch) -> None:
     from experiments.rl.config import load_config

@@ -9,6 +9,11 @@ nothing are refused in one line.
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -178,6 +183,38 @@ def test_a_vector_env_larger_than_the_machine_is_refused_before_allocation() -> 
     for n in sizes:
         with pytest.raises(ValueError, match=r"tables would need about [\d,.]+ GB of memory; this machine has"):
             gym.make_vec("TrenteEtQuarante-v0", num_envs=int(n), vectorization_mode="vector_entry_point")
+
+
+UNDER_A_CAP = """
+import resource, sys
+import gymnasium as gym, trente_env
+from trente_env.rules import get_rules
+from trente_env.tables import machine_memory, table_bytes
+
+with open("/proc/self/statm") as f:
+    mapped = int(f.read().split()[0]) * resource.getpagesize()
+cap = mapped + 1_500_000_000  # a process under `ulimit -v`: 1.5 GB more than it maps now
+resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+n = int(2_500_000_000 // table_bytes(get_rules("classic"), 10, 0)) + 1  # tables of 2.5 GB: past the cap
+assert machine_memory() <= cap - mapped, (machine_memory(), cap - mapped)
+try:
+    gym.make_vec("TrenteEtQuarante-v0", num_envs=n, vectorization_mode="vector_entry_point")
+except BaseException as error:
+    print("ValueError" if isinstance(error, ValueError) else type(error).__name__, error)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="reads the mapped size from /proc (Linux)")
+def test_a_vector_env_beyond_the_address_space_limit_is_refused_before_allocation() -> None:
+    """Under an address-space limit (``ulimit -v``, a batch system's cap), far below the machine's
+    memory, the tables are measured against what the limit leaves: one ValueError, not numpy's
+    MemoryError from an allocation the limit refuses."""
+    have = machine_memory()
+    if have is not None and have < 3_000_000_000:
+        pytest.skip("this machine has less memory than the tables asked for: the cap would not be what refuses")
+    done = subprocess.run([sys.executable, "-c", UNDER_A_CAP], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert re.match(r"ValueError [\d,]+ tables would need about 2\.\d GB of memory", done.stdout), done.stdout
 
 
 def test_the_table_size_estimate_is_not_below_the_arrays() -> None:

@@ -92,7 +92,8 @@ def table_bytes(rules: RuleSet, history: int, width: int) -> int:
 
 def machine_memory() -> int | None:
     """The memory this process may use, bytes: the machine's physical memory, or its control
-    group's limit when lower (None where neither can be read)."""
+    group's limit when lower, or what is left of its address-space limit (``ulimit -v``) when lower
+    still (None where none can be read)."""
     try:
         have = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (AttributeError, ValueError, OSError):
@@ -105,7 +106,30 @@ def machine_memory() -> int | None:
             continue
         if text.isdigit():
             have = int(text) if have is None else min(have, int(text))
-    return have
+    room = _address_space_left()
+    return room if have is None or (room is not None and room < have) else have
+
+
+def _address_space_left() -> int | None:
+    """Bytes this process may still map under its address-space limit (None: no limit, or not known)."""
+    try:
+        import resource
+
+        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    except (ImportError, AttributeError, ValueError, OSError):  # not POSIX
+        return None
+    if limit == resource.RLIM_INFINITY or limit < 0:
+        return None
+    try:
+        with open("/proc/self/statm") as file:  # the first number: pages mapped now
+            mapped = int(file.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        mapped = 0
+    return max(limit - mapped, 0)
+
+
+class TooManyTables(ValueError):
+    """More tables than this process's memory holds: refused before any is allocated."""
 
 
 def _is_number(value: Any) -> bool:
@@ -167,7 +191,7 @@ class Tables:
             raise ValueError(f"this rigged table reads the last {rules.rig_memory} coups: history must keep as many")
         need, have = int(n) * table_bytes(rules, int(history), int(width)), machine_memory()
         if have is not None and need > have:
-            raise ValueError(
+            raise TooManyTables(
                 f"{int(n):,} tables would need about {_gigabytes(need)} of memory; this machine has {_gigabytes(have)}"
             )
         if not _is_number(bankroll):
@@ -503,6 +527,7 @@ __all__ = [
     "PlayArgs",
     "TableState",
     "Tables",
+    "TooManyTables",
     "observation_rows",
     "observe_state",
     "shuffling_generators",

@@ -124,11 +124,12 @@ class TrenteEtQuaranteVectorEnv(VectorEnv):
         self.metadata = {**self.metadata, "autoreset_mode": autoreset_mode}
         self.render_mode = render_mode
         self.layout = Layout(self.rules, action_form, observation, history, observe_shoe, stake_levels)
+        # the tables first: they refuse a number of tables beyond the memory before the spaces fill it
+        self.tables: Tables = self.layout.new_tables(self.num_envs, bankroll, target, threads)
         self.single_action_space = self.layout.single_action_space
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.single_observation_space = self.layout.single_observation_space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.tables: Tables = self.layout.new_tables(self.num_envs, bankroll, target, threads)
         self.copy = bool(copy)
         tables = self.tables
         self._obs = self.layout.views(tables.flat, tables.results, tables.couleurs)

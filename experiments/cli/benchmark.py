@@ -13,8 +13,15 @@ from experiments.console import out, print_json, say
 from experiments.limits import MAX_COUPS, MAX_TABLES
 
 
-def _names(text: str | None) -> list[str] | None:
-    return [part.strip() for part in text.split(",") if part.strip()] if text else None
+def _names(text: str | None, option: str) -> list[str] | None:
+    """The names of a comma-separated option; given but naming nothing (an unset shell variable) is
+    refused, never taken for the default."""
+    if text is None:
+        return None
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    if not names:
+        raise typer.BadParameter(f"{text!r} names nothing (an unset shell variable?)", param_hint=option)
+    return names
 
 
 def command(
@@ -73,7 +80,15 @@ def command(
     if seeds is not None:
         seed_list = parse_seeds(seeds if ".." in seeds else [int(s) for s in _seeds(seeds)], "--seeds")
     bench = make_benchmark(
-        full, _names(levels), _names(algos), seed_list, timesteps, episodes, coups, curve_every, config
+        full,
+        _names(levels, "'--levels'"),
+        _names(algos, "'--algos'"),
+        seed_list,
+        timesteps,
+        episodes,
+        coups,
+        curve_every,
+        config,
     )
     from experiments.rl.algorithms import NOT_A_WITNESS
 

@@ -14,6 +14,9 @@ from experiments.console import out
 from experiments.errors import LabError
 from experiments.limits import MAX_SEED
 
+#: The most bytes a TLS key or certificate file may hold (they are a few kilobytes).
+TLS_BYTES = 1_000_000
+
 
 def command(
     rules: Annotated[
@@ -89,9 +92,11 @@ def command(
         raise LabError("--csv-sep: , or ;")
     if (ssl_keyfile is None) != (ssl_certfile is None):
         raise LabError("--ssl-keyfile and --ssl-certfile go together")
-    for tls in (ssl_keyfile, ssl_certfile):
-        if tls is not None and not tls.is_file():
-            raise LabError(f"{tls}: no such file")
+    from strategies.inputs import open_input
+
+    for option, tls in (("--ssl-keyfile", ssl_keyfile), ("--ssl-certfile", ssl_certfile)):
+        if tls is not None:  # a regular file (not a FIFO the server would wait on, a device, a folder)
+            open_input(tls, option, TLS_BYTES, LabError).close()
     if resume and new:
         raise LabError("--resume and --new: choose one")
     serve.check_listen(host, port)

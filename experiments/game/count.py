@@ -309,9 +309,10 @@ def plot_gain(report: dict[str, Any], path: Path) -> Path:
     y = np.arange(len(names))
     for shift, who, colour in ((-0.12, "perfect", "#2c3e50"), (0.12, "linear", "#c0392b")):
         gains = [report["stop_rules"][n][who]["expected_gain_per_shoe"] for n in names]
-        mean = np.array([g["mean"] for g in gains]) * 100
-        low = mean - np.array([g["low"] for g in gains]) * 100
-        high = np.array([g["high"] for g in gains]) * 100 - mean
+        mean, low, high = (
+            np.array([np.nan if g[k] is None else g[k] for g in gains], float) * 100 for k in ("mean", "low", "high")
+        )
+        low, high = mean - low, high - mean  # no interval (too few shoes, no bets): no bar, and no point without a mean
         ax.errorbar(mean, y + shift, xerr=[low, high], fmt="o", capsize=4, color=colour, label=f"{who} counter")
     ax.axvline(0, color="grey", lw=0.8)
     ax.set_yticks(y, names)

@@ -229,11 +229,15 @@ def ideal_shares(level: Level, plan: EvalPlan, training_seeds: Sequence[int]) ->
     from strategies.ideal import ideal_policy
     from strategies.runner import play_on_env
     from trente_env.seeding import session_seeds
+    from trente_env.tables import TooManyTables
 
     if not level.optimum_per_coup > 0:
         raise ValueError(f"the {level.name} level's optimum is {level.optimum_per_coup}: no share of it")
     seeds = [s for t in training_seeds for s in session_seeds(plan.seed_for(t), plan.sessions)]
-    results = play_on_env(ideal_policy(level), level.rules, DEFAULT_BANKROLL, plan.coups, seeds)
+    try:
+        results = play_on_env(ideal_policy(level), level.rules, DEFAULT_BANKROLL, plan.coups, seeds)
+    except TooManyTables as exc:  # every seed's sessions at once, a table each
+        raise RLError(f"{len(seeds):,} sessions: {exc}; play fewer (--episodes)") from None
     net = np.asarray(results.net, dtype=np.float64).reshape(len(training_seeds), plan.sessions).sum(axis=1)
     coups = np.asarray(results.coups, dtype=np.float64).reshape(len(training_seeds), plan.sessions).sum(axis=1)
     best = optimum(parse_venue(level.name), level.stake)

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from experiments.files import atomic_write_json, pyplot, save_figure
+from experiments.files import atomic_write_json, check_output_folder, pyplot, save_figure
 from experiments.rl.config import load_config
 from experiments.rl.evaluate import evaluate_model, evaluation_report, watch_sessions
 from experiments.rl.rig import RIGGED_PREFIX, Venue, parse_venue
@@ -131,7 +131,7 @@ def run_control(
     :return: per table: the exact expectations, the rows (the reference policies and ``agent``), the
         training summary and the agent's full evaluation; ``figure``: the PNG's path.
     """
-    out = Path(out)
+    out = check_output_folder(Path(out))
     plan = EvalPlan(episodes, coups, EVAL_PLAN.seed)
     results: dict[str, Any] = {
         "algo": algo, "timesteps": timesteps, "seed": seed, "episodes": episodes, "coups": coups,

@@ -58,6 +58,7 @@ from trente_env.codes import BOXES, NO_COUP, NOIR, RESULT_CODES, Result
 from trente_env.estimate import honest_se
 from trente_env.odds import house_edges, rig_expectations
 from trente_env.plan import EVAL_PLAN, EvalPlan
+from trente_env.tables import TooManyTables
 
 #: Starting bankroll of a strategy's sessions (a model plays with the bankroll it was trained with).
 DEFAULT_BANKROLL = 1000.0
@@ -132,7 +133,10 @@ def watch_sessions(
     """
     behaviour = Behaviour()
     seeds = session_seeds(plan.seed_for(training_seed), plan.sessions)
-    results = play_on_env(policy, venue.rules, bankroll, plan.coups, seeds, observer=behaviour)
+    try:
+        results = play_on_env(policy, venue.rules, bankroll, plan.coups, seeds, observer=behaviour)
+    except TooManyTables as exc:  # the sessions are played at once, a table each
+        raise RLError(f"{plan.sessions:,} sessions: {exc}; play fewer (--episodes)") from None
     return Watched(results, behaviour)
 
 
@@ -331,7 +335,7 @@ def evaluate_model(
         try:
             policy = make_strategy(model, venue.rules)
         except StrategyError:
-            if "/" in model or "\\" in model:  # a path to a file that is not there
+            if ("/" in model or "\\" in model) and not Path(model.split(":")[0]).exists():  # a file not there
                 raise RLError(f"model file {model!r} does not exist (nor is it a strategy spec)") from None
             raise
     else:

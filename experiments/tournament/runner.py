@@ -46,6 +46,7 @@ from strategies.registry import make_strategy
 from strategies.results import SessionResults
 from strategies.runner import SESSION_FIELDS, play, session_seeds
 from strategies.sessions import SETTLE_LIMIT
+from trente_env.tables import machine_memory
 from trente_env.whole import checked_whole
 
 
@@ -128,22 +129,6 @@ def memory_needed(config: TournamentConfig, workers: int = 1) -> int:
     ) + (every_block if every_block <= IN_MEMORY else 0)  # the blocks kept as they are played
     together = every_block + config.sessions * 64 + kept * width * 24
     return BASE_MEMORY + max(playing, together)
-
-
-def machine_memory() -> int | None:
-    """The memory this process may use, bytes: the machine's physical memory, or its control
-    group's limit when lower (a container); None when the system does not say."""
-    try:
-        total: int | None = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):
-        total = None
-    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
-        try:
-            limit = int(Path(path).read_text().strip())
-        except (OSError, ValueError):  # absent, or "max" (no limit)
-            continue
-        total = limit if total is None else min(total, limit)
-    return total
 
 
 def check_size(config: TournamentConfig, workers: int = 1) -> None:

@@ -424,7 +424,10 @@ class ShoeStudy:
                 "expected_gain_per_shoe": asdict(self.gain()),
                 "realised_gain_per_shoe": asdict(Interval.of(self.realised)),
                 "bets_per_shoe": float(self.bets.mean()),
-                "realised_minus_expected": [float(diff.mean()), float(diff.std(ddof=1) / np.sqrt(diff.size))],
+                "realised_minus_expected": [  # its standard error needs two shoes
+                    float(diff.mean()),
+                    float(diff.std(ddof=1) / np.sqrt(diff.size)) if diff.size > 1 else None,
+                ],
             },
             "linear": {
                 "expected_gain_per_shoe": asdict(self.linear_gain()),
