@@ -242,6 +242,24 @@ def test_a_plugin_raising_another_base_exception_is_one_line(plugin_file, when, 
     assert f"myplugins.py:Closes' failed while {verb}: GeneratorExit: closed" in line
 
 
+@pytest.mark.parametrize(
+    ("exc", "tail"),
+    [
+        (MemoryError(), "MemoryError"),
+        (RecursionError("deep"), "RecursionError: deep"),
+        (ValueError("\n  x\n"), "ValueError: x"),
+    ],
+)
+def test_a_plugin_failure_says_its_exception_without_an_empty_message(exc, tail):
+    from strategies.registry import plugin_failure
+
+    class Odd:  # a plugin of no known kind: named by its class path
+        pass
+
+    line = str(plugin_failure(Odd, exc, "playing"))
+    assert line.endswith(f"failed while playing: {tail}") and "\n" not in line
+
+
 # -- train: its --out held as a tournament's, and nothing left behind -------------------------------
 
 from tests.test_fuzz_models import TINY  # noqa: E402  (the smallest training run, one home)
