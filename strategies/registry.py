@@ -248,6 +248,11 @@ def make_strategy(spec: str | Mapping[str, Any], rules: str | RuleSet = "classic
         raise failure from None
 
 
+def _said(exc: BaseException) -> str:
+    """``": "`` and the first line of ``exc``'s message that says something; ``""`` for none (``MemoryError()``)."""
+    return next((f": {line.strip()}" for line in str(exc).splitlines() if line.strip()), "")
+
+
 def plugin_failure(policy: Any, exc: BaseException, when: str) -> StrategyError | None:
     """The one-line error for a plugin (``policy``, or its class) that raised ``exc`` while ``when``
     (``"playing"``, ``"being made"``), naming it; None for the built-ins and models, whose errors are
@@ -256,14 +261,14 @@ def plugin_failure(policy: Any, exc: BaseException, when: str) -> StrategyError 
     name = getattr(cls, "name", "")
     if STRATEGIES.get(name) is cls or COUNTERS.get(name) is cls or issubclass(cls, ModelPolicy):
         return None
-    first = next((f": {line.strip()}" for line in str(exc).splitlines() if line.strip()), "")  # MemoryError(): ""
+    said = _said(exc)
     try:
         which = spec_name(cls) if issubclass(cls, Strategy) else f"{cls.__module__}:{cls.__qualname__}"
     except Exception:  # a plugin too broken to name itself: its class path
         which = f"{cls.__module__}:{cls.__qualname__}"
     if isinstance(exc, SystemExit):  # sys.exit() in a plugin would end the run without its results or a word
         return StrategyError(f"plugin {which!r} exited while {when} (SystemExit({exc.code!r})): a system must not exit")
-    return StrategyError(f"plugin {which!r} failed while {when}: {type(exc).__name__}{first}")
+    return StrategyError(f"plugin {which!r} failed while {when}: {type(exc).__name__}{said}")
 
 
 def parse_value(value: Any, hint: Any) -> Any:
@@ -409,8 +414,8 @@ def _load(load: Any, what: str) -> Any:
     try:
         return load()
     except (Exception, SystemExit) as exc:  # a plugin may fail in any way, or exit: report it in one line
-        first = next((f": {line.strip()}" for line in str(exc).splitlines() if line.strip()), "")  # MemoryError(): ""
-        raise StrategyError(f"cannot load {what}: {type(exc).__name__}: {first}") from None
+        said = _said(exc)
+        raise StrategyError(f"cannot load {what}: {type(exc).__name__}{said}") from None
 
 
 def _check_class(obj: Any, name: str) -> type[Strategy]:

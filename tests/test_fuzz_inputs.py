@@ -512,3 +512,17 @@ def test_a_tls_file_that_is_not_a_regular_file_is_named_so(tmp_path, monkeypatch
     said = {"fifo": "a FIFO (named pipe)", "/dev/zero": "a character device", "folder": "a folder"}[kind]
     assert f"{option} {str(path)!r} is {said}, not a regular file" in line
     assert not (tmp_path / "s.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("exc", "tail"), [(ValueError("bad\nmore"), "ValueError: bad"), (MemoryError(), "MemoryError")]
+)
+def test_a_plugin_that_cannot_load_says_its_exception_once(exc, tail):
+    from strategies.registry import StrategyError, _load
+
+    def load():
+        raise exc
+
+    with pytest.raises(StrategyError) as caught:
+        _load(load, "plugin file 'p.py'")
+    assert str(caught.value) == f"cannot load plugin file 'p.py': {tail}"
