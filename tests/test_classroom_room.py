@@ -23,6 +23,9 @@ from trente_env.rules import get_rules  # noqa: E402
 CLASSIC = get_rules("classic")
 
 
+TLS = Path(__file__).parent / "data" / "tls"  #: a certificate and keys made for the tests (README.md there)
+
+
 def results(room: Classroom, n: int) -> str:
     return "".join(room.deal()["result"][0] for _ in range(n))
 
@@ -383,9 +386,7 @@ def test_the_network_hears_it_is_not_encrypted_and_the_terminal_never_shows_the_
     assert "NOT encrypted" in " ".join(result.output.split()) and "--ssl-certfile" in result.output
     assert json.loads(session.read_text())["token"] not in result.output
     assert "projector#once=" in result.output and served == [{}]
-    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
-    key.write_text("k")
-    cert.write_text("c")
+    key, cert = TLS / "key.pem", TLS / "cert.pem"  # a self-signed pair made for the tests
     args = ["classroom", "--session", str(tmp_path / "t.json"), "--port", str(free_port())]
     result = CliRunner().invoke(app, [*args, "--ssl-keyfile", str(key)])
     assert result.exit_code == 2 and "go together" in result.output
@@ -395,3 +396,36 @@ def test_the_network_hears_it_is_not_encrypted_and_the_terminal_never_shows_the_
     assert result.exit_code == 0, result.output
     assert "NOT encrypted" not in result.output and "https://" in result.output
     assert served[-1] == {"ssl_keyfile": str(key), "ssl_certfile": str(cert)}  # passed through to uvicorn
+
+
+@pytest.mark.parametrize(
+    ("cert", "key", "said"),
+    [
+        ("junk", "key.pem", "--ssl-certfile {cert}: not a certificate in PEM form"),
+        ("key.pem", "key.pem", "--ssl-certfile {cert}: not a certificate in PEM form"),
+        ("cert.pem", "junk", "--ssl-keyfile {key}: not a private key in PEM form"),
+        ("cert.pem", "other-key.pem", "--ssl-keyfile {key}: not the key of --ssl-certfile {cert}"),
+        ("cert.pem", "passphrase-key.pem", "--ssl-keyfile {key}: the key is behind a passphrase"),
+    ],
+)
+def test_a_certificate_or_key_the_server_cannot_use_is_one_line_before_anything_is_written(
+    tmp_path: Path, monkeypatch, cert: str, key: str, said: str
+) -> None:
+    """Checked as the server loads them, before the addresses are printed or the session written: not
+    OpenSSL's "[SSL] PEM lib" once the banner is out, nor a passphrase prompt while starting."""
+    from typer.testing import CliRunner
+
+    from experiments.classroom import serve
+    from experiments.cli import app
+    from tests._classroom import free_port
+
+    monkeypatch.setattr(serve, "serve", lambda *args, **options: pytest.fail("served with a bad certificate"))
+    (tmp_path / "junk").write_text("not PEM at all\n")
+    paths = {name: (tmp_path / name if name == "junk" else TLS / name) for name in (cert, key)}
+    session = tmp_path / "s.json"
+    tls = ["--ssl-certfile", str(paths[cert]), "--ssl-keyfile", str(paths[key])]
+    result = CliRunner().invoke(app, ["classroom", "--session", str(session), "--port", str(free_port()), *tls])
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and said.format(cert=paths[cert], key=paths[key]) in " ".join(result.output.split())
+    assert not session.exists()

@@ -48,6 +48,30 @@ def check_listen(host: str, port: int) -> None:
             raise ClassroomError(f"--host {host}: cannot listen there ({exc.strerror})") from None
 
 
+def check_tls(certfile: Path, keyfile: Path) -> None:
+    """Load the certificate and its key as the server will, before anything is printed or written:
+    a file that is not PEM, the key of another certificate or a key behind a passphrase is one line
+    (a :class:`ClassroomError`) naming the file, not OpenSSL's "[SSL] PEM lib" after the addresses
+    are out, nor a passphrase prompt in the middle of starting."""
+    import ssl
+
+    def no_passphrase() -> str:
+        raise ClassroomError(f"--ssl-keyfile {keyfile}: the key is behind a passphrase, which the server cannot "
+                             "ask for; give it a key without one (openssl pkey -in KEY -out PLAIN)")  # fmt: skip
+
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    try:
+        context.load_verify_locations(cafile=certfile)
+    except (ssl.SSLError, ValueError):
+        raise ClassroomError(f"--ssl-certfile {certfile}: not a certificate in PEM form") from None
+    try:
+        context.load_cert_chain(certfile, keyfile, password=no_passphrase)
+    except ssl.SSLError as exc:
+        if exc.reason == "KEY_VALUES_MISMATCH":
+            raise ClassroomError(f"--ssl-keyfile {keyfile}: not the key of --ssl-certfile {certfile}") from None
+        raise ClassroomError(f"--ssl-keyfile {keyfile}: not a private key in PEM form") from None
+
+
 def describe_session(path: Path) -> str | None:
     """A few words on the session in ``path`` (its coups, students and last change), for a question;
     None if it is not a session (opening it then says why)."""

@@ -97,6 +97,8 @@ def command(
     for option, tls in (("--ssl-keyfile", ssl_keyfile), ("--ssl-certfile", ssl_certfile)):
         if tls is not None:  # a regular file (not a FIFO the server would wait on, a device, a folder)
             open_input(tls, option, TLS_BYTES, LabError).close()
+    if ssl_certfile is not None and ssl_keyfile is not None:
+        serve.check_tls(ssl_certfile, ssl_keyfile)
     if resume and new:
         raise LabError("--resume and --new: choose one")
     serve.check_listen(host, port)
