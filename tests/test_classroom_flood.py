@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import resource
 import socket
+import ssl
 import time
 from pathlib import Path
 
@@ -250,3 +251,21 @@ def test_uvicorn_still_has_what_the_guarded_protocol_relies_on() -> None:
         assert protocol._timer is None and protocol._address is None  # its clock and its address's share freed
 
     asyncio.run(lesson())
+
+
+def test_the_classroom_serves_over_https_with_a_certificate_and_its_key(tmp_path: Path) -> None:
+    """The pair the command checked is the pair the server serves with: the join page comes over TLS,
+    verified against the certificate (a self-signed pair made for the tests, tests/data/tls), and the
+    same port refuses plain HTTP."""
+    tls = Path(__file__).parent / "data" / "tls"
+    server = start(tmp_path / "s.json", "--ssl-certfile", str(tls / "cert.pem"), "--ssl-keyfile", str(tls / "key.pem"))
+    try:
+        assert server.join.startswith("https://127.0.0.1:"), server.output
+        trust = ssl.create_default_context(cafile=tls / "cert.pem")
+        with httpx.Client(verify=trust, timeout=DEADLINE) as client:
+            page = client.get(server.join)
+        assert page.status_code == 200 and "<html" in page.text.lower(), page.status_code
+        with pytest.raises(httpx.HTTPError), httpx.Client(timeout=DEADLINE) as client:
+            client.get(server.join.replace("https://", "http://"))
+    finally:
+        server.stop()
