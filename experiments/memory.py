@@ -4,6 +4,8 @@ does the same for its blocks)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from experiments.errors import LabError
 
 
@@ -29,4 +31,25 @@ def check_memory(need: int, what: str, advice: str, error: type[LabError] = LabE
         raise error(f"{what} need about {size_text(need)} of memory; this machine has {size_text(have)}: {advice}")
 
 
-__all__ = ["check_memory", "size_text"]
+def check_room(stream: Any, need: float, what: str, advice: str, error: type[LabError] = LabError) -> None:
+    """Refuse ``what`` when ``stream`` (standard output, say) is a regular file on a disk with less
+    free space than the ``need`` bytes it would write: one line saying both sizes and ``advice``,
+    before a byte is written, rather than a disk filled for every program on the machine. A
+    terminal, a pipe or a device is not checked (what reads it decides)."""
+    import os
+    import stat
+
+    try:
+        fd = stream.fileno()
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return
+        disk = os.fstatvfs(fd)
+    except (AttributeError, OSError, ValueError):  # no file behind it (a test's capture), or closed
+        return
+    free = disk.f_bavail * disk.f_frsize
+    if need > free:
+        raise error(f"{what} would write about {size_text(need)}; the disk of the file it goes to has "
+                    f"{size_text(free)} free: {advice}")  # fmt: skip
+
+
+__all__ = ["check_memory", "check_room", "size_text"]

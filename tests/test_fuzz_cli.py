@@ -592,3 +592,41 @@ def test_a_benchmark_list_naming_nothing_is_refused_not_taken_for_the_default(tm
         line = one_line(runner.invoke(app, ["benchmark", option, value, "--out", str(tmp_path / "b")]))
     assert f"Invalid value for '{option}': {value!r} names nothing" in line
     assert not (tmp_path / "b").exists()
+
+
+def test_deal_into_a_file_refuses_more_than_the_disk_holds_before_writing(tmp_path):
+    """``deal --coups 10**12 --json > file`` would write about 420 TB: refused in one line, nothing
+    written (it filled the disk before); to a pipe the reader decides, so it is not checked."""
+    import subprocess
+    import sys
+
+    from tests._processes import ROOT
+
+    target = tmp_path / "coups.json"
+    with target.open("w") as sink:
+        done = subprocess.run([sys.executable, "-m", "experiments.cli", "deal", "--coups", str(10**12), "--json"],
+                              stdout=sink, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=120)  # fmt: skip
+    assert done.returncode == 2 and target.stat().st_size == 0
+    line = done.stderr.strip()
+    assert "\n" not in line and re.fullmatch(
+        r"trente-lab: error: 1,000,000,000,000 coups would write about 420\.0 TB; the disk of the file it "
+        r"goes to has [\d,.]+ [KMGT]?B free: deal fewer \(--coups\)",
+        line,
+    ), line
+
+
+def test_room_is_checked_on_regular_files_only(tmp_path, monkeypatch):
+    from experiments.memory import check_room
+
+    class Disk:
+        f_bavail, f_frsize = 10, 4096  # 40,960 bytes free
+
+    monkeypatch.setattr(os, "fstatvfs", lambda fd: Disk())
+    with (tmp_path / "f").open("w") as sink:
+        check_room(sink, 40_960, "a run", "less")  # just fits
+        with pytest.raises(LabError, match=r"^a run would write about 41\.0 KB; .* has 41\.0 KB free: less$"):
+            check_room(sink, 40_961, "a run", "less")
+    read, write = os.pipe()
+    with os.fdopen(read), os.fdopen(write, "w") as pipe:
+        check_room(pipe, 10**15, "a run", "less")  # a pipe: what reads it decides
+    check_room(io.StringIO(), 10**15, "a run", "less")  # no file behind it

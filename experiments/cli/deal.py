@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
 import typer
@@ -21,8 +22,11 @@ def command(
 ) -> None:
     """Deal a few coups and show them as the croupier lays them out (each printed as it is dealt)."""
     from experiments.game import deal
+    from experiments.memory import check_room
     from experiments.rules import load_rules
 
+    per_coup = deal.JSON_BYTES_PER_COUP if as_json else deal.TEXT_BYTES_PER_COUP
+    check_room(sys.stdout, coups * per_coup, f"{coups:,} coups", "deal fewer (--coups)")
     dealt = deal.deal_coups_from_shoe(load_rules(rules), coups, seed, decks, cut_card)
     if as_json:
         deal.print_json_list(deal.coup_record(c) for c in dealt)

@@ -16,6 +16,10 @@ from trente_env.coup import Coup
 from trente_env.dealer import Shoe
 from trente_env.rules import PRESETS, RuleSet
 
+#: Bytes a coup takes on standard output, about (1,000 classic coups: 427,552 with ``--json``,
+#: 146,162 as laid out): what ``deal`` checks the free space of a file it is sent to against.
+JSON_BYTES_PER_COUP, TEXT_BYTES_PER_COUP = 420, 140
+
 
 def coup_record(coup: Coup) -> dict:
     """A coup as plain data: cards by name, totals, result and the announcement."""
