@@ -1,6 +1,6 @@
-"""Sizes checked before they are allocated: a run that cannot fit in this machine's memory is refused
-in one line before any work (the tournament's :func:`~experiments.tournament.runner.check_size`
-does the same for its blocks)."""
+"""Sizes checked before they are allocated: a run that cannot fit in this machine's memory, or output
+that cannot fit on the disk of the file it goes to, is refused in one line before any work (the
+tournament's :func:`~experiments.tournament.runner.check_size` does the same for its blocks)."""
 
 from __future__ import annotations
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+TLS = ROOT / "tests" / "data" / "tls"  #: a certificate and keys made for the tests (README.md there)
 
 
 def free_port() -> int:

@@ -20,7 +20,7 @@ pytest.importorskip("httpx")
 
 import httpx  # noqa: E402
 
-from tests._classroom import start  # noqa: E402
+from tests._classroom import TLS, start  # noqa: E402
 
 #: Silent sockets held open: more than the 1,000 connections uvicorn's ``limit_concurrency`` let the
 #: server hold in all (each connection counted, silent or not), so the old server answered 503.
@@ -257,11 +257,10 @@ def test_the_classroom_serves_over_https_with_a_certificate_and_its_key(tmp_path
     """The pair the command checked is the pair the server serves with: the join page comes over TLS,
     verified against the certificate (a self-signed pair made for the tests, tests/data/tls), and the
     same port refuses plain HTTP."""
-    tls = Path(__file__).parent / "data" / "tls"
-    server = start(tmp_path / "s.json", "--ssl-certfile", str(tls / "cert.pem"), "--ssl-keyfile", str(tls / "key.pem"))
+    server = start(tmp_path / "s.json", "--ssl-certfile", str(TLS / "cert.pem"), "--ssl-keyfile", str(TLS / "key.pem"))
     try:
         assert server.join.startswith("https://127.0.0.1:"), server.output
-        trust = ssl.create_default_context(cafile=tls / "cert.pem")
+        trust = ssl.create_default_context(cafile=TLS / "cert.pem")
         with httpx.Client(verify=trust, timeout=DEADLINE) as client:
             page = client.get(server.join)
         assert page.status_code == 200 and "<html" in page.text.lower(), page.status_code

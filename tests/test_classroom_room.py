@@ -18,12 +18,10 @@ WebSocketDisconnect = pytest.importorskip("starlette.websockets").WebSocketDisco
 from experiments.classroom import app as app_module  # noqa: E402  (the web app needs the classroom extra)
 from experiments.classroom import roster as roster_module  # noqa: E402
 from experiments.classroom.state import Classroom, ClassroomError  # noqa: E402
+from tests._classroom import TLS  # noqa: E402
 from trente_env.rules import get_rules  # noqa: E402
 
 CLASSIC = get_rules("classic")
-
-
-TLS = Path(__file__).parent / "data" / "tls"  #: a certificate and keys made for the tests (README.md there)
 
 
 def results(room: Classroom, n: int) -> str:
