@@ -151,6 +151,40 @@ def test_deck_and_cut_card_options_change_the_shoe():
     assert run_json("simulate", "--decks", "2", "--cut-card", "0", "--coups", "2000")["void_coups"] > 0
 
 
+def test_the_script_is_the_app_with_fewer_full_collections_and_an_exit_that_skips_them(monkeypatch, capsys):
+    # `trente-lab` (and `python -m experiments.cli`) call `run`: the app's own output and exit code,
+    # with the process's thresholds set and every object frozen at the end, so that the interpreter's
+    # exit does not walk numba's registries again (benchmarks/bench_startup.py measures the gain)
+    import gc
+    import sys
+    import tomllib
+    from pathlib import Path
+
+    from experiments.cli import GC_THRESHOLDS
+    from experiments.cli import run as script
+
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    assert pyproject["project"]["scripts"]["trente-lab"] == "experiments.cli:run"
+    thresholds = gc.get_threshold()
+    try:
+        for argv, code in ((["edge", "--json"], 0), (["edge", "--decks", "0"], 2)):
+            monkeypatch.setattr(sys, "argv", ["trente-lab", *argv])
+            gc.unfreeze()
+            with pytest.raises(SystemExit) as exited:
+                script()
+            assert exited.value.code == code
+            assert gc.get_threshold() == GC_THRESHOLDS
+            assert gc.get_freeze_count() > 0
+            out = capsys.readouterr()
+            if code == 0:
+                assert json.loads(out.out)["decks"] == 6
+            else:
+                assert out.out == "" and out.err.startswith("trente-lab: error:")
+    finally:  # the test process's collector as it was
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
+
+
 def test_simulate_as_json_never_loads_rich():
     # `simulate --json` draws nothing: rich (the tables, the progress bar) is loaded only to draw
     import os

@@ -1,5 +1,5 @@
 """``python -m experiments.cli``: the ``trente-lab`` command without the installed script."""
 
-from experiments.cli import app
+from experiments.cli import run
 
-app(prog_name="trente-lab")
+run()
