@@ -9,12 +9,14 @@ from hypothesis import strategies as st
 from trente_env.cards import CARD_VALUE, card_code, new_shoe
 from trente_env.coup import Coup, Result, classify, couleur_wins
 from trente_env.dealer import (
+    SHUFFLE_AHEAD,
     TALLY_GROUP,
     TALLY_NOIR,
     TALLY_RESULTS,
     TALLY_ROUGE,
     TALLY_SIZE,
     Shoe,
+    _shuffle_from,
     _tally_shoes,
     deal_coup,
     deal_coups,
@@ -173,13 +175,8 @@ def test_bulk_dealing_does_not_depend_on_the_batch_size(seed, n, batch):
         assert np.array_equal(getattr(a, field), getattr(b, field)), field
 
 
-@pytest.mark.parametrize("preset", ["classic", "exhaustion", "dead-cards"])
-@pytest.mark.parametrize("n", [0, 1, 29, 4_321])
-def test_the_tally_counts_the_very_coups_deal_coups_deals(preset: str, n: int) -> None:
-    # tally_coups never writes a coup out: each count must be the one read off deal_coups' coups,
-    # the last shoe cut at the n-th coup (29: inside the first shoe; 4,321: a few hundred shoes)
-    rules = get_rules(preset)
-    coups = deal_coups(rules, n, 11)
+def counted(coups) -> np.ndarray:
+    """The tally of ``coups`` (:func:`deal_coups`' columns), counted in numpy."""
     expected = np.zeros(TALLY_SIZE, dtype=np.int64)
     dealt = coups.noir > 0
     np.add.at(expected, TALLY_NOIR + coups.noir[dealt].astype(int) - 31, 1)
@@ -187,8 +184,45 @@ def test_the_tally_counts_the_very_coups_deal_coups_deals(preset: str, n: int) -
     decided = coups.result <= Result.ROUGE
     couleur = (couleur_wins(coups.result, coups.first_black) & decided).astype(int)
     np.add.at(expected, TALLY_RESULTS + 2 * coups.result.astype(int) + couleur, 1)
+    return expected
+
+
+@pytest.mark.parametrize("preset", ["classic", "exhaustion", "dead-cards"])
+@pytest.mark.parametrize("n", [0, 1, 29, 4_321])
+def test_the_tally_counts_the_very_coups_deal_coups_deals(preset: str, n: int) -> None:
+    # tally_coups never writes a coup out: each count must be the one read off deal_coups' coups,
+    # the last shoe cut at the n-th coup (29: inside the first shoe; 4,321: a few hundred shoes)
+    rules = get_rules(preset)
+    expected = counted(deal_coups(rules, n, 11))
     assert expected[TALLY_RESULTS:].sum() == n
     assert np.array_equal(tally_coups(rules, n, 11), expected)
+
+
+@given(seed=st.integers(0, 2**64 - 1), size=st.integers(1, 320), cuts=st.lists(st.integers(0, 170), max_size=4))
+def test_a_shuffle_in_pieces_is_the_whole_shuffle(seed, size, cuts):
+    # the tally shuffles a shoe only as far as it deals it, the rest when a coup reads further: each
+    # piece settles its positions as the whole shuffle does, wherever the pieces end (even sizes and
+    # odd, a piece of nothing, a piece past the end)
+    whole = np.arange(size, dtype=np.int16)
+    shuffle(whole, np.uint64(seed))
+    pieces = np.arange(size, dtype=np.int16)
+    state, settled = np.uint64(seed), 0
+    for stop in [*sorted(2 * c for c in cuts), size]:
+        state, settled = _shuffle_from(pieces, np.uint64(state), settled, stop)
+        assert settled == size or settled >= stop and settled % 2 == 0
+        assert np.array_equal(pieces[:settled], whole[:settled])
+    assert settled == size
+    assert np.array_equal(pieces, whole)
+
+
+@pytest.mark.parametrize("rules", [get_rules("classic"), RuleSet(decks=2, cut_card=20, burn=3, dead_cards=4)])
+def test_the_tally_deals_again_a_coup_that_reads_past_the_shuffled_cards(rules: RuleSet) -> None:
+    # a shoe is shuffled to SHUFFLE_AHEAD cards past its cut card; the coups that end further are
+    # dealt again once the rest is shuffled, and every count is still deal_coups' (whole shuffles)
+    coups = deal_coups(rules, 60_000, 5)
+    ends = coups.start.astype(int) + coups.n_noir + coups.n_rouge
+    assert np.sum(ends > rules.n_cards - max(rules.cut_card, rules.dead_cards) + SHUFFLE_AHEAD) >= 5
+    assert np.array_equal(tally_coups(rules, 60_000, 5), counted(coups))
 
 
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 6_000), batch=st.integers(1, 100))
