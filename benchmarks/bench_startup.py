@@ -2,12 +2,13 @@
 (:func:`experiments.cli.run`: fewer full garbage collections, an exit without the last ones) against
 the same command through the bare Typer app (Python's own garbage collection), in one run.
 
-    python -m benchmarks.bench_startup [--repeats 15] [--rows simulate,edge,deal,help]
+    python -m benchmarks.bench_startup [--repeats 15] [--rows simulate,edge,deal,help,train]
 
 Each row's two forms run as subprocesses in alternation (the first of each pair alternating too),
 ``--repeats`` pairs; the row gives the median wall time of each and the median of the paired ratios
 (script / bare app). The commands are short on purpose: what is measured is the start-up and the
-exit that every command pays (the imports, numba's registries, the kernels loaded from the cache).
+exit that every command pays (the imports, numba's registries, the kernels loaded from the cache);
+``train`` (not run unless asked) adds what a short training run pays for torch's objects at exit.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import argparse
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -27,7 +29,10 @@ ROWS: dict[str, list[str]] = {
     "edge": ["edge", "--json"],
     "deal": ["deal", "--coups", "1", "--json"],
     "help": ["--help"],
+    "train": ["train", "--rules", "fair", "--timesteps", "20000", "--out", "{scratch}", "--force", "--json"],
 }
+#: The rows run unless ``--rows`` says otherwise (``train``, a short training run, takes a minute a pair).
+DEFAULT_ROWS = ("simulate", "edge", "deal", "help")
 
 #: The command through the bare app: what ``trente-lab`` ran before :func:`experiments.cli.run`.
 BARE = "import sys; sys.argv[0] = 'trente-lab'; from experiments.cli import app; app(prog_name='trente-lab')"
@@ -41,7 +46,14 @@ def seconds(command: list[str]) -> float:
 
 
 def measure(args: list[str], repeats: int) -> dict[str, float]:
-    """Median seconds of the script and of the bare app over ``repeats`` pairs, and the median ratio."""
+    """Median seconds of the script and of the bare app over ``repeats`` pairs, and the median ratio
+    (``{scratch}`` in ``args``: a temporary folder, the same for every run)."""
+    with tempfile.TemporaryDirectory(prefix="trente-lab-bench-startup-") as scratch:
+        args = [arg.replace("{scratch}", str(Path(scratch) / "run")) for arg in args]
+        return _measure(args, repeats)
+
+
+def _measure(args: list[str], repeats: int) -> dict[str, float]:
     forms = {"script": [sys.executable, "-m", "experiments.cli", *args], "bare": [sys.executable, "-c", BARE, *args]}
     for command in forms.values():  # the kernels loaded once from the cache, the files in the page cache
         seconds(command)
@@ -59,7 +71,7 @@ def measure(args: list[str], repeats: int) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=15, help="pairs of runs a row (median)")
-    parser.add_argument("--rows", default=",".join(ROWS), help=f"comma-separated, from {', '.join(ROWS)}")
+    parser.add_argument("--rows", default=",".join(DEFAULT_ROWS), help=f"comma-separated, from {', '.join(ROWS)}")
     args = parser.parse_args()
     rows = args.rows.split(",")
     if unknown := [row for row in rows if row not in ROWS]:
@@ -68,7 +80,8 @@ def main() -> None:
     print("|---|---|---|---|")
     for row in rows:
         f = measure(ROWS[row], args.repeats)
-        print(f"| `trente-lab {' '.join(ROWS[row])}` | {f['script']:.3f} s | {f['bare']:.3f} s | {f['ratio']:.2f}x |")
+        command = " ".join(ROWS[row]).replace("{scratch}", "<folder>")
+        print(f"| `trente-lab {command}` | {f['script']:.3f} s | {f['bare']:.3f} s | {f['ratio']:.2f}x |")
 
 
 if __name__ == "__main__":

@@ -12,9 +12,12 @@ tenth of the steps.
 
 ``--split`` prints where a run's time goes instead (:func:`split`): the CPU time of the one thread
 that does the work (one torch thread; the tables and the evaluation's sessions on one thread too),
-cut into :data:`PARTS`, for a run of a tenth of the steps with each setting.
+cut into :data:`PARTS`, for a run of a tenth of the steps with each setting. ``--floor`` sets a
+minibatch of the update through SB3 beside the same work in plain torch (:func:`floor`): how much
+of the update is SB3's own code, and so how far any rewrite of it that computes the same numbers
+could go.
 
-Run: ``python -m benchmarks.bench_train_time [--repeats 3] [--quick] [--split]``, or as a row of
+Run: ``python -m benchmarks.bench_train_time [--repeats 3] [--quick] [--split] [--floor]``, or as a row of
 ``python -m benchmarks --train``.
 """
 
@@ -153,12 +156,85 @@ def split_rows(timesteps: int) -> list[str]:
     return out
 
 
+def floor(repeats: int) -> dict[str, float]:
+    """CPU milliseconds of this thread a minibatch of PPO's update takes through SB3 (``PPO.train``
+    with the shipped configuration, its buffer filled by a short run on the fair level) and in plain
+    torch: the same network modules and minibatch size, the same clipped loss, Adam and gradient
+    clipping, with none of SB3's own code between the operations. Medians of ``repeats`` of each,
+    in alternation (``"sb3"``, ``"torch"``, and the median of the paired ratios ``"ratio"``)."""
+    import torch
+    import torch.nn.functional as F
+
+    from experiments.rl.config import load_config, set_threads
+    from experiments.rl.rig import parse_venue
+    from experiments.rl.train import build_model, sb3_env, silent_logger
+
+    set_threads(1)
+    config = load_config("ppo")
+    s, hyper = config.train, config.hyper
+    venv = sb3_env(
+        parse_venue("fair"), s.n_envs, 0, s.reward_scale, action_form=s.action_form, observation="flat",
+        history=s.history, stake_levels=tuple(float(x) for x in s.stake_levels), observe_shoe=False,
+    )  # fmt: skip
+    model = build_model(config, venv, 0, None, "cpu")
+    model.set_logger(silent_logger())
+    rollout = s.n_envs * hyper["n_steps"]
+    model.learn(3 * rollout)
+    minibatches = hyper["n_epochs"] * -(-rollout // hyper["batch_size"])
+
+    policy, batch = model.policy, hyper["batch_size"]
+    params = list(policy.parameters())
+    adam = torch.optim.Adam(params, lr=3e-4, eps=1e-5)
+    generator = torch.Generator().manual_seed(0)
+    x = torch.rand(batch, venv.observation_space.shape[0], generator=generator)
+    actions = torch.randint(0, int(venv.action_space.n), (batch, 1), generator=generator)
+    old, advantages, returns = torch.randn(3, batch, generator=generator)
+    clip = hyper["clip_range"]
+
+    def plain() -> None:
+        latent_pi, latent_vf = policy.mlp_extractor(x)
+        logits, values = policy.action_net(latent_pi), policy.value_net(latent_vf).flatten()
+        log_p = logits - logits.logsumexp(-1, keepdim=True)
+        ratio = torch.exp(log_p.gather(1, actions).squeeze(1) - old)
+        entropy = -(log_p.exp() * log_p).sum(-1)
+        clipped = torch.min(advantages * ratio, advantages * ratio.clamp(1 - clip, 1 + clip))
+        loss = -clipped.mean() + 0.5 * F.mse_loss(returns, values) - hyper["ent_coef"] * entropy.mean()
+        adam.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 0.5)
+        adam.step()
+
+    def ms(work: Any, per: int) -> float:
+        start = time.thread_time()
+        work()
+        return (time.thread_time() - start) / per * 1e3
+
+    times: dict[str, list[float]] = {"sb3": [], "torch": []}
+    for r in range(repeats + 1):  # the first pair warms both up
+        sb3, plain_ms = ms(model.train, minibatches), ms(lambda: [plain() for _ in range(minibatches)], minibatches)
+        if r:
+            times["sb3"].append(sb3)
+            times["torch"].append(plain_ms)
+    return {
+        "sb3": statistics.median(times["sb3"]),
+        "torch": statistics.median(times["torch"]),
+        "ratio": paired_ratio(times["torch"], times["sb3"]),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3, help="alternating pairs of runs (median)")
     parser.add_argument("--quick", action="store_true", help="a tenth of the steps")
     parser.add_argument("--split", action="store_true", help="where a run's time goes (a tenth of the steps)")
+    parser.add_argument("--floor", action="store_true", help="a minibatch of the update: SB3 against plain torch")
     args = parser.parse_args()
+    if args.floor:
+        f = floor(max(args.repeats, 5))
+        print("| a minibatch of PPO's update (CPU of one thread) | through SB3 | plain torch, the same work | ratio |")
+        print("|---|---|---|---|")
+        print(f"| shipped configuration, fair level | {f['sb3']:.2f} ms | {f['torch']:.2f} ms | {f['ratio']:.2f}x |")
+        return
     if args.split:
         for line in split_rows(TIMESTEPS // 10):
             print(line, flush=True)

@@ -257,7 +257,7 @@ TALLY_SIZE = TALLY_RESULTS + 2 * len(Result)
 #: Shoes in a group (:func:`_tally_shoes`): dealt one after another by one thread, into one tally.
 TALLY_GROUP = 32
 #: Positions of a shoe shuffled past its cut card before the tally deals it (:func:`_tally_shoe`):
-#: the coup that brings the cut card out seldom reaches further (about one shoe in 70).
+#: the coup that brings the cut card out seldom reaches further (about one shoe in 65).
 SHUFFLE_AHEAD = 12
 
 
