@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -50,11 +51,18 @@ def _rich(console: _LazyConsole | Console) -> Console:
     return console.console if isinstance(console, _LazyConsole) else console
 
 
+#: Seconds between two lines of a long job's progress on a stderr that is not a terminal
+#: (:func:`progress_bar`): a log file or a CI job shows it is alive, and when it should end.
+LINE_EVERY = 60.0
+
+
 def progress_bar(enabled: bool = True) -> Progress:
     """The progress bar of every long job (dealing, a tournament, training): description, bar,
     percentage, work done of the total and time left, on stderr, gone when done. A no-op when
-    ``enabled`` is False (JSON output, short runs, tests) or stderr is not a terminal (a bar drawn
-    into a file or a pipe is noise). Add a task with its total and advance it::
+    ``enabled`` is False (JSON output, short runs, tests). When stderr is not a terminal (a file, a
+    pipe, a CI log), where a bar drawn is noise, a job still running after :data:`LINE_EVERY` seconds
+    prints one plain line then and every :data:`LINE_EVERY` seconds after: what it does, how far it
+    is, and the time left (:func:`progress_line`). Add a task with its total and advance it::
 
         with progress_bar(show) as bar:
             task = bar.add_task("dealing", total=n)
@@ -62,6 +70,8 @@ def progress_bar(enabled: bool = True) -> Progress:
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+    if enabled and not err.is_terminal:
+        return _progress_lines(Progress, LINE_EVERY, time.monotonic)
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
@@ -69,7 +79,55 @@ def progress_bar(enabled: bool = True) -> Progress:
         MofNCompleteColumn(),
         TimeRemainingColumn(),
     )
-    return Progress(*columns, console=_rich(err), transient=True, disable=not enabled or not err.is_terminal)
+    return Progress(*columns, console=_rich(err), transient=True, disable=not enabled)
+
+
+def _progress_lines(progress: type[Progress], every: float, clock: Callable[[], float]) -> Progress:
+    """A :class:`~rich.progress.Progress` that draws nothing and prints :func:`progress_line` on
+    stderr at most every ``every`` seconds of ``clock``, the first ``every`` seconds after it is made."""
+
+    class ProgressLines(progress):  # type: ignore[misc, valid-type]
+        def __init__(self) -> None:
+            super().__init__(disable=True)
+            self._next_line = clock() + every
+
+        def update(self, task_id: Any, **changes: Any) -> None:
+            super().update(task_id, **changes)
+            self._tell(task_id)
+
+        def advance(self, task_id: Any, advance: float = 1) -> None:
+            super().advance(task_id, advance)
+            self._tell(task_id)
+
+        def _tell(self, task_id: Any) -> None:
+            if clock() < self._next_line:
+                return
+            task = next(t for t in self.tasks if t.id == task_id)
+            if task.finished:  # the job's own output comes next
+                return
+            self._next_line = clock() + every
+            print(progress_line(task.description, task.completed, task.total, task.time_remaining), file=sys.stderr)
+
+    return ProgressLines()
+
+
+def progress_line(what: str, done: float, total: float | None, seconds_left: float | None) -> str:
+    """One line of a job's progress for a log: ``"trente-lab: dealing: 45% (45 of 100), about
+    1 min 10 s left"``; the share and the time left only where they are known."""
+    if not total:
+        return f"trente-lab: {what}: {done:,.0f} done"
+    left = "" if seconds_left is None else f", about {duration(seconds_left)} left"
+    return f"trente-lab: {what}: {done / total:.0%} ({done:,.0f} of {total:,.0f}){left}"
+
+
+def duration(seconds: float) -> str:
+    """A time for people: "40 s", "5 min 10 s", "2 h 05 min"."""
+    whole = max(0, round(seconds))
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60:02d} s"
+    return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
 
 
 @contextlib.contextmanager
