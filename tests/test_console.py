@@ -68,3 +68,21 @@ def test_simulate_into_a_log_tells_how_far_it_is(monkeypatch):
     assert "trente-lab: dealing (shards of 2,000,000 coups): 33% (1 of 3)" in shown.stderr
     quiet = runner.invoke(app, ["simulate", "--coups", "5000000", "--json"])
     assert quiet.exit_code == 0 and quiet.stderr == ""
+
+
+def test_evaluate_into_a_log_tells_how_far_it_is(monkeypatch):
+    # evaluate plays its sessions coup by coup: its bar (lines off a terminal) counts the coups
+    from experiments.rl.evaluate import TELL_EVERY
+
+    monkeypatch.setattr(console, "LINE_EVERY", 0.0)
+    runner = CliRunner()
+    shown = runner.invoke(app, ["evaluate", "flat", "--episodes", "3", "--coups", str(3 * TELL_EVERY)])
+    assert shown.exit_code == 0, shown.output
+    lines = [line for line in shown.stderr.splitlines() if line.startswith("trente-lab: playing")]
+    assert [line.split(", about")[0] for line in lines][:3] == [  # every update a line: LINE_EVERY is 0
+        f"trente-lab: playing 3 sessions with flat: 0% (0 of {3 * TELL_EVERY})",
+        f"trente-lab: playing 3 sessions with flat: 33% ({TELL_EVERY} of {3 * TELL_EVERY})",
+        f"trente-lab: playing 3 sessions with flat: 67% ({2 * TELL_EVERY} of {3 * TELL_EVERY})",
+    ]
+    quiet = runner.invoke(app, ["evaluate", "flat", "--episodes", "3", "--coups", str(3 * TELL_EVERY), "--json"])
+    assert quiet.exit_code == 0 and quiet.stderr == ""

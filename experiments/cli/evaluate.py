@@ -8,7 +8,7 @@ import typer
 
 from experiments.cli.options import JsonOption, SeedOption
 from experiments.cli.trust import TrustModelOption
-from experiments.console import print_json, status
+from experiments.console import print_json
 from experiments.limits import MAX_SESSION_COUPS, MAX_TABLES
 
 
@@ -53,9 +53,7 @@ def command(
     from trente_env.plan import EvalPlan
 
     venue = parse_venue(rules) if rules is not None else None  # an empty --rules is refused, not defaulted
-    with status(not as_json) as doing:  # loading torch and playing: seconds, on a spinner
-        doing(f"playing {episodes:,} sessions of up to {coups:,} coups with {model}")
-        report = evaluate.evaluate_model(model, EvalPlan(episodes, coups, seed), venue, algo)
+    report = evaluate.evaluate_model(model, EvalPlan(episodes, coups, seed), venue, algo, progress=not as_json)
     if as_json:
         print_json(report)
     else:

@@ -38,6 +38,7 @@ plugin runs its code: evaluate only files you trust.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -45,7 +46,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from rich.table import Table
 
-from experiments.console import out
+from experiments.console import out, progress_bar
 from experiments.errors import RLError
 from experiments.rl.config import set_threads
 from experiments.rl.rig import Venue, parse_venue
@@ -113,16 +114,22 @@ class Watched(NamedTuple):
     behaviour: Behaviour
 
 
+#: Coups between two reports of :func:`watch_sessions` to its ``told`` (a progress bar's update a coup
+#: would cost more than a coup of a few sessions).
+TELL_EVERY = 64
+
+
 def watch_sessions(
     policy: Any,
     venue: Venue,
     plan: EvalPlan,
     bankroll: float = DEFAULT_BANKROLL,
     training_seed: int | None = None,
+    told: Callable[[int], None] | None = None,
 ) -> Watched:
     """Play the sessions of ``plan`` with ``policy`` through the session runner
     (:func:`strategies.runner.play_on_env`), watching what it does coup by coup (:class:`Behaviour`),
-    and add them up.
+    and add them up. ``told`` is given the coups played so far every :data:`TELL_EVERY` coups.
 
     :param policy: anything with ``act(observation, state) -> (full-form actions, state)``: a
         strategy, a :class:`~strategies.model.ModelPolicy`, a plugin.
@@ -133,8 +140,18 @@ def watch_sessions(
     """
     behaviour = Behaviour()
     seeds = session_seeds(plan.seed_for(training_seed), plan.sessions)
+    observer: Callable[[CoupView], None] = behaviour
+    if told is not None:
+        played = [0]
+
+        def observer(view: CoupView) -> None:
+            behaviour(view)
+            played[0] += 1
+            if played[0] % TELL_EVERY == 0:
+                told(played[0])
+
     try:
-        results = play_on_env(policy, venue.rules, bankroll, plan.coups, seeds, observer=behaviour)
+        results = play_on_env(policy, venue.rules, bankroll, plan.coups, seeds, observer=observer)
     except TooManyTables as exc:  # the sessions are played at once, a table each
         raise RLError(f"{plan.sessions:,} sessions: {exc}; play fewer (--episodes)") from None
     return Watched(results, behaviour)
@@ -307,8 +324,10 @@ def evaluate_model(
     venue: Venue | None = None,
     algo: str | None = None,
     training_seed: int | None = None,
+    progress: bool = False,
 ) -> dict[str, Any]:
-    """Evaluate ``model`` on the sessions of ``plan`` (see the module docstring).
+    """Evaluate ``model`` on the sessions of ``plan`` (see the module docstring), with a progress bar
+    (loading, then the coups played) when ``progress`` (:func:`~experiments.console.progress_bar`).
 
     :param model: a model file saved by ``trente-lab train`` (any other is unpickled, which runs its code:
         only when trusted, see :class:`~strategies.model.ModelPolicy`), or a strategy spec.
@@ -319,6 +338,36 @@ def evaluate_model(
     :param training_seed: the seed the model was trained with, for a plan whose shoes derive from it.
     :raises RLError: bad input; :class:`strategies.model.ModelError`: a model file that cannot be used.
     """
+    with progress_bar(progress) as bar:
+        task = bar.add_task(f"loading {model}", total=None)
+        policy, meta, trained_on, bankroll, venue = _policy_and_table(model, venue, algo)
+        bar.update(task, description=f"playing {plan.sessions:,} sessions with {model}", total=plan.coups)
+        watched = watch_sessions(policy, venue, plan, bankroll, training_seed, lambda c: bar.update(task, completed=c))
+    report = evaluation_report(watched, venue)
+    from experiments.rl.score import optimum, score  # the exact optimum of the table, for its stakes
+    from trente_env.levels import LEVEL_STAKES
+
+    stake = max(meta.get("env", {}).get("stake_levels") or LEVEL_STAKES)
+    report["score"] = {**score(report, optimum(venue, float(stake))), "stake": float(stake)}
+    report.update(
+        {
+            "policy": model,
+            "spec": policy.spec(),
+            "model": str(model) if names_a_model(model) else None,
+            "algo": getattr(policy, "algo", None),
+            "trained_on": trained_on,
+            "seed": plan.seed_for(training_seed),
+            "coups": plan.coups,
+            "bankroll": bankroll,
+        }
+    )
+    return report
+
+
+def _policy_and_table(model: str, venue: Venue | None, algo: str | None) -> tuple[Any, dict, Any, float, Venue]:
+    """:func:`evaluate_model`'s policy for ``model`` (a model file or a strategy spec), its
+    ``model.json`` (empty for a strategy), the table it was trained on, its bankroll and the table
+    it plays at (``venue``, else the one it was trained on, else ``classic``)."""
     is_model = names_a_model(model)
     if is_model:
         policy = ModelPolicy(model.strip().removeprefix("model:"), algo=algo)  # unpickled only if trusted
@@ -340,26 +389,7 @@ def evaluate_model(
             raise
     else:
         set_threads(1)
-    watched = watch_sessions(policy, venue, plan, bankroll, training_seed)
-    report = evaluation_report(watched, venue)
-    from experiments.rl.score import optimum, score  # the exact optimum of the table, for its stakes
-    from trente_env.levels import LEVEL_STAKES
-
-    stake = max(meta.get("env", {}).get("stake_levels") or LEVEL_STAKES)
-    report["score"] = {**score(report, optimum(venue, float(stake))), "stake": float(stake)}
-    report.update(
-        {
-            "policy": model,
-            "spec": policy.spec(),
-            "model": str(model) if is_model else None,
-            "algo": getattr(policy, "algo", None),
-            "trained_on": trained_on,
-            "seed": plan.seed_for(training_seed),
-            "coups": plan.coups,
-            "bankroll": bankroll,
-        }
-    )
-    return report
+    return policy, meta, trained_on, bankroll, venue
 
 
 def print_report(report: dict[str, Any]) -> None:
