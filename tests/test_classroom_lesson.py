@@ -58,8 +58,11 @@ def projector(browser, server, width: int = 1280, height: int = 720):
     return page
 
 
-def student(browser, server, name: str, locale: str = "en-US"):
+def student(browser, server, name: str, locale: str = "en-US", socket=None):
+    """A phone that joined as ``name``; ``socket``, when given, routes its live socket (page.route_web_socket)."""
     page = browser.new_context(viewport={"width": 390, "height": 844}, locale=locale, has_touch=True).new_page()
+    if socket is not None:
+        page.route_web_socket("**/ws", socket)
     page.goto(server.join)
     page.fill("#name", name)
     page.click("#join")
@@ -217,6 +220,46 @@ def test_a_double_click_deals_one_coup_and_a_late_tap_is_refused_on_the_phone(tm
         assert export(server)["predictions"] == [[made]] and teacher.evaluate("document.body.dataset.coups") == "1"
         nested = ann.evaluate("fetch('/api/predict', {method: 'POST', body: '['.repeat(1000)}).then(r => r.status)")
         assert nested == 400
+    finally:
+        server.stop()
+
+
+class SlowNews:
+    """A phone's live socket whose news from the server can be held back (a crowded Wi-Fi), then let through."""
+
+    def __init__(self) -> None:
+        self.holding, self.held, self.phone = False, [], None
+
+    def __call__(self, phone) -> None:
+        server = phone.connect_to_server()
+        self.phone = phone
+        server.on_message(lambda message: self.held.append(message) if self.holding else phone.send(message))
+
+    def let_through(self) -> None:
+        self.holding = False
+        for message in self.held:
+            self.phone.send(message)
+        self.held.clear()
+
+
+def test_how_sure_changed_before_the_phone_hears_of_its_tap_is_kept(tmp_path: Path, browser) -> None:
+    server = _classroom.start(tmp_path / "s.json", "--seed", "12")
+    try:
+        teacher = projector(browser, server)
+        news = SlowNews()
+        ann = student(browser, server, "Ann", socket=news)
+        wait_until(ann, "document.body.dataset.coups === '0'")
+        news.holding = True  # the tap's view will not reach the phone before the change of "how sure?"
+        ann.click("#p-noir")
+        ann.check("input[name=sure][value='3']")
+        wait_until(teacher, "document.getElementById('round').textContent.includes('1 / 1')")
+        assert not ann.evaluate("document.getElementById('status').textContent")  # the phone heard nothing yet
+        news.let_through()
+        wait_until(ann, "document.getElementById('status').textContent.includes('certain')")
+        teacher.click("#deal")
+        wait_until(teacher, "document.body.dataset.coups === '1'")
+        (made,) = export(server)["predictions"][0]
+        assert (made["side"], made["sure"]) == ("noir", 3)
     finally:
         server.stop()
 

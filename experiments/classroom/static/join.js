@@ -1,7 +1,7 @@
 // The join page: join with a name and the code, predict Noir or Rouge before each coup, see your record.
 "use strict";
 
-const state = { key: localStorage.getItem("trente-key"), view: null, error: "" };
+const state = { key: localStorage.getItem("trente-key"), view: null, error: "", tapped: null, sending: Promise.resolve() };
 
 function sureValue() { return Number(document.querySelector("input[name=sure]:checked").value); }
 
@@ -90,20 +90,29 @@ function renderSystem(mine, systems) {
 }
 
 // A prediction names the coup the page shows: one that arrives after that coup was dealt is refused
-// ("too late: coup 7 was dealt"), never counted on the next.
-async function predict(side) {
+// ("too late: coup 7 was dealt"), never counted on the next. A page's predictions leave one after the
+// other, so the server keeps the last one made.
+function predict(side) {
   if (!state.view) return;
-  const coup = state.view.public.coups + 1;
-  const { status, data } = await post("/api/predict", { key: state.key, side, sure: sureValue(), coup });
+  const coup = state.view.public.coups + 1, sure = sureValue();
+  state.tapped = { side, coup };
+  state.sending = state.sending.catch(() => {}).then(() => send(side, sure, coup));
+}
+
+async function send(side, sure, coup) {
+  const { status, data } = await post("/api/predict", { key: state.key, side, sure, coup });
   if (status !== 200) { state.refused = data.error || "HTTP " + status; fill("status", state.refused); return; }
   state.refused = "";
   document.body.dataset.guess = side;
 }
 
-// "How sure?" changed after the tap: the prediction is sent again with it.
+// "How sure?" changed after the tap: the prediction is sent again with it, even before the server's
+// view of the tap has reached the phone.
 function sureChanged() {
-  const guess = state.view && state.view.extra.me && state.view.extra.me.guess;
-  if (guess) predict(guess[0]);
+  if (!state.view) return;
+  const tapped = state.tapped && state.tapped.coup === state.view.public.coups + 1 ? state.tapped.side : null;
+  const guess = tapped || (state.view.extra.me && state.view.extra.me.guess && state.view.extra.me.guess[0]);
+  if (guess) predict(guess);
 }
 
 // The countdown, from the seconds the server said were left when it sent the view.
