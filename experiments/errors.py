@@ -28,4 +28,9 @@ class ClassroomError(LabError):
     sent it (a student's phone, the projector, the command line)."""
 
 
-__all__ = ["ClassroomError", "LabError", "RLError", "TournamentError"]
+class TooMany(ClassroomError):
+    """A classroom request refused for coming too often, or while too many wait: answered with HTTP
+    429 (try again later) rather than 400 (a wrong request)."""
+
+
+__all__ = ["ClassroomError", "LabError", "RLError", "TooMany", "TournamentError"]

@@ -52,6 +52,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from experiments.classroom.fast import fast_forward, fast_seed
 from experiments.classroom.state import FAST_COUPS, Classroom, ClassroomError
+from experiments.errors import TooMany
 
 STATIC = files("experiments.classroom") / "static"
 MAX_BODY = 1024  #: bytes of a request body or a websocket message
@@ -208,8 +209,17 @@ class Server:
             if asyncio.iscoroutine(answer):
                 answer = await answer
             return reply(answer)
+        except TooMany as exc:
+            return refuse(str(exc), 429)
         except ClassroomError as exc:
             return refuse(str(exc))
+
+    def slow_down(self, doc: dict[str, Any]) -> Any:
+        """A student's request, if their key has not sent too many lately: the key (any value)."""
+        key = doc.get("key")
+        if not self.by_key.allow(key if isinstance(key, str) else "?"):
+            raise TooMany("too many requests: wait a moment")
+        return key
 
     async def join(self, request: Request) -> Response:
         address = self.address(request)
@@ -225,49 +235,36 @@ class Server:
                 doc = {"key": key}
             elif doc.get("rejoin") is True:
                 if not self.new_names.allow(address):
-                    raise ClassroomError("too many new names from this address: wait a minute")
+                    raise TooMany("too many new names from this address: wait a minute")
                 request_id = room.ask_rejoin(doc.get("name"), doc.get("code"))
                 self.changed.set()
                 return {"waiting": True, "request": request_id}
             key = doc.get("key")
             if not (isinstance(key, str) and room.index_of(key) is not None) and not self.new_names.allow(address):
-                raise ClassroomError("too many new names from this address: wait a minute")
+                raise TooMany("too many new names from this address: wait a minute")
             student = room.join(doc.get("name"), doc.get("code"), key)
             self.changed.set()
             return {"key": student.key, "name": student.name, "record": room.record(student)}
 
-        response = await self.guarded(request, handle)
-        if response.status_code == 400 and b"too many" in response.body:
-            response.status_code = 429
-        return response
+        return await self.guarded(request, handle)
 
     async def predict(self, request: Request) -> Response:
         def handle(doc: dict[str, Any]) -> dict[str, Any]:
-            key = doc.get("key")
-            if not self.by_key.allow(key if isinstance(key, str) else "?"):
-                raise ClassroomError("too many requests: wait a moment")
+            key = self.slow_down(doc)
             coup = self.room.predict(key, doc.get("side"), doc.get("sure", 1), doc.get("coup"))
             self.changed.set()
             return {"ok": True, "coup": coup}
 
-        response = await self.guarded(request, handle)
-        if response.status_code == 400 and b"too many" in response.body:
-            response.status_code = 429
-        return response
+        return await self.guarded(request, handle)
 
     async def system(self, request: Request) -> Response:
         def handle(doc: dict[str, Any]) -> dict[str, Any]:
-            key = doc.get("key")
-            if not self.by_key.allow(key if isinstance(key, str) else "?"):
-                raise ClassroomError("too many requests: wait a moment")
+            key = self.slow_down(doc)
             self.room.pick_system(key, doc.get("system"))
             self.changed.set()
             return {"ok": True, "system": self.room.books.seat_view(self.room.student(key).index)}
 
-        response = await self.guarded(request, handle)
-        if response.status_code == 400 and b"too many" in response.body:
-            response.status_code = 429
-        return response
+        return await self.guarded(request, handle)
 
     def is_teacher(self, request: Request) -> bool:
         token = request.headers.get("x-teacher-token", "")

@@ -16,7 +16,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from experiments.errors import ClassroomError
+from experiments.errors import ClassroomError, TooMany
 
 MAX_NAME = 24  #: characters in a student's name
 MAX_STUDENTS = 300  #: students present at once (a removed student frees a place)
@@ -163,7 +163,7 @@ class Roster:
         if student is None:
             raise ClassroomError("no student of that name: join with it")
         if sum(r["key"] is None for r in self.rejoins.values()) >= MAX_WAITING:
-            raise ClassroomError("too many requests wait for the teacher: try again in a moment")
+            raise TooMany("too many requests wait for the teacher: try again in a moment")
         request = secrets.token_urlsafe(12)
         self.rejoins[request] = {"i": student.index, "key": None, "at": at}
         return request
