@@ -262,6 +262,12 @@ document.addEventListener("DOMContentLoaded", async () => {
     event.preventDefault();
     deal();
   });
+  // A button clicked with the mouse gives the keyboard back to the page, so that Space deals next
+  // (not that button again); one reached with Tab keeps it.
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest ? event.target.closest("button") : null;
+    if (button && event.detail > 0) button.blur();
+  });
   document.getElementById("lock").addEventListener("click", () => teacher("lock", { locked: !(shown.view && shown.view.public.locked) }));
   document.getElementById("split").addEventListener("click", () => teacher("split", { hide: !(shown.view && shown.view.public.hide_split) }));
   document.getElementById("countdown").addEventListener("click", () => teacher("countdown", { seconds: 15 }));
