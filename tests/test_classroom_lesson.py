@@ -261,13 +261,17 @@ class SlowNews:
         self.held.clear()
 
 
-def test_how_sure_changed_before_the_phone_hears_of_its_tap_is_kept(tmp_path: Path, browser) -> None:
+def test_a_phone_on_slow_news_waits_for_the_table_and_keeps_how_sure(tmp_path: Path, browser) -> None:
     server = _classroom.start(tmp_path / "s.json", "--seed", "12")
     try:
         teacher = projector(browser, server)
         news = SlowNews()
+        news.holding = True  # the table's first view has not reached the phone: nothing to tap yet
         ann = student(browser, server, "Ann", socket=news)
-        wait_until(ann, "document.body.dataset.coups === '0'")
+        assert ann.evaluate("document.getElementById('p-noir').disabled && document.getElementById('p-rouge').disabled")
+        assert ann.locator("#status").inner_text() == "connecting…"
+        news.let_through()
+        wait_until(ann, "document.body.dataset.coups === '0' && !document.getElementById('p-noir').disabled")
         news.holding = True  # the tap's view will not reach the phone before the change of "how sure?"
         ann.click("#p-noir")
         ann.check("input[name=sure][value='3']")

@@ -61,6 +61,7 @@ function start(key) {
   localStorage.setItem("trente-key", key);
   document.getElementById("join-form").hidden = true;
   document.getElementById("play").hidden = false;
+  if (!state.view) fill("status", t("connecting"));  // Noir and Rouge wait for the table's first view
   liveSocket(() => ({ key: state.key }), (view) => { state.view = view; render(view); },
     (up) => { if (!up) fill("status", t("connection_lost")); });
 }
