@@ -46,12 +46,20 @@ def browser():
         chromium.close()
 
 
-def projector(browser, server, width: int = 1280, height: int = 720):
+def projector(browser, server, width: int = 1280, height: int = 720, socket=None):
+    """The teacher's projector, past its join screen; ``socket`` as for :func:`student`, its news let
+    through before the join code is awaited."""
     page = browser.new_context(viewport={"width": width, "height": height}).new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.errors = errors
+    if socket is not None:
+        page.route_web_socket("**/ws", socket)
     page.goto(server.projector)
+    if socket is not None and socket.holding:
+        wait_until(page, "document.getElementById('deal').textContent !== ''")  # the page is up, no view yet
+        assert page.evaluate("document.getElementById('deal').disabled")  # nothing to deal from yet
+        socket.let_through()
     page.wait_for_selector(f"#join-code:has-text('{server.code}')")
     if page.locator("#join-screen").is_visible():
         page.click("#js-close")
@@ -261,10 +269,13 @@ class SlowNews:
         self.held.clear()
 
 
-def test_a_phone_on_slow_news_waits_for_the_table_and_keeps_how_sure(tmp_path: Path, browser) -> None:
+def test_on_slow_news_deal_and_taps_wait_for_the_first_view_and_how_sure_is_kept(tmp_path: Path, browser) -> None:
     server = _classroom.start(tmp_path / "s.json", "--seed", "12")
     try:
-        teacher = projector(browser, server)
+        slow = SlowNews()
+        slow.holding = True  # the projector's first view is late: Deal waits for it
+        teacher = projector(browser, server, socket=slow)
+        assert not teacher.evaluate("document.getElementById('deal').disabled")
         news = SlowNews()
         news.holding = True  # the table's first view has not reached the phone: nothing to tap yet
         ann = student(browser, server, "Ann", socket=news)

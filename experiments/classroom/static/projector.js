@@ -153,6 +153,7 @@ function systemsPart(systems) {
 function render(view, fresh) {
   const pub = view.public, extra = view.extra;
   shown.view = view;
+  if (!shown.dealing) document.getElementById("deal").disabled = false;  // greyed until the first view
   document.body.dataset.coups = String(pub.coups);
   if (!shown.langKnown) {  // a projector opened later takes the teacher's language
     shown.langKnown = true;
