@@ -353,7 +353,7 @@ def evaluate_model(
         {
             "policy": model,
             "spec": policy.spec(),
-            "model": str(model) if names_a_model(model) else None,
+            "model": str(model) if isinstance(policy, ModelPolicy) else None,
             "algo": getattr(policy, "algo", None),
             "trained_on": trained_on,
             "seed": plan.seed_for(training_seed),
