@@ -8,7 +8,9 @@ from hypothesis import strategies as st
 
 from trente_env.cards import CARD_VALUE, card_code, new_shoe
 from trente_env.coup import Coup, Result, classify, couleur_wins
+from trente_env.croupier import next_coup, table_rules
 from trente_env.dealer import (
+    COUP_CARDS,
     SHUFFLE_AHEAD,
     TALLY_GROUP,
     TALLY_NOIR,
@@ -22,7 +24,9 @@ from trente_env.dealer import (
     deal_coups,
     deal_row,
     shuffle,
+    shuffle_seeds,
     tally_coups,
+    tally_first_coups,
 )
 from trente_env.rules import RuleSet, get_rules
 
@@ -225,6 +229,26 @@ def test_the_tally_deals_again_a_coup_that_reads_past_the_shuffled_cards(rules: 
     assert np.array_equal(tally_coups(rules, 60_000, 5), counted(coups))
 
 
+@pytest.mark.parametrize("rules", [get_rules("classic"), RuleSet(decks=2, cut_card=20, burn=3, dead_cards=4)])
+def test_the_first_coups_tallied_are_the_coups_a_table_deals_first(rules: RuleSet) -> None:
+    # tally_first_coups shuffles a shoe only to COUP_CARDS + SHUFFLE_AHEAD cards past the burn: its
+    # counts must be those of the coup a table deals first from the whole shuffle (the croupier's
+    # next_coup, as the environment deals it). No first coup here reads that far (the longest takes
+    # 21 cards); a coup that does is dealt again, as the tally's test above shows.
+    seeds = shuffle_seeds(np.random.default_rng(3), 20_000)
+    table, cards = table_rules(rules), np.empty(rules.n_cards, np.uint8)
+    expected = np.zeros(TALLY_SIZE, np.int64)
+    for seed in seeds:
+        noir, rouge, result, couleur, start, _, end, _ = next_coup(cards, 0, True, seed, table)
+        assert start == rules.burn and end <= rules.burn + COUP_CARDS + SHUFFLE_AHEAD
+        if noir > 0:
+            expected[TALLY_NOIR + noir - 31] += 1
+            expected[TALLY_ROUGE + rouge - 31] += 1
+        expected[TALLY_RESULTS + 2 * result + couleur] += 1
+    assert np.array_equal(tally_first_coups(rules, seeds), expected)
+    assert np.array_equal(tally_first_coups(rules, seeds[:0]), np.zeros(TALLY_SIZE, np.int64))
+
+
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 6_000), batch=st.integers(1, 100))
 def test_the_tally_does_not_depend_on_the_batch_size(seed, n, batch):
     # a batch that runs past the n-th coup is cut inside a group of shoes dealt by one thread, at
@@ -242,10 +266,10 @@ def test_the_tally_kernel_refuses_arrays_too_short_for_its_shoes():
     dealt = np.empty(seeds.size, np.int64)
     for cards, tallies, counts in ((one[0], two[1], dealt), (two[0], one[1], dealt), (*two, dealt[:-1])):
         with pytest.raises(ValueError, match="fewer tallies, shoes or counts"):
-            _tally_shoes(cards, base, seeds, 0, 52, 0, tallies, counts)
+            _tally_shoes(cards, base, seeds, 0, 52, 0, tallies, counts, base.size)
     with pytest.raises(ValueError, match="another size"):
-        _tally_shoes(two[0][:, :-1], base, seeds, 0, 52, 0, two[1], dealt)
-    _tally_shoes(two[0], base, seeds, 0, 52, 0, two[1], dealt)
+        _tally_shoes(two[0][:, :-1], base, seeds, 0, 52, 0, two[1], dealt, base.size)
+    _tally_shoes(two[0], base, seeds, 0, 52, 0, two[1], dealt, base.size)
     assert two[1][:, TALLY_RESULTS:].sum() == dealt.sum() > 0
 
 

@@ -259,6 +259,9 @@ TALLY_GROUP = 32
 #: Positions of a shoe shuffled past its cut card before the tally deals it (:func:`_tally_shoe`):
 #: the coup that brings the cut card out seldom reaches further (about one shoe in 65).
 SHUFFLE_AHEAD = 12
+#: Positions shuffled per coup asked for, when a tally asks for fewer coups than a shoe deals
+#: (:func:`tally_first_coups`): a coup takes about 10.7 cards.
+COUP_CARDS = 12
 
 
 @jit.hot
@@ -269,11 +272,13 @@ def _tally_shoe(cards, base, seed, burn, cut_card, dead_cards, limit, row):
     with it, each coup's call of :func:`deal_next` cost a quarter of the tally's time more.
 
     The shoe is shuffled only as far as it is dealt (:func:`_shuffle_from`): to
-    :data:`SHUFFLE_AHEAD` positions past its cut card, and to its end when a coup reads a card
-    beyond (that coup is then dealt again). The cards dealt are those of the whole shuffle, and the
-    positions never dealt are never shuffled."""
+    :data:`SHUFFLE_AHEAD` positions past its cut card, or past :data:`COUP_CARDS` cards a coup when
+    ``limit`` coups take fewer, and to its end when a coup reads a card beyond (that coup is then
+    dealt again). The cards dealt are those of the whole shuffle, and the positions never dealt are
+    never shuffled."""
     _fresh_shoe(cards, base)
-    state, shuffled = _shuffle_from(cards, np.uint64(seed), 0, cards.size - max(cut_card, dead_cards) + SHUFFLE_AHEAD)
+    dealt_to = min(cards.size - max(cut_card, dead_cards), burn + COUP_CARDS * min(limit, cards.size))
+    state, shuffled = _shuffle_from(cards, np.uint64(seed), 0, dealt_to + SHUFFLE_AHEAD)
     pos = burn
     dealt = 0
     while dealt < limit:
@@ -294,11 +299,12 @@ def _tally_shoe(cards, base, seed, burn, cut_card, dead_cards, limit, row):
 
 
 @jit.parallel
-def _tally_shoes(cards, base, seeds, burn, cut_card, dead_cards, tallies, dealt):
-    """:func:`_tally_shoe` for every shoe (``seeds``), dealt to its end, the shoes taken in groups of
-    :data:`TALLY_GROUP` spread over numba's threads: group ``g`` (shoes ``g * TALLY_GROUP`` on) is
-    shuffled in ``cards[g]`` one shoe after another and counted into ``tallies[g]`` (zeroed first);
-    ``dealt[s]`` is how many coups shoe ``s`` dealt."""
+def _tally_shoes(cards, base, seeds, burn, cut_card, dead_cards, tallies, dealt, limit):
+    """:func:`_tally_shoe` for every shoe (``seeds``), its first ``limit`` coups at most (a shoe's
+    size in cards: to its end), the shoes taken in groups of :data:`TALLY_GROUP` spread over numba's
+    threads: group ``g`` (shoes ``g * TALLY_GROUP`` on) is shuffled in ``cards[g]`` one shoe after
+    another and counted into ``tallies[g]`` (zeroed first); ``dealt[s]`` is how many coups shoe
+    ``s`` dealt."""
     groups = (seeds.size + TALLY_GROUP - 1) // TALLY_GROUP
     if groups > tallies.shape[0] or groups > cards.shape[0] or seeds.size > dealt.size:
         raise ValueError("_tally_shoes: fewer tallies, shoes or counts than the seeds need")
@@ -310,7 +316,7 @@ def _tally_shoes(cards, base, seeds, burn, cut_card, dead_cards, tallies, dealt)
         for t in range(row.size):
             row[t] = 0
         for s in range(g * TALLY_GROUP, min(seeds.size, (g + 1) * TALLY_GROUP)):
-            dealt[s] = _tally_shoe(shoe, base, seeds[s], burn, cut_card, dead_cards, shoe.size, row)
+            dealt[s] = _tally_shoe(shoe, base, seeds[s], burn, cut_card, dead_cards, limit, row)
 
 
 def tally_coups(
@@ -341,7 +347,7 @@ def tally_coups(
     while left > 0:
         k = int(min(k_max, np.ceil(left / per_shoe * 1.02) + 1))
         seeds = shuffle_seeds(rng, k)
-        _tally_shoes(cards, base, seeds, burn, cut_card, dead_cards, tallies, dealt)
+        _tally_shoes(cards, base, seeds, burn, cut_card, dead_cards, tallies, dealt, rules.n_cards)
         if (batch := int(dealt[:k].sum())) <= left:
             total += tallies[: -(-k // TALLY_GROUP)].sum(axis=0)
             left -= batch
@@ -354,11 +360,25 @@ def tally_coups(
         total += tallies[:group].sum(axis=0)
         before = int(dealt[:last].sum())
         tallies[0] = 0
-        _tally_shoes(cards, base, seeds[group * TALLY_GROUP : last], burn, cut_card, dead_cards, tallies, dealt)
+        _tally_shoes(cards, base, seeds[group * TALLY_GROUP : last], burn, cut_card, dead_cards, tallies, dealt,
+                     rules.n_cards)  # fmt: skip
         _tally_shoe(cards[0], base, seeds[last], burn, cut_card, dead_cards, left - before, tallies[0])
         total += tallies[0]
         left = 0
     return total
+
+
+def tally_first_coups(rules: RuleSet, seeds: np.ndarray) -> np.ndarray:
+    """The first coup of each shoe shuffled with one of ``seeds`` (:func:`shuffle_seeds`), counted
+    as :func:`tally_coups` counts: the coup a table deals first from such a shoe
+    (:func:`~trente_env.croupier.next_coup`), each shoe shuffled only as far as its first coup reads."""
+    base = new_shoe(rules.decks)
+    groups = -(-seeds.size // TALLY_GROUP)
+    cards = np.empty((groups, rules.n_cards), dtype=np.uint8)
+    tallies = np.empty((groups, TALLY_SIZE), dtype=np.int64)
+    dealt = np.empty(seeds.size, dtype=np.int64)
+    _tally_shoes(cards, base, seeds, rules.burn, rules.cut_card, rules.dead_cards, tallies, dealt, 1)
+    return tallies.sum(axis=0)
 
 
 @dataclass(frozen=True)

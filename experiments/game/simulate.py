@@ -13,11 +13,7 @@ from experiments.console import out, progress_bar
 from experiments.errors import LabError
 from experiments.game.reference import EVENTS, N_EVENTS, reference_rates, tally_events
 from experiments.rules import load_rules, rules_name, table_name
-from trente_env import jit
-from trente_env.codes import Result
-from trente_env.coup import REFAIT_TOTAL
-from trente_env.croupier import next_coup, table_rules
-from trente_env.dealer import TALLY_SIZE, shuffle_seeds, tally_coups
+from trente_env.dealer import TALLY_SIZE, shuffle_seeds, tally_coups, tally_first_coups
 from trente_env.odds import first_coup
 from trente_env.rules import PRESETS, RIGGED_PRESETS, RuleSet
 from trente_env.seeding import reference_generator
@@ -69,40 +65,12 @@ FIRST_SHOES_PER_COUP = 1 / 1000
 FIRST_SHOES = (2_000, 500_000)
 
 
-@jit.kernel
-def _first_coup_events(noir, rouge, result, couleur, into):
-    """Count the :data:`EVENTS` of one dealt coup into ``into`` (nothing for a void coup) and the coup
-    itself into ``into[N_EVENTS]`` if it is complete."""
-    if result == Result.VOID:
-        return
-    into[noir - REFAIT_TOTAL] += 1
-    into[10 + rouge - REFAIT_TOTAL] += 1
-    if result == Result.REFAIT:
-        into[20] += 1
-    elif result == Result.APRES:
-        into[21] += 1
-    else:
-        into[22 if result == Result.NOIR else 23] += 1
-        into[24 if couleur else 25] += 1
-    into[N_EVENTS] += 1
-
-
-@jit.kernel
-def _first_coups(seeds, table, into):
-    """The first coup of each shoe shuffled with one of ``seeds``, counted into ``into``
-    (:func:`_first_coup_events`)."""
-    cards = np.empty(table.base.size, np.uint8)
-    for s in range(seeds.size):
-        noir, rouge, result, couleur, _, _, _, _ = next_coup(cards, 0, True, seeds[s], table)
-        _first_coup_events(noir, rouge, result, couleur, into)
-
-
 def first_coups(rules, shoes: int, seed: int) -> np.ndarray:
     """The :data:`EVENTS` of the first coups of ``shoes`` shoes (from the run's reference stream,
     :func:`~trente_env.seeding.reference_generator`) and, last, the number of complete ones."""
-    into = np.zeros(N_EVENTS + 1, dtype=np.int64)
-    _first_coups(shuffle_seeds(reference_generator(seed), shoes), table_rules(rules), into)
-    return into
+    tally = tally_first_coups(rules, shuffle_seeds(reference_generator(seed), shoes))
+    events, void = tally_events(tally)
+    return np.append(events, shoes - void)
 
 
 def first_shoe_count(n_coups: int) -> int:
