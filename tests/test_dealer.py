@@ -266,10 +266,10 @@ def test_the_tally_kernel_refuses_arrays_too_short_for_its_shoes():
     dealt = np.empty(seeds.size, np.int64)
     for cards, tallies, counts in ((one[0], two[1], dealt), (two[0], one[1], dealt), (*two, dealt[:-1])):
         with pytest.raises(ValueError, match="fewer tallies, shoes or counts"):
-            _tally_shoes(cards, base, seeds, 0, 52, 0, tallies, counts, base.size)
+            _tally_shoes(cards, base, seeds, (0, 52, 0), tallies, counts, base.size)
     with pytest.raises(ValueError, match="another size"):
-        _tally_shoes(two[0][:, :-1], base, seeds, 0, 52, 0, two[1], dealt, base.size)
-    _tally_shoes(two[0], base, seeds, 0, 52, 0, two[1], dealt, base.size)
+        _tally_shoes(two[0][:, :-1], base, seeds, (0, 52, 0), two[1], dealt, base.size)
+    _tally_shoes(two[0], base, seeds, (0, 52, 0), two[1], dealt, base.size)
     assert two[1][:, TALLY_RESULTS:].sum() == dealt.sum() > 0
 
 

@@ -184,6 +184,11 @@ def _fresh_shoe(cards, base):
         cards[i] = base[i]
 
 
+def dealing(rules: RuleSet) -> tuple[int, int, int]:
+    """(burn, cut card, dead cards): how the dealer's kernels deal a shoe of ``rules``."""
+    return int(rules.burn), int(rules.cut_card), int(rules.dead_cards)
+
+
 @jit.hot
 def _deal_shoe(cards, base, seed, deal, shoe, row, stage):
     """Shuffle one shoe (``seed``, numbered ``shoe``) and deal it to its cut card or its end under
@@ -265,17 +270,19 @@ COUP_CARDS = 12
 
 
 @jit.hot
-def _tally_shoe(cards, base, seed, burn, cut_card, dead_cards, limit, row):
-    """Shuffle one shoe (``seed``) and deal it as :func:`_deal_shoes` does, its first ``limit`` coups
-    at most, adding each coup to the tally ``row`` (:data:`TALLY_SIZE` counts) instead of writing it
-    out. Returns the coups dealt. Compiled without reference counting (:func:`~trente_env.jit.hot`):
-    with it, each coup's call of :func:`deal_next` cost a quarter of the tally's time more.
+def _tally_shoe(cards, base, seed, deal, limit, row):
+    """Shuffle one shoe (``seed``) and deal it as :func:`_deal_shoes` does under ``deal`` (burn, cut
+    card, dead cards), its first ``limit`` coups at most, adding each coup to the tally ``row``
+    (:data:`TALLY_SIZE` counts) instead of writing it out. Returns the coups dealt. Compiled without
+    reference counting (:func:`~trente_env.jit.hot`): with it, each coup's call of
+    :func:`deal_next` cost a quarter of the tally's time more.
 
     The shoe is shuffled only as far as it is dealt (:func:`_shuffle_from`): to
     :data:`SHUFFLE_AHEAD` positions past its cut card, or past :data:`COUP_CARDS` cards a coup when
     ``limit`` coups take fewer, and to its end when a coup reads a card beyond (that coup is then
     dealt again). The cards dealt are those of the whole shuffle, and the positions never dealt are
     never shuffled."""
+    burn, cut_card, dead_cards = deal
     _fresh_shoe(cards, base)
     dealt_to = min(cards.size - max(cut_card, dead_cards), burn + COUP_CARDS * min(limit, cards.size))
     state, shuffled = _shuffle_from(cards, np.uint64(seed), 0, dealt_to + SHUFFLE_AHEAD)
@@ -299,7 +306,7 @@ def _tally_shoe(cards, base, seed, burn, cut_card, dead_cards, limit, row):
 
 
 @jit.parallel
-def _tally_shoes(cards, base, seeds, burn, cut_card, dead_cards, tallies, dealt, limit):
+def _tally_shoes(cards, base, seeds, deal, tallies, dealt, limit):
     """:func:`_tally_shoe` for every shoe (``seeds``), its first ``limit`` coups at most (a shoe's
     size in cards: to its end), the shoes taken in groups of :data:`TALLY_GROUP` spread over numba's
     threads: group ``g`` (shoes ``g * TALLY_GROUP`` on) is shuffled in ``cards[g]`` one shoe after
@@ -316,7 +323,7 @@ def _tally_shoes(cards, base, seeds, burn, cut_card, dead_cards, tallies, dealt,
         for t in range(row.size):
             row[t] = 0
         for s in range(g * TALLY_GROUP, min(seeds.size, (g + 1) * TALLY_GROUP)):
-            dealt[s] = _tally_shoe(shoe, base, seeds[s], burn, cut_card, dead_cards, limit, row)
+            dealt[s] = _tally_shoe(shoe, base, seeds[s], deal, limit, row)
 
 
 def tally_coups(
@@ -342,12 +349,12 @@ def tally_coups(
     tallies = np.empty((groups, TALLY_SIZE), dtype=np.int64)
     dealt = np.empty(k_max, dtype=np.int64)
     total = np.zeros(TALLY_SIZE, dtype=np.int64)
-    burn, cut_card, dead_cards = rules.burn, rules.cut_card, rules.dead_cards
+    deal = dealing(rules)
     left = n_coups
     while left > 0:
         k = int(min(k_max, np.ceil(left / per_shoe * 1.02) + 1))
         seeds = shuffle_seeds(rng, k)
-        _tally_shoes(cards, base, seeds, burn, cut_card, dead_cards, tallies, dealt, rules.n_cards)
+        _tally_shoes(cards, base, seeds, deal, tallies, dealt, rules.n_cards)
         if (batch := int(dealt[:k].sum())) <= left:
             total += tallies[: -(-k // TALLY_GROUP)].sum(axis=0)
             left -= batch
@@ -360,9 +367,8 @@ def tally_coups(
         total += tallies[:group].sum(axis=0)
         before = int(dealt[:last].sum())
         tallies[0] = 0
-        _tally_shoes(cards, base, seeds[group * TALLY_GROUP : last], burn, cut_card, dead_cards, tallies, dealt,
-                     rules.n_cards)  # fmt: skip
-        _tally_shoe(cards[0], base, seeds[last], burn, cut_card, dead_cards, left - before, tallies[0])
+        _tally_shoes(cards, base, seeds[group * TALLY_GROUP : last], deal, tallies, dealt, rules.n_cards)
+        _tally_shoe(cards[0], base, seeds[last], deal, left - before, tallies[0])
         total += tallies[0]
         left = 0
     return total
@@ -377,7 +383,7 @@ def tally_first_coups(rules: RuleSet, seeds: np.ndarray) -> np.ndarray:
     cards = np.empty((groups, rules.n_cards), dtype=np.uint8)
     tallies = np.empty((groups, TALLY_SIZE), dtype=np.int64)
     dealt = np.empty(seeds.size, dtype=np.int64)
-    _tally_shoes(cards, base, seeds, rules.burn, rules.cut_card, rules.dead_cards, tallies, dealt, 1)
+    _tally_shoes(cards, base, seeds, dealing(rules), tallies, dealt, 1)
     return tallies.sum(axis=0)
 
 
@@ -449,7 +455,7 @@ def deal_coups(
     n_cards = rules.n_cards
     max_per_shoe = (n_cards - rules.burn) // 8 + 2  # a complete coup takes at least 8 cards
     base = new_shoe(rules.decks)
-    deal = (rules.burn, rules.cut_card, rules.dead_cards)
+    deal = dealing(rules)
     capacity = int(n_coups * 1.05) + 64 * max_per_shoe  # the last batch of shoes may run past n_coups
     columns = [np.empty(capacity, dtype=t) for t in _COLUMN_TYPES]
     k_max = int(min(batch_shoes, np.ceil(n_coups / expected_coups_per_shoe(rules) * 1.02) + 1))
