@@ -298,6 +298,26 @@ def test_on_slow_news_deal_and_taps_wait_for_the_first_view_and_how_sure_is_kept
         server.stop()
 
 
+def test_a_tap_before_a_reset_is_not_sent_again_to_the_new_table(tmp_path: Path, browser) -> None:
+    server = _classroom.start(tmp_path / "s.json", "--seed", "5")
+    try:
+        teacher = projector(browser, server)
+        ann = student(browser, server, "Ann")
+        wait_until(ann, "document.body.dataset.coups === '0' && !document.getElementById('p-noir').disabled")
+        ann.click("#p-noir")  # coup 1 of the first table
+        wait_until(teacher, "document.getElementById('round').textContent.includes('1 / 1')")
+        reset = httpx.post(f"{server.base}/api/teacher/reset", headers={"X-Teacher-Token": server.token})
+        assert reset.status_code == 200
+        wait_until(ann, "state.view.public.table === 1")
+        ann.check("input[name=sure][value='3']")  # coup 1 again, of a new table she has not predicted
+        time.sleep(0.5)
+        teacher.click("#deal")
+        wait_until(teacher, "document.body.dataset.coups === '1'")
+        assert export(server)["predictions"] == [[]]
+    finally:
+        server.stop()
+
+
 # -- 7. a projector for any screen -----------------------------------------------------------------------
 
 

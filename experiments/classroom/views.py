@@ -61,8 +61,9 @@ def record(room: Classroom, student: Student) -> dict[str, Any]:
 
 def student_public(room: Classroom) -> dict[str, Any]:
     """The part of :func:`public` a student's page reads."""
-    return {"coups": len(room.coups), "paused": room.paused, "last": room.coups[-1] if room.coups else None,
-            "systems": room.books.summary(), "lang": room.lang, "closes_in": room.closes_in()}  # fmt: skip
+    return {"table": room.table, "coups": len(room.coups), "paused": room.paused,
+            "last": room.coups[-1] if room.coups else None, "systems": room.books.summary(), "lang": room.lang,
+            "closes_in": room.closes_in()}  # fmt: skip
 
 
 def _boards(room: Classroom) -> tuple[list[dict[str, Any]] | None, dict[str, Any]]:

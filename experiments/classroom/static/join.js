@@ -96,7 +96,7 @@ function renderSystem(mine, systems) {
 function predict(side) {
   if (!state.view) return;
   const coup = state.view.public.coups + 1, sure = sureValue();
-  state.tapped = { side, coup };
+  state.tapped = { side, coup, table: state.view.public.table };
   state.sending = state.sending.catch(() => {}).then(() => send(side, sure, coup));
 }
 
@@ -111,7 +111,8 @@ async function send(side, sure, coup) {
 // view of the tap has reached the phone.
 function sureChanged() {
   if (!state.view) return;
-  const tapped = state.tapped && state.tapped.coup === state.view.public.coups + 1 ? state.tapped.side : null;
+  const pub = state.view.public, tap = state.tapped;  // this page's tap on the coup it shows, at this table
+  const tapped = tap && tap.coup === pub.coups + 1 && tap.table === pub.table ? tap.side : null;
   const guess = tapped || (state.view.extra.me && state.view.extra.me.guess && state.view.extra.me.guess[0]);
   if (guess) predict(guess);
 }
